@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Make a Docker engine available and build the local images runpod's tests and examples use.
+# 1. If an engine answers (DOCKER_HOST or the default socket), use it.
+# 2. Otherwise, as root on Debian: install docker.io with apt-get when dockerd is missing, start dockerd in
+#    the background, and wait until it answers.
+# 3. Build local images (no registry is reachable): runpod-test/busybox from Debian's busybox-static.
+set -euo pipefail
+
+log() { printf 'engine-up: %s\n' "$*" >&2; }
+answers() { timeout 5 docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+need_pkgs=()
+command -v docker >/dev/null 2>&1 || need_pkgs+=(docker.io)
+
+if ! answers; then
+  if [ -n "${DOCKER_HOST:-}" ]; then
+    log "DOCKER_HOST=$DOCKER_HOST does not answer; unset it to let this script start a local engine"
+    exit 3
+  fi
+  [ "$(id -u)" = 0 ] || { log "no engine answers and this script is not root: start dockerd yourself"; exit 3; }
+  command -v dockerd >/dev/null 2>&1 || need_pkgs+=(docker.io)
+fi
+[ -x /bin/busybox ] || need_pkgs+=(busybox-static)
+command -v registry >/dev/null 2>&1 || [ -x /usr/bin/docker-registry ] || need_pkgs+=(docker-registry)
+command -v htpasswd >/dev/null 2>&1 || need_pkgs+=(apache2-utils)
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || { log "missing packages (${need_pkgs[*]}) and not root: install them"; exit 3; }
+  log "installing ${need_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+if ! answers; then
+  # A dockerd that was killed leaves its pid file; the next one refuses to start until it is gone.
+  if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
+    rm -f /var/run/docker.pid
+  fi
+  if ! pgrep -x dockerd >/dev/null; then
+    log "starting dockerd (log: /var/log/runpod-dockerd.log)"
+    nohup dockerd >/var/log/runpod-dockerd.log 2>&1 </dev/null &
+  fi
+  for _ in $(seq 1 120); do
+    answers && break
+    sleep 0.5
+  done
+  answers || { log "dockerd did not answer within 60s; see /var/log/runpod-dockerd.log"; tail -20 /var/log/runpod-dockerd.log >&2 || true; exit 3; }
+fi
+log "engine $(docker version --format '{{.Server.Version}}') answers"
+
+# runpod-test/busybox: a root filesystem holding only Debian's static busybox and its applet links.
+# Rebuilt only when absent, so the image id stays stable across runs.
+if ! docker image inspect runpod-test/busybox:1 >/dev/null 2>&1; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/tmp" "$tmp/rootfs/etc" "$tmp/rootfs/root" "$tmp/rootfs/var/www"
+  cp /bin/busybox "$tmp/rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [ "$applet" = busybox ] || ln -sf busybox "$tmp/rootfs/bin/$applet"
+  done
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$tmp/rootfs/etc/passwd"
+  echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >>"$tmp/rootfs/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$tmp/rootfs/etc/group"
+  chmod 1777 "$tmp/rootfs/tmp"
+  tar -C "$tmp/rootfs" -c . | docker import \
+    --change 'ENV PATH=/bin' --change 'CMD ["sh"]' - runpod-test/busybox:1 >/dev/null
+  log "built runpod-test/busybox:1"
+fi

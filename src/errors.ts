@@ -1,0 +1,113 @@
+// One hierarchy of errors, each carrying the exit code design.md assigns to it. main.ts is the only place
+// that turns an error into an exit code.
+
+export const ExitCode = {
+  ok: 0,
+  podFailed: 1,
+  usage: 2,
+  engine: 3,
+  timeout: 124,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export abstract class RunpodError extends Error {
+  abstract readonly exitCode: number;
+  /** Lines printed after the one-line summary (the message). */
+  detail(): string[] {
+    return [];
+  }
+}
+
+/** A usage error: bad flags or arguments. Nothing on the engine was touched. */
+export class UsageError extends RunpodError {
+  readonly exitCode = ExitCode.usage;
+  override name = 'UsageError';
+}
+
+/** One problem in a manifest: where it is, which field, what was expected. */
+export interface ManifestProblem {
+  file: string;
+  /** 1-based line of the field, when known. */
+  line?: number;
+  /** Field path in kubectl style, e.g. spec.containers[0].image; empty for the whole document. */
+  path: string;
+  message: string;
+}
+
+export function formatProblem(p: ManifestProblem): string {
+  const where = p.line !== undefined ? `${p.file}:${p.line}` : p.file;
+  return p.path ? `${where} ${p.path}: ${p.message}` : `${where}: ${p.message}`;
+}
+
+/** Every problem found in the input, reported at once. Nothing on the engine was touched. */
+export class ManifestError extends RunpodError {
+  readonly exitCode = ExitCode.usage;
+  override name = 'ManifestError';
+  constructor(readonly problems: ManifestProblem[]) {
+    super(
+      problems.length === 1
+        ? `invalid manifest: ${formatProblem(problems[0]!)}`
+        : `invalid manifest: ${problems.length} problems`,
+    );
+  }
+  override detail(): string[] {
+    return this.problems.length === 1 ? [] : this.problems.map(formatProblem);
+  }
+}
+
+/** runpod cannot talk to the engine: refused, timed out, API too old. */
+export class EngineUnreachableError extends RunpodError {
+  readonly exitCode = ExitCode.engine;
+  override name = 'EngineUnreachableError';
+  constructor(
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(
+      `cannot reach the Docker engine at ${address}: ${reason}; start dockerd, or point --host / DOCKER_HOST at a running engine`,
+    );
+  }
+}
+
+/** The engine answered a request with an error that is not about the pod's own containers. */
+export class EngineError extends RunpodError {
+  readonly exitCode = ExitCode.engine;
+  override name = 'EngineError';
+  constructor(
+    readonly address: string,
+    message: string,
+    readonly statusCode?: number,
+  ) {
+    super(`Docker engine at ${address}: ${message}`);
+  }
+}
+
+/** A named pod does not exist (status, logs, exec …). */
+export class NotFoundError extends RunpodError {
+  readonly exitCode = ExitCode.podFailed;
+  override name = 'NotFoundError';
+}
+
+/** One or more pods failed; the per-pod results say why. */
+export class PodFailedError extends RunpodError {
+  readonly exitCode = ExitCode.podFailed;
+  override name = 'PodFailedError';
+}
+
+/** --timeout passed before the wait condition held. */
+export class DeadlineError extends RunpodError {
+  readonly exitCode = ExitCode.timeout;
+  override name = 'DeadlineError';
+}
+
+/** Interrupted by SIGINT (130) or SIGTERM (143). */
+export class InterruptedError extends RunpodError {
+  readonly exitCode: number;
+  override name = 'InterruptedError';
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
+    super(`interrupted by ${signal}`);
+    this.exitCode = signal === 'SIGINT' ? ExitCode.sigint : ExitCode.sigterm;
+  }
+}
