@@ -1,0 +1,101 @@
+// Shared helpers for engine tests: run the built CLI as a child process, name pods uniquely, clean up by label.
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const runpodBin = path.join(repoRoot, 'bin', 'runpod');
+/** Built by scripts/engine-up.sh from Debian's busybox-static: no registry needed. */
+export const busybox = 'runpod-test/busybox:1';
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  /** Called once the child is spawned (e.g. to send it a signal later). */
+  onSpawn?: (pid: number) => void;
+  timeoutMs?: number;
+}
+
+/** Run bin/runpod with args; never throws on a non-zero exit. CI and NO_COLOR are set so output is plain. */
+export function runpod(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...process.env, CI: 'true', NO_COLOR: '1', ...options.env })) {
+      if (v !== undefined) env[k] = v;
+    }
+    const child = spawn(process.execPath, [runpodBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A pod name no other test (or earlier run) uses. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export function docker(args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** Ids of every container (running or not) of a runpod pod. */
+export function podContainerIds(name: string, namespace = 'default'): string[] {
+  const out = docker([
+    'ps', '-aq', '--no-trunc',
+    '--filter', 'label=app.kubernetes.io/managed-by=runpod',
+    '--filter', `label=io.kubernetes.pod.name=${name}`,
+    '--filter', `label=io.kubernetes.pod.namespace=${namespace}`,
+  ]);
+  return out ? out.split('\n').sort() : [];
+}
+
+export interface Inspected {
+  Id: string;
+  Name: string;
+  State: { Status: string; Running: boolean; ExitCode: number; OOMKilled: boolean; StartedAt: string };
+  RestartCount: number;
+  Config: { Labels: Record<string, string>; Env: string[] | null; Cmd: string[] | null; Entrypoint: string[] | null; Hostname: string; Image: string };
+  HostConfig: {
+    NetworkMode: string; IpcMode: string; PidMode: string; RestartPolicy: { Name: string; MaximumRetryCount: number };
+    Memory: number; NanoCpus: number; CpuShares: number; PortBindings: Record<string, { HostIp: string; HostPort: string }[]> | null;
+  };
+}
+
+export function inspect(ids: string[]): Inspected[] {
+  if (ids.length === 0) return [];
+  return JSON.parse(docker(['inspect', ...ids])) as Inspected[];
+}
+
+/** Remove every container of a pod by its labels: the cleanup every test runs, whatever happened. */
+export function removePod(name: string, namespace = 'default'): void {
+  const ids = podContainerIds(name, namespace);
+  if (ids.length > 0) docker(['rm', '-f', '-v', ...ids]);
+}
+
+/** Write a manifest into a fresh temporary directory and return its path. */
+export function writeManifest(text: string, fileName = 'pod.yaml'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-test-'));
+  const file = path.join(dir, fileName);
+  fs.writeFileSync(file, text);
+  return file;
+}
