@@ -14,9 +14,15 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export abstract class RunpodError extends Error {
   abstract readonly exitCode: number;
+  private readonly extra: string[] = [];
   /** Lines printed after the one-line summary (the message). */
   detail(): string[] {
-    return [];
+    return this.extra;
+  }
+  /** Add lines to the detail (a failed run's per-container account). */
+  withDetail(lines: string[]): this {
+    this.extra.push(...lines);
+    return this;
   }
 }
 
@@ -53,7 +59,7 @@ export class ManifestError extends RunpodError {
     );
   }
   override detail(): string[] {
-    return this.problems.length === 1 ? [] : this.problems.map(formatProblem);
+    return [...(this.problems.length === 1 ? [] : this.problems.map(formatProblem)), ...super.detail()];
   }
 }
 

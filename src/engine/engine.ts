@@ -79,6 +79,8 @@ export interface Engine {
   /** Stop with the container's stop signal, then SIGKILL after timeoutSeconds (0: SIGKILL at once). */
   stopContainer(id: string, timeoutSeconds: number): Promise<void>;
   removeContainer(id: string, options?: { force?: boolean }): Promise<void>;
+  /** Change a container's restart policy (a dead instance kept for `logs --previous` gets "no"). */
+  updateRestartPolicy(id: string, name: 'no' | 'always' | 'on-failure' | 'unless-stopped'): Promise<void>;
   inspectImage(ref: string): Promise<ImageSummary | undefined>;
   pullImage(ref: string, auth: RegistryAuth | undefined, onProgress?: (p: PullProgress) => void): Promise<void>;
   /** POST /images/create?fromSrc=- : an image from a root filesystem tarball. */

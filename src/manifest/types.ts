@@ -1,4 +1,4 @@
-import type { Pod } from 'kubernetes-types/core/v1';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** Where a document came from: a file path (as given), or "-" for stdin. */
 export interface ManifestSource {

@@ -1,0 +1,128 @@
+// argv -> typed options -> the command's function. No engine calls, no rendering decisions.
+import yargs, { type Argv } from 'yargs';
+import { UsageError } from '../errors.js';
+import type { CommandContext } from '../commands/context.js';
+import type { OutputFormat } from '../report/output.js';
+import type { PullOverride } from '../plan/translate.js';
+import type { WaitMode } from '../wait/check.js';
+import { parseDuration } from './duration.js';
+
+export const version = '0.1.0';
+
+function duration(flag: string) {
+  return (v: unknown): number | undefined => {
+    if (v === undefined) return undefined;
+    const ms = parseDuration(String(v));
+    if (ms === undefined || ms < 0) throw new UsageError(`--${flag} ${String(v)}: expected a duration such as 500ms, 90s, 5m or 1h30m`);
+    return ms;
+  };
+}
+
+function nonNegativeInteger(flag: string) {
+  return (v: unknown): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${flag} ${String(v)}: expected a whole number, 0 or more`);
+    return n;
+  };
+}
+
+const common = (y: Argv) =>
+  y
+    .option('namespace', { alias: 'n', type: 'string', default: 'default', describe: 'namespace for pods whose manifest names none' })
+    .option('host', { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only failures and the result' })
+    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'print every action and check' });
+
+const runOptions = (y: Argv) =>
+  common(y)
+    .positional('manifests', { type: 'string', array: true, describe: 'files, directories (every *.yaml/*.yml/*.json) or - for stdin' })
+    .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, default: 'running' as const, describe: 'what to wait for' })
+    .option('timeout', { type: 'string', describe: 'overall deadline, e.g. 90s, 5m (default: none)', coerce: duration('timeout') })
+    .option('retries', { type: 'number', default: 10, describe: 'checks after the first (kubelet runOnceMaxRetries)', coerce: nonNegativeInteger('retries') })
+    .option('retry-delay', { type: 'string', default: '1s', describe: 'first delay between checks', coerce: duration('retry-delay') })
+    .option('backoff', { type: 'number', default: 2, describe: 'delay factor per retry' })
+    .option('max-delay', { type: 'string', default: '30s', describe: 'cap on one delay', coerce: duration('max-delay') })
+    .option('settle', { type: 'string', default: '100ms', describe: 'time up before a container counts as running', coerce: duration('settle') })
+    .option('pull', { choices: ['always', 'missing', 'never'] as const, describe: "override each container's imagePullPolicy" })
+    .option('infra-image', { type: 'string', describe: "infra container image (default: runpod's own, built locally)" })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan; change nothing' })
+    .option('output', { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'result format on stdout' });
+
+export async function runCli(argv: string[], ctx: CommandContext): Promise<number> {
+  let exitCode = 0;
+  await yargs(argv)
+    .scriptName('runpod')
+    .usage('$0 [run] <manifest...>  run Kubernetes Pod manifests on a Docker engine and wait until they run')
+    .command(
+      ['run <manifests..>', '$0 <manifests..>'],
+      'run pods and wait until every container runs (default command)',
+      runOptions,
+      async (a) => {
+        if ((a.backoff as number) < 1 || !Number.isFinite(a.backoff)) throw new UsageError(`--backoff ${a.backoff}: expected a factor of 1 or more`);
+        const { runCommand } = await import('../commands/run.js');
+        exitCode = await runCommand(
+          {
+            manifests: a.manifests as string[],
+            wait: a.wait as WaitMode,
+            ...(a.timeout !== undefined ? { timeoutMs: a.timeout as number } : {}),
+            retries: a.retries as number,
+            retryDelayMs: a['retry-delay'] as number,
+            backoff: a.backoff as number,
+            maxDelayMs: a['max-delay'] as number,
+            settleMs: a.settle as number,
+            ...(a.pull !== undefined ? { pull: a.pull as PullOverride } : {}),
+            ...(a['infra-image'] !== undefined ? { infraImage: a['infra-image'] } : {}),
+            namespace: a.namespace,
+            dryRun: a['dry-run'],
+            output: a.output as OutputFormat,
+            quiet: a.quiet,
+            verbose: a.verbose,
+            ...(a.host !== undefined ? { host: a.host } : {}),
+          },
+          ctx,
+        );
+      },
+    )
+    .command(
+      'down <targets..>',
+      'stop and remove pods (by manifest, or by name / namespace/name)',
+      (y) =>
+        common(y)
+          .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names' })
+          .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds", coerce: duration('grace') }),
+      async (a) => {
+        const { downCommand } = await import('../commands/down.js');
+        exitCode = await downCommand(
+          {
+            targets: a.targets as string[],
+            namespace: a.namespace,
+            ...(a.grace !== undefined ? { graceSeconds: Math.ceil((a.grace as number) / 1000) } : {}),
+            quiet: a.quiet,
+            ...(a.host !== undefined ? { host: a.host } : {}),
+          },
+          ctx,
+        );
+      },
+    )
+    .command(
+      'validate <manifests..>',
+      'check manifests offline; no engine needed',
+      (y) => common(y).positional('manifests', { type: 'string', array: true }),
+      async (a) => {
+        const { validateCommand } = await import('../commands/validate.js');
+        exitCode = await validateCommand({ manifests: a.manifests as string[], namespace: a.namespace, quiet: a.quiet }, ctx);
+      },
+    )
+    .demandCommand(1, 'give a manifest: runpod <manifest...>')
+    .strict()
+    .version(version)
+    .help()
+    .alias('h', 'help')
+    .wrap(Math.min(110, process.stdout.columns || 110))
+    .fail((msg, err) => {
+      if (err) throw err;
+      throw new UsageError(msg);
+    })
+    .parseAsync();
+  return exitCode;
+}

@@ -1,0 +1,19 @@
+// runpod validate: the manifest checks of `run`, offline; no engine needed.
+import { ExitCode } from '../errors.js';
+import { loadManifests } from '../manifest/load.js';
+import { type CommandContext, readAll } from './context.js';
+
+export interface ValidateOptions {
+  manifests: string[];
+  namespace: string;
+  quiet: boolean;
+}
+
+export async function validateCommand(o: ValidateOptions, ctx: CommandContext): Promise<number> {
+  const { pods, warnings } = await loadManifests(o.manifests, { defaultNamespace: o.namespace }, () => readAll(ctx.stdin));
+  for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
+  if (!o.quiet) {
+    for (const p of pods) ctx.stdout.write(`${p.source.file}: pod ${p.pod.metadata.namespace}/${p.pod.metadata.name} is valid\n`);
+  }
+  return ExitCode.ok;
+}

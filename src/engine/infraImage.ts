@@ -1,0 +1,28 @@
+// Make runpod's built-in infra image available on the engine, with no registry: import it once, reuse it.
+import type { Engine } from './engine.js';
+import { pauseArch, pauseImageChanges, pauseImageRef, pauseRootfsTar } from './pauseImage.js';
+
+/**
+ * The ref of runpod's pause image for the engine's architecture (Go or uname name), imported if missing.
+ * Throws for architectures without a built-in program, telling the user to pass --infra-image.
+ *
+ * Two runpods may both find it missing and both import: harmless, the tag names the content, so the
+ * second import only moves the tag to an identical image.
+ * Only the two image calls are needed, so any Engine (or a test's stand-in for one) will do.
+ */
+export async function ensureInfraImage(
+  engine: Pick<Engine, 'inspectImage' | 'importImage'>,
+  arch: string,
+): Promise<string> {
+  const a = pauseArch(arch);
+  const ref = pauseImageRef(a);
+  if (await engine.inspectImage(ref)) return ref;
+  try {
+    await engine.importImage(pauseRootfsTar(a), ref, pauseImageChanges());
+  } catch (err) {
+    // Should a concurrent import make ours fail, theirs is as good as ours.
+    if (await engine.inspectImage(ref).catch(() => undefined)) return ref;
+    throw err;
+  }
+  return ref;
+}

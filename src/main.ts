@@ -1,0 +1,43 @@
+// Entry: run the CLI and turn an error into its exit code. The only place that sets the process exit code
+// or listens for signals.
+import { runCli } from './cli/cli.js';
+import type { CommandContext } from './commands/context.js';
+import { RunpodError } from './errors.js';
+
+export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
+    if (interruptedBy) process.exit(signal === 'SIGINT' ? 130 : 143); // a second signal: stop now
+    interruptedBy = signal;
+    controller.abort();
+  };
+  const sigint = onSignal('SIGINT');
+  const sigterm = onSignal('SIGTERM');
+  process.on('SIGINT', sigint);
+  process.on('SIGTERM', sigterm);
+  const ctx: CommandContext = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    signal: controller.signal,
+    interruptedBy: () => interruptedBy,
+    now: () => Date.now(),
+  };
+  try {
+    return await runCli(argv, ctx);
+  } catch (err) {
+    if (err instanceof RunpodError) {
+      process.stderr.write(`runpod: ${err.message}\n`);
+      for (const line of err.detail()) process.stderr.write(`  ${line}\n`);
+      return err.exitCode;
+    }
+    // A bug, not a user's problem: say so with the stack, exit 1.
+    process.stderr.write(`runpod: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', sigint);
+    process.off('SIGTERM', sigterm);
+  }
+}

@@ -1,0 +1,134 @@
+// The manifest layer's only I/O: inputs (files, directories, "-" for stdin) → text, then parse.ts does the rest.
+// Every problem in every input is collected and thrown as one ManifestError.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ManifestError, type ManifestProblem } from '../errors.js';
+import { type ManifestText, parseManifests, sortByFileAndLine } from './parse.js';
+import type { LoadOptions, LoadResult } from './types.js';
+
+/** The API server refuses request bodies over 3 MiB; a larger manifest could never be applied anyway. */
+export const maxManifestBytes = 3 * 1024 * 1024;
+
+/** Extensions read from a directory, as `kubectl apply -f <dir>` does. */
+const manifestExtensions = new Set(['.yaml', '.yml', '.json']);
+
+export const stdinName = '<stdin>';
+
+/** Read stdin to the end, keeping no more than one byte past the size limit. */
+export async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    if (size + buf.length > maxManifestBytes) {
+      chunks.push(buf.subarray(0, maxManifestBytes + 1 - size));
+      size = maxManifestBytes + 1;
+      break;
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(file: string, bytes: number | undefined): ManifestProblem {
+  const size = bytes !== undefined && bytes <= maxManifestBytes * 4 ? ` (${bytes} bytes)` : '';
+  return { file, path: '', message: `larger than 3 MiB${size}, the API server's request limit; refused before parsing` };
+}
+
+function ioMessage(err: unknown): string {
+  const code = err instanceof Error && 'code' in err ? String(err.code) : '';
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Load every Pod from the inputs. Throws one ManifestError listing every problem (sorted by file, then line) when
+ * there is any; otherwise returns the pods, defaulted, with the warnings.
+ */
+export async function loadManifests(
+  inputs: string[],
+  options: LoadOptions,
+  readStdin: () => Promise<string> = readProcessStdin,
+): Promise<LoadResult> {
+  const problems: ManifestProblem[] = [];
+  const texts: ManifestText[] = [];
+  const fileOrder: string[] = [];
+  let stdinRead = false;
+
+  const readOne = async (file: string, origin: string, size: number): Promise<void> => {
+    fileOrder.push(file);
+    if (size > maxManifestBytes) {
+      problems.push(tooLarge(file, size));
+      return;
+    }
+    try {
+      texts.push({ source: { file, origin }, text: await readFile(file, 'utf8') });
+    } catch (err) {
+      problems.push({ file, path: '', message: ioMessage(err) });
+    }
+  };
+
+  for (const input of inputs) {
+    if (input === '-') {
+      fileOrder.push(stdinName);
+      if (stdinRead) {
+        problems.push({ file: stdinName, path: '', message: 'stdin ("-") can be read only once' });
+        continue;
+      }
+      stdinRead = true;
+      const text = await readStdin();
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes > maxManifestBytes) problems.push(tooLarge(stdinName, undefined));
+      else texts.push({ source: { file: stdinName }, text });
+      continue;
+    }
+    let info;
+    try {
+      info = await stat(input);
+    } catch (err) {
+      fileOrder.push(input);
+      problems.push({ file: input, path: '', message: ioMessage(err) });
+      continue;
+    }
+    if (!info.isDirectory()) {
+      await readOne(input, path.resolve(input), info.size);
+      continue;
+    }
+    // A directory: its *.yaml, *.yml and *.json files, sorted by name, not recursive (kubectl apply -f <dir>
+    // without -R).
+    const origin = path.resolve(input);
+    let names: string[];
+    try {
+      names = (await readdir(input)).filter((n) => manifestExtensions.has(path.extname(n))).sort();
+    } catch (err) {
+      fileOrder.push(input);
+      problems.push({ file: input, path: '', message: ioMessage(err) });
+      continue;
+    }
+    let count = 0;
+    for (const name of names) {
+      const file = path.join(input, name);
+      let entry;
+      try {
+        entry = await stat(file);
+      } catch {
+        continue; // a dangling symlink is not a manifest
+      }
+      if (!entry.isFile()) continue;
+      count++;
+      await readOne(file, origin, entry.size);
+    }
+    if (count === 0) {
+      fileOrder.push(input);
+      problems.push({ file: input, path: '', message: 'no manifests (*.yaml, *.yml or *.json) in this directory' });
+    }
+  }
+
+  const result = parseManifests(texts, options);
+  problems.push(...result.problems);
+  if (problems.length > 0) throw new ManifestError(sortByFileAndLine(problems, fileOrder));
+  return { pods: result.pods, warnings: sortByFileAndLine(result.warnings, fileOrder) };
+}

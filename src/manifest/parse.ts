@@ -1,0 +1,94 @@
+// The pure part of loading: the text of each input → validated, defaulted Pods, with every problem and warning
+// across all inputs. load.ts reads files and stdin and hands their text here.
+
+import type { ManifestProblem } from '../errors.js';
+import { applyDefaults } from './defaults.js';
+import { formatPath } from './path.js';
+import type { LoadedPod, LoadOptions, ManifestSource, ManifestWarning } from './types.js';
+import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, validateDocument } from './validate.js';
+import { lineOf, parseYaml } from './yaml.js';
+
+export interface ManifestText {
+  source: ManifestSource;
+  text: string;
+}
+
+export interface ParseResult {
+  pods: LoadedPod[];
+  warnings: ManifestWarning[];
+  problems: ManifestProblem[];
+}
+
+/** Parse, validate and default every document of every input; check names and host ports across all pods. */
+export function parseManifests(inputs: readonly ManifestText[], options: LoadOptions): ParseResult {
+  const problems: ManifestProblem[] = [];
+  const warnings: ManifestWarning[] = [];
+  const found: Array<{ valid: ValidPod; source: ManifestSource }> = [];
+  for (const { source, text } of inputs) {
+    const parsed = parseYaml(text, source.file);
+    problems.push(...parsed.problems);
+    for (const doc of parsed.documents) {
+      const result = validateDocument(doc, source.file);
+      problems.push(...result.problems);
+      warnings.push(...result.warnings);
+      for (const valid of result.pods) found.push({ valid, source });
+    }
+  }
+
+  const pods: LoadedPod[] = [];
+  const byName = new Map<string, LoadedPod>();
+  const hostPorts: Array<{ use: HostPortUse; pod: LoadedPod }> = [];
+  for (const { valid, source } of found) {
+    const pod = applyDefaults(valid.value, options);
+    const loaded: LoadedPod = { pod, source, line: valid.line };
+    const where = (path: readonly (string | number)[]): { file: string; line?: number; path: string } => {
+      const line = lineOf(valid.lines, path);
+      return { file: source.file, ...(line !== undefined ? { line } : {}), path: formatPath(path) };
+    };
+    // A pod is identified by namespace/name: two in one invocation would fight over the same containers.
+    const id = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const first = byName.get(id);
+    if (first !== undefined) {
+      problems.push({ ...where([...valid.at, 'metadata', 'name']), message: `pod ${id} is already defined at ${at(first)}` });
+      continue;
+    }
+    byName.set(id, loaded);
+    // Pods on one host share its ports: a host port bound by one pod cannot be bound by another (the scheduler's
+    // NodePorts filter keeps such pods off one node).
+    let clash = false;
+    for (const use of hostPortsOf(pod, valid.at)) {
+      const other = hostPorts.find((h) => hostPortsCollide(h.use, use));
+      if (other !== undefined) {
+        problems.push({
+          ...where(use.path),
+          message: `host port ${use.hostPort}/${use.protocol} is already used by pod ${other.pod.pod.metadata.namespace}/${other.pod.pod.metadata.name} (${at(other.pod)})`,
+        });
+        clash = true;
+      }
+    }
+    if (clash) continue;
+    for (const use of hostPortsOf(pod, valid.at)) hostPorts.push({ use, pod: loaded });
+    pods.push(loaded);
+  }
+  return { pods, warnings, problems };
+}
+
+function at(p: LoadedPod): string {
+  return `${p.source.file}:${p.line}`;
+}
+
+/**
+ * Order problems (or warnings) by file, in the order the inputs were given, then by line; a problem without a
+ * line (a missing file) comes first in its file. Stable otherwise, so problems on one line keep field order.
+ */
+export function sortByFileAndLine<T extends { file: string; line?: number }>(items: readonly T[], fileOrder: readonly string[]): T[] {
+  const rank = new Map<string, number>();
+  fileOrder.forEach((f, i) => {
+    if (!rank.has(f)) rank.set(f, i);
+  });
+  const fileRank = (f: string): number => rank.get(f) ?? fileOrder.length;
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => fileRank(a.item.file) - fileRank(b.item.file) || a.item.file.localeCompare(b.item.file) || (a.item.line ?? 0) - (b.item.line ?? 0) || a.i - b.i)
+    .map(({ item }) => item);
+}

@@ -1,0 +1,478 @@
+// Validation of parsed documents: which kinds are accepted, the field table (strictness), the Kubernetes schema
+// (types, enums, formats, via kubernetes-models' compiled validators) and the API server's and kubelet's own rules
+// that the schema does not express (pkg/apis/core/validation). Pure: values in, problems and warnings out.
+// Every problem found is reported, one per field, at the line of the field (or of its nearest ancestor with one).
+
+import { Pod as PodModel } from 'kubernetes-models/v1/Pod';
+import type { ManifestProblem } from '../errors.js';
+import type { ManifestWarning } from './types.js';
+import { podFields, walkFields } from './fields.js';
+import { type FieldPath, type PathSegment, formatPath, fromJsonPointer, isWithin } from './path.js';
+import {
+  compareQuantities,
+  dns1123Label,
+  dns1123Subdomain,
+  envVarName,
+  ipAddress,
+  labelValue,
+  parseQuantity,
+  portName,
+  portNumber,
+  qualifiedName,
+  quantityExample,
+  type Quantity,
+} from './syntax.js';
+import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
+
+export type Obj = Record<string, unknown>;
+
+/** A YAML mapping; not a list, and not a timestamp or binary scalar (which js-yaml builds as objects). */
+export function isObj(v: unknown): v is Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Collects problems for one document: at most one per field, none inside a field already refused as a whole. */
+export class ProblemSink {
+  readonly problems: ManifestProblem[] = [];
+  readonly warnings: ManifestWarning[] = [];
+  private readonly seen = new Set<string>();
+  private readonly settled: FieldPath[] = [];
+
+  constructor(
+    readonly file: string,
+    readonly lines: LineMap,
+  ) {}
+
+  private where(path: FieldPath): { file: string; line?: number; path: string } {
+    const line = lineOf(this.lines, path);
+    return { file: this.file, ...(line !== undefined ? { line } : {}), path: formatPath(path) };
+  }
+
+  /** True when a problem was recorded (false when the field already has one, or lies in a refused subtree). */
+  add(path: FieldPath, message: string): boolean {
+    const key = formatPath(path);
+    if (this.seen.has(key) || this.settled.some((s) => isWithin(path, s))) return false;
+    this.seen.add(key);
+    this.problems.push({ ...this.where(path), message });
+    return true;
+  }
+
+  /** The field already has a problem. */
+  has(path: FieldPath): boolean {
+    return this.seen.has(formatPath(path)) || this.settled.some((s) => isWithin(path, s));
+  }
+
+  warn(path: FieldPath, message: string): void {
+    this.warnings.push({ ...this.where(path), message });
+  }
+
+  /** Nothing more is reported at or under this path. */
+  settle(path: FieldPath): void {
+    this.settled.push(path);
+  }
+}
+
+/** A Pod that passed validation, with where it was written. */
+export interface ValidPod {
+  value: Obj;
+  /** Path of the pod inside its document: [] for a Pod document, ['items', i] for a List item. */
+  at: PathSegment[];
+  /** 1-based line where the pod starts. */
+  line: number;
+  lines: LineMap;
+}
+
+export interface DocumentResult {
+  pods: ValidPod[];
+  problems: ManifestProblem[];
+  warnings: ManifestWarning[];
+}
+
+const kindsHint = 'runpod runs kind Pod, v1, or a List of Pods';
+
+/** Validate one YAML document: a v1 Pod, or a v1 List whose items are Pods. */
+export function validateDocument(doc: YamlDocument, file: string): DocumentResult {
+  const sink = new ProblemSink(file, doc.lines);
+  const docProblem = (message: string): DocumentResult => ({
+    pods: [],
+    problems: [{ file, line: doc.line, path: '', message }],
+    warnings: [],
+  });
+  // Refuse alias bombs and self-referencing anchors before anything walks the document as a tree.
+  const expansion = checkExpansion(doc.value, doc.sourceNodes);
+  if (!expansion.ok) {
+    return docProblem(
+      expansion.reason === 'cycle'
+        ? 'a YAML alias refers to a node that contains it; a manifest must be a tree'
+        : `YAML aliases expand this document to more than ${expansion.expanded - 1} nodes; write it out instead`,
+    );
+  }
+  if (!isObj(doc.value)) return docProblem(`expected a mapping (a Kubernetes object), got ${describe(doc.value)}`);
+
+  const pods: ValidPod[] = [];
+  const checkKind = (obj: Obj, at: PathSegment[], inList: boolean): 'Pod' | 'List' | undefined => {
+    const kind = obj.kind;
+    const apiVersion = obj.apiVersion;
+    let ok = true;
+    if (kind === undefined || kind === null || kind === '') {
+      sink.add([...at, 'kind'], `required (${kindsHint})`);
+      ok = false;
+    } else if (kind !== 'Pod' && (kind !== 'List' || inList)) {
+      const name = typeof kind === 'string' ? kind : JSON.stringify(kind);
+      sink.add([...at, 'kind'], inList && kind === 'List' ? `a List cannot hold a List (${kindsHint})` : `kind ${name} is not supported (${kindsHint})`);
+      return undefined;
+    }
+    if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
+      sink.add([...at, 'apiVersion'], 'required (v1)');
+      ok = false;
+    } else if (apiVersion !== 'v1') {
+      const shown = typeof apiVersion === 'string' ? `"${apiVersion}"` : describe(apiVersion);
+      sink.add([...at, 'apiVersion'], `expected v1 for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
+      ok = false;
+    }
+    return ok ? (kind as 'Pod' | 'List') : undefined;
+  };
+
+  const top = checkKind(doc.value, [], false);
+  if (top === 'Pod') {
+    if (validatePod(doc.value, [], sink)) pods.push({ value: doc.value, at: [], line: doc.line, lines: doc.lines });
+  } else if (top === 'List') {
+    // A v1 List (what `kubectl get -o yaml` prints for several objects): apiVersion, kind, metadata, items.
+    for (const key of Object.keys(doc.value)) {
+      if (!['apiVersion', 'kind', 'metadata', 'items'].includes(key)) sink.add([key], `unknown field "${key}" in a List`);
+    }
+    const items = doc.value.items;
+    if (items === undefined || items === null) sink.add(['items'], 'required (the Pods of the List)');
+    else if (!Array.isArray(items)) sink.add(['items'], `expected a list, got ${describe(items)}`);
+    else if (items.length === 0) sink.add(['items'], 'the List has no items');
+    else {
+      items.forEach((item, i) => {
+        const at = ['items', i];
+        if (!isObj(item)) {
+          sink.add(at, `expected a mapping (a Pod), got ${describe(item)}`);
+          return;
+        }
+        if (checkKind(item, at, true) !== 'Pod') return;
+        if (validatePod(item, at, sink)) pods.push({ value: item, at, line: lineOf(doc.lines, at) ?? doc.line, lines: doc.lines });
+      });
+    }
+  }
+  return { pods, problems: sink.problems, warnings: sink.warnings };
+}
+
+/** Validate one Pod object found at `at` in its document. True when it has no problem. */
+export function validatePod(pod: Obj, at: PathSegment[], sink: ProblemSink): boolean {
+  const before = sink.problems.length;
+  // 1. The field table: unknown and unsupported fields, warnings for scheduling and read-only fields.
+  const walk = walkFields(pod, podFields, at);
+  for (const p of walk.problems) sink.add(p.path, p.message);
+  for (const s of walk.settled) sink.settle(s);
+  for (const w of walk.warnings) sink.warn(w.path, w.message);
+  // 2. The Kubernetes schema: types, enums and formats.
+  for (const p of schemaProblems(pod)) {
+    const path = [...at, ...p.path];
+    sink.add(path, p.message);
+    // A value of the wrong type has no fields of its own to check.
+    if (p.wrongType) sink.settle(path);
+  }
+  // 3. The rules the schema leaves to validation code.
+  podRules(pod, at, sink);
+  return sink.problems.length === before;
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function isAjvError(v: unknown): v is AjvError {
+  return isObj(v) && typeof v.instancePath === 'string' && typeof v.keyword === 'string' && isObj(v.params);
+}
+
+/** kubernetes-models' validator, with ajv's errors collapsed to one human message per field. */
+export function schemaProblems(pod: Obj): Array<{ path: PathSegment[]; message: string; wrongType: boolean }> {
+  let errors: AjvError[] = [];
+  try {
+    new PodModel(pod as ConstructorParameters<typeof PodModel>[0]).validate();
+    return [];
+  } catch (err) {
+    const raw: unknown = isObj(err) ? err.errors : undefined;
+    if (!Array.isArray(raw)) throw err;
+    errors = raw.filter(isAjvError);
+  }
+  const byPath = new Map<string, { path: PathSegment[]; errors: AjvError[] }>();
+  for (const e of errors) {
+    let path = fromJsonPointer(e.instancePath, pod);
+    // A missing required property is a problem of the property itself: spec.containers[0].name: required.
+    if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') path = [...path, e.params.missingProperty];
+    const key = formatPath(path);
+    const group = byPath.get(key) ?? { path, errors: [] };
+    group.errors.push(e);
+    byPath.set(key, group);
+  }
+  return [...byPath.values()].map(({ path, errors: errs }) => ({
+    path,
+    message: humanMessage(errs, valueAt(pod, path)),
+    wrongType: errs.some((e) => e.keyword === 'type'),
+  }));
+}
+
+function valueAt(root: unknown, path: FieldPath): unknown {
+  let node = root;
+  for (const seg of path) {
+    if (Array.isArray(node) && typeof seg === 'number') node = node[seg];
+    else if (isObj(node) && typeof seg === 'string') node = node[seg];
+    else return undefined;
+  }
+  return node;
+}
+
+const typeNames: Record<string, string> = {
+  integer: 'integer',
+  number: 'number',
+  string: 'string',
+  boolean: 'boolean (true or false)',
+  array: 'a list',
+  object: 'a mapping',
+};
+
+/** One message for all of ajv's errors at one field (a failed oneOf reports each branch and then itself). */
+function humanMessage(errors: AjvError[], value: unknown): string {
+  const by = (kw: string): AjvError | undefined => errors.find((e) => e.keyword === kw);
+  if (by('required')) return 'required';
+  if (errors.some((e) => e.keyword === 'format' && e.params.format === 'quantity')) return `${quantityExample}, got ${describe(value)}`;
+  const types = errors.filter((e) => e.keyword === 'type').map((e) => String(e.params.type));
+  if (types.length > 0) {
+    const names = [...new Set(types)].map((t) => typeNames[t] ?? t);
+    const hint = typeof value === 'object' && value instanceof Date ? ' (quote the value)' : '';
+    return `expected ${names.join(' or ')}, got ${describe(value)}${hint}`;
+  }
+  const en = by('enum');
+  if (en !== undefined && Array.isArray(en.params.allowedValues)) {
+    return `must be one of ${en.params.allowedValues.map(String).join(', ')}, got ${describe(value)}`;
+  }
+  const fmt = by('format');
+  if (fmt !== undefined) {
+    const format = String(fmt.params.format);
+    if (format === 'int32') return 'expected a 32-bit integer';
+    if (format === 'int64') return 'expected a 64-bit integer';
+    if (format === 'date-time') return 'expected an RFC 3339 date-time such as 2024-01-31T12:00:00Z';
+    return `expected format ${format}`;
+  }
+  const first = errors[0];
+  return first?.message ?? 'invalid value';
+}
+
+/** A short description of a value for messages: "abc", 42, true, null, a list, a mapping. */
+export function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 37)}...` : v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) return 'a list';
+  if (v instanceof Date) return 'a timestamp';
+  if (isObj(v)) return 'a mapping';
+  return typeof v;
+}
+
+/** pkg/apis/core/validation: TotalAnnotationSizeLimitB. */
+const totalAnnotationSizeLimit = 256 * 1024;
+
+function metadataRules(meta: unknown, at: PathSegment[], sink: ProblemSink): void {
+  const m = [...at, 'metadata'];
+  if (!isObj(meta)) {
+    // The schema reports a metadata of the wrong type; a missing one leaves the pod without its required name.
+    if (meta === undefined || meta === null) sink.add([...m, 'name'], 'required');
+    return;
+  }
+  // ValidateObjectMeta with ValidatePodName (a DNS-1123 subdomain); runpod needs a name, as `kubectl apply` does.
+  const name = meta.name;
+  if (name === undefined || name === null || name === '') sink.add([...m, 'name'], 'required');
+  else if (typeof name === 'string') report(sink, [...m, 'name'], dns1123Subdomain(name));
+  // Namespaces are DNS-1123 labels (ValidateNamespaceName).
+  if (typeof meta.namespace === 'string' && meta.namespace !== '') report(sink, [...m, 'namespace'], dns1123Label(meta.namespace));
+  // The uid becomes part of container names (k8s_<container>_<pod>_<namespace>_<uid>_<attempt>), which Docker
+  // limits to [a-zA-Z0-9_.-] and runpod splits at '_'.
+  if (typeof meta.uid === 'string' && !/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/.test(meta.uid)) {
+    sink.add([...m, 'uid'], "must consist of letters, digits and '-' (at most 128), such as a UUID");
+  }
+  // ValidateLabels: keys are qualified names, values valid label values.
+  if (isObj(meta.labels)) {
+    for (const [k, v] of Object.entries(meta.labels)) {
+      const p = [...m, 'labels', k];
+      if (report(sink, p, keyProblem(qualifiedName(k)))) continue;
+      if (typeof v === 'string') report(sink, p, labelValue(v));
+    }
+  }
+  // ValidateAnnotations: keys are qualified names (checked lower-cased), total size at most 256 KiB.
+  if (isObj(meta.annotations)) {
+    let size = 0;
+    for (const [k, v] of Object.entries(meta.annotations)) {
+      report(sink, [...m, 'annotations', k], keyProblem(qualifiedName(k.toLowerCase())));
+      size += k.length + (typeof v === 'string' ? v.length : 0);
+    }
+    if (size > totalAnnotationSizeLimit) sink.add([...m, 'annotations'], `may not be more than 256 KiB in total (has ${size} bytes)`);
+  }
+}
+
+function keyProblem(p: string | undefined): string | undefined {
+  return p === undefined ? undefined : `invalid key: ${p}`;
+}
+
+/** Add a problem when there is one; true when there was. */
+function report(sink: ProblemSink, path: FieldPath, problem: string | undefined): boolean {
+  if (problem === undefined) return false;
+  sink.add(path, problem);
+  return true;
+}
+
+/** Host ports in use, for conflicts within a pod and across pods (AccumulateUniqueHostPorts). */
+export interface HostPortUse {
+  hostPort: number;
+  protocol: string;
+  hostIP: string;
+  path: PathSegment[];
+}
+
+/** Two bindings of one host port and protocol collide when their addresses overlap: equal, or either is any-address. */
+export function hostPortsCollide(a: HostPortUse, b: HostPortUse): boolean {
+  if (a.hostPort !== b.hostPort || a.protocol !== b.protocol) return false;
+  const any = (ip: string): boolean => ip === '' || ip === '0.0.0.0' || ip === '::';
+  return any(a.hostIP) || any(b.hostIP) || a.hostIP === b.hostIP;
+}
+
+/** The host ports a (raw or defaulted) pod binds; protocol defaults to TCP (SetDefaults_ContainerPort). */
+export function hostPortsOf(pod: unknown, at: PathSegment[]): HostPortUse[] {
+  const out: HostPortUse[] = [];
+  const spec = isObj(pod) ? pod.spec : undefined;
+  if (!isObj(spec)) return out;
+  list(spec.containers).forEach((c, ci) => {
+    if (!isObj(c)) return;
+    list(c.ports).forEach((p, pi) => {
+      if (!isObj(p) || typeof p.hostPort !== 'number' || p.hostPort === 0) return;
+      out.push({
+        hostPort: p.hostPort,
+        protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
+        hostIP: typeof p.hostIP === 'string' ? p.hostIP : '',
+        path: [...at, 'spec', 'containers', ci, 'ports', pi, 'hostPort'],
+      });
+    });
+  });
+  return out;
+}
+
+function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink): void {
+  metadataRules(pod.metadata, at, sink);
+  const s = [...at, 'spec'];
+  const spec = pod.spec;
+  if (spec === undefined || spec === null) {
+    sink.add(s, 'required (a Pod needs spec.containers)');
+    return;
+  }
+  if (!isObj(spec)) return;
+  // ValidatePodSpec: at least one container.
+  if (Array.isArray(spec.containers) && spec.containers.length === 0) sink.add([...s, 'containers'], 'must have at least one container');
+  // ValidatePodSpec: terminationGracePeriodSeconds must be non-negative.
+  const grace = spec.terminationGracePeriodSeconds;
+  if (typeof grace === 'number' && grace < 0) sink.add([...s, 'terminationGracePeriodSeconds'], 'must be greater than or equal to 0');
+  if (typeof spec.hostname === 'string') report(sink, [...s, 'hostname'], dns1123Label(spec.hostname));
+
+  const containerNames = new Map<string, number>();
+  const portNames = new Map<string, PathSegment[]>();
+  list(spec.containers).forEach((c, i) => {
+    if (isObj(c)) containerRules(c, [...s, 'containers', i], containerNames, portNames, sink);
+  });
+
+  // AccumulateUniqueHostPorts: one pod cannot bind the same host port and protocol twice.
+  const used: HostPortUse[] = [];
+  for (const use of hostPortsOf(pod, at)) {
+    if (sink.has(use.path)) continue;
+    const clash = used.find((u) => hostPortsCollide(u, use));
+    if (clash !== undefined) sink.add(use.path, `host port ${use.hostPort}/${use.protocol} is already used by ${formatPath(clash.path.slice(at.length))}`);
+    else used.push(use);
+  }
+}
+
+function containerRules(
+  c: Obj,
+  p: PathSegment[],
+  names: Map<string, number>,
+  portNames: Map<string, PathSegment[]>,
+  sink: ProblemSink,
+): void {
+  // validateContainers: the name is a DNS-1123 label, unique among the pod's containers.
+  if (typeof c.name === 'string') {
+    const at = [...p, 'name'];
+    if (c.name === '') sink.add(at, 'required');
+    else if (!report(sink, at, dns1123Label(c.name))) {
+      const first = names.get(c.name);
+      if (first !== undefined) sink.add(at, `duplicate container name "${c.name}" (also spec.containers[${first}])`);
+      else names.set(c.name, Number(p[p.length - 1]));
+    }
+  }
+  // validateContainers: image is required (the API schema leaves it optional for controllers that fill it in),
+  // and must not have leading or trailing whitespace.
+  const image = c.image;
+  if (image === undefined || image === null || image === '') sink.add([...p, 'image'], 'required');
+  else if (typeof image === 'string' && image.trim() !== image) sink.add([...p, 'image'], 'must not have leading or trailing whitespace');
+
+  // ValidateEnv: each name a valid environment variable name.
+  list(c.env).forEach((e, i) => {
+    if (isObj(e) && typeof e.name === 'string') report(sink, [...p, 'env', i, 'name'], envVarName(e.name));
+  });
+
+  // validateContainerPorts: port numbers in range, IANA port names unique in the pod, a valid host IP.
+  list(c.ports).forEach((port, i) => {
+    if (!isObj(port)) return;
+    const pp = [...p, 'ports', i];
+    if (typeof port.containerPort === 'number') report(sink, [...pp, 'containerPort'], portNumber(port.containerPort));
+    if (typeof port.hostPort === 'number' && port.hostPort !== 0) report(sink, [...pp, 'hostPort'], portNumber(port.hostPort));
+    if (typeof port.hostIP === 'string' && port.hostIP !== '') report(sink, [...pp, 'hostIP'], ipAddress(port.hostIP));
+    if (typeof port.name === 'string' && port.name !== '') {
+      const at = [...pp, 'name'];
+      if (!report(sink, at, portName(port.name))) {
+        const first = portNames.get(port.name);
+        if (first !== undefined) sink.add(at, `duplicate port name "${port.name}" (also ${formatPath(first.slice(first.indexOf('spec')))})`);
+        else portNames.set(port.name, pp);
+      }
+    }
+  });
+
+  resourceRules(c.resources, [...p, 'resources'], sink);
+}
+
+/** ValidateResourceRequirements: quantities parse and are non-negative; a request does not exceed its limit. */
+function resourceRules(resources: unknown, p: PathSegment[], sink: ProblemSink): void {
+  if (!isObj(resources)) return;
+  const read = (which: 'limits' | 'requests'): Map<string, Quantity> => {
+    const out = new Map<string, Quantity>();
+    const rl = resources[which];
+    if (!isObj(rl)) return out;
+    for (const [name, v] of Object.entries(rl)) {
+      const at = [...p, which, name];
+      if (sink.has(at)) continue;
+      const q = parseQuantity(v);
+      if (q === undefined) sink.add(at, `${quantityExample}, got ${describe(v)}`);
+      else if (q.negative) sink.add(at, 'must be greater than or equal to 0');
+      else out.set(name, q);
+    }
+    return out;
+  };
+  const limits = read('limits');
+  const requests = read('requests');
+  for (const [name, req] of requests) {
+    const lim = limits.get(name);
+    if (lim !== undefined && compareQuantities(req, lim) > 0) {
+      const raw = (resources.limits as Obj)[name];
+      sink.add([...p, 'requests', name], `must be less than or equal to ${name} limit of ${String(raw)}`);
+    }
+  }
+}

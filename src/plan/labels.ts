@@ -1,0 +1,25 @@
+// Label keys runpod puts on every container it creates (docker-era kubelet conventions, design.md).
+export const Label = {
+  podName: 'io.kubernetes.pod.name',
+  podNamespace: 'io.kubernetes.pod.namespace',
+  podUid: 'io.kubernetes.pod.uid',
+  containerName: 'io.kubernetes.container.name',
+  dockerType: 'io.kubernetes.docker.type',
+  containerHash: 'io.kubernetes.container.hash',
+  restartCount: 'io.kubernetes.container.restartCount',
+  gracePeriod: 'io.kubernetes.pod.terminationGracePeriod',
+  managedBy: 'app.kubernetes.io/managed-by',
+  /** Where the pod's manifest came from (absolute file or directory); absent for stdin. */
+  source: 'io.runpod.source',
+} as const;
+
+export const managedByValue = 'runpod';
+export const managedSelector = `${Label.managedBy}=${managedByValue}`;
+/** Name of the infra container in the container-name label, as the kubelet's dockershim used. */
+export const infraContainerName = 'POD';
+export const annotationPrefix = 'annotation.';
+
+/** Label selectors (key=value) that find every container of one pod, and only runpod's. */
+export function podSelector(namespace: string, name: string): string[] {
+  return [managedSelector, `${Label.podNamespace}=${namespace}`, `${Label.podName}=${name}`];
+}

@@ -1,0 +1,171 @@
+// The only code that writes to the terminal. TTY: an ora spinner and chalk colour on stderr. Not a TTY, CI
+// set, or NO_COLOR: plain timestamped lines, no ANSI codes. Results go to stdout (see output.ts).
+import type { Writable } from 'node:stream';
+import type { Action } from '../reconcile/decide.js';
+import type { PodCheck } from '../wait/check.js';
+import type { PodResult } from './result.js';
+
+export interface Reporter {
+  warn(message: string): void;
+  info(message: string): void;
+  verbose(message: string): void;
+  podStarted(key: string): void;
+  podAction(key: string, action: Action): void;
+  podCheck(key: string, check: PodCheck): void;
+  pullProgress(image: string, status: string): void;
+  podFinished(result: PodResult): void;
+  /** Persist whatever is on screen (stop spinners) before the final output. */
+  close(): void;
+}
+
+export interface ReporterOptions {
+  stream: Writable & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  quiet: boolean;
+  verbose: boolean;
+  now: () => Date;
+}
+
+/** Plain output is chosen when stderr is not a TTY, CI is set, or NO_COLOR is set (no-color.org). */
+export function wantsPlain(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return !stream.isTTY || Boolean(env.CI) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+}
+
+function actionText(a: Action): string {
+  switch (a.kind) {
+    case 'remove':
+      return `removing ${a.container === 'POD' ? 'infra container' : `container ${a.container}`} (${a.reason})`;
+    case 'createInfra':
+      return `creating infra container, attempt ${a.attempt} (${a.reason})`;
+    case 'startInfra':
+      return `starting infra container (${a.reason})`;
+    case 'create':
+      return `creating container ${a.container}, attempt ${a.attempt} (${a.reason})`;
+    case 'start':
+      return `starting container ${a.container} (${a.reason})`;
+    case 'retire':
+      return `keeping ${a.container}'s dead instance without a restart policy (${a.reason})`;
+  }
+}
+
+export function podLine(r: PodResult): string {
+  const n = r.containers.length;
+  const what = r.changed ? `${r.actions.length} action${r.actions.length === 1 ? '' : 's'}` : 'unchanged';
+  const took = r.durationMs < 1000 ? `${r.durationMs}ms` : `${(r.durationMs / 1000).toFixed(1)}s`;
+  return `${r.namespace}/${r.name}: ${r.status === 'succeeded' ? r.reason : `${r.status}: ${r.reason}`} (${n} container${n === 1 ? '' : 's'}, ${what}, ${took})`;
+}
+
+class PlainReporter implements Reporter {
+  private lastCheck = new Map<string, string>();
+  private pulling = new Set<string>();
+  constructor(private readonly o: ReporterOptions) {}
+  private line(text: string): void {
+    this.o.stream.write(`${this.o.now().toISOString()} ${text}\n`);
+  }
+  warn(message: string): void {
+    this.line(`warning: ${message}`);
+  }
+  info(message: string): void {
+    if (!this.o.quiet) this.line(message);
+  }
+  verbose(message: string): void {
+    if (this.o.verbose) this.line(message);
+  }
+  podStarted(key: string): void {
+    this.info(`${key}: syncing`);
+  }
+  podAction(key: string, action: Action): void {
+    this.info(`${key}: ${actionText(action)}`);
+  }
+  podCheck(key: string, check: PodCheck): void {
+    if (!this.o.verbose) return;
+    const text = check.containers.map((v) => `${v.name} ${v.ok ? 'ok' : v.reason}`).join(', ');
+    if (this.lastCheck.get(key) === text) return;
+    this.lastCheck.set(key, text);
+    this.line(`${key}: check: ${text}`);
+  }
+  pullProgress(image: string, status: string): void {
+    if (this.pulling.has(image)) {
+      if (this.o.verbose) this.line(`pull ${image}: ${status}`);
+      return;
+    }
+    this.pulling.add(image);
+    this.info(`pulling ${image}`);
+  }
+  podFinished(result: PodResult): void {
+    if (result.status !== 'succeeded' || !this.o.quiet) this.line(podLine(result));
+  }
+  close(): void {}
+}
+
+/** Spinner and colour on a terminal. ora and chalk are loaded only here, only for a TTY. */
+class TtyReporter implements Reporter {
+  private readonly inFlight = new Map<string, string>();
+  constructor(
+    private readonly o: ReporterOptions,
+    private readonly spinner: { text: string; start(): unknown; stop(): unknown; clear(): unknown; render(): unknown; isSpinning: boolean },
+    private readonly chalk: { yellow(s: string): string; green(s: string): string; red(s: string): string; dim(s: string): string },
+  ) {}
+  private persist(text: string): void {
+    if (this.spinner.isSpinning) this.spinner.clear();
+    this.o.stream.write(`${text}\n`);
+    if (this.spinner.isSpinning) this.spinner.render();
+  }
+  private refresh(): void {
+    if (this.inFlight.size === 0) {
+      if (this.spinner.isSpinning) this.spinner.stop();
+      return;
+    }
+    this.spinner.text = [...this.inFlight].map(([k, s]) => `${k} ${this.chalk.dim(s)}`).join('  ');
+    if (!this.spinner.isSpinning) this.spinner.start();
+  }
+  warn(message: string): void {
+    this.persist(this.chalk.yellow(`warning: ${message}`));
+  }
+  info(message: string): void {
+    if (!this.o.quiet) this.persist(message);
+  }
+  verbose(message: string): void {
+    if (this.o.verbose) this.persist(this.chalk.dim(message));
+  }
+  podStarted(key: string): void {
+    if (this.o.quiet) return;
+    this.inFlight.set(key, 'syncing');
+    this.refresh();
+  }
+  podAction(key: string, action: Action): void {
+    if (this.o.verbose) this.persist(this.chalk.dim(`${key}: ${actionText(action)}`));
+    if (this.inFlight.has(key)) {
+      this.inFlight.set(key, actionText(action).replace(/ \(.*$/, ''));
+      this.refresh();
+    }
+  }
+  podCheck(key: string, check: PodCheck): void {
+    if (!this.inFlight.has(key)) return;
+    const waiting = check.containers.filter((v) => !v.ok).map((v) => `${v.name}: ${v.reason}`);
+    this.inFlight.set(key, waiting.length ? `waiting for ${waiting.join(', ')}` : 'ok');
+    this.refresh();
+  }
+  pullProgress(image: string, status: string): void {
+    if (this.o.quiet) return;
+    this.spinner.text = `pulling ${image}: ${status}`;
+    if (!this.spinner.isSpinning) this.spinner.start();
+  }
+  podFinished(result: PodResult): void {
+    this.inFlight.delete(`${result.namespace}/${result.name}`);
+    const ok = result.status === 'succeeded';
+    if (ok && this.o.quiet) return this.refresh();
+    this.persist(`${ok ? this.chalk.green('✔') : this.chalk.red('✖')} ${podLine(result)}`);
+    this.refresh();
+  }
+  close(): void {
+    if (this.spinner.isSpinning) this.spinner.stop();
+  }
+}
+
+export async function createReporter(o: ReporterOptions): Promise<Reporter> {
+  if (wantsPlain(o.stream, o.env)) return new PlainReporter(o);
+  const [{ default: ora }, { default: chalk }] = await Promise.all([import('ora'), import('chalk')]);
+  const spinner = ora({ stream: o.stream as NodeJS.WritableStream, discardStdin: false });
+  return new TtyReporter(o, spinner, chalk);
+}

@@ -1,0 +1,95 @@
+// The result document of a run (pure): what `-o json|yaml` prints and what the text report reads.
+import type { Action } from '../reconcile/decide.js';
+import type { PodOutcome, PodOutcomeStatus } from '../wait/runOnce.js';
+
+export interface ContainerResult {
+  name: string;
+  id?: string;
+  image: string;
+  state: string;
+  ok: boolean;
+  reason: string;
+  restartCount: number;
+  attempt?: number;
+  exitCode?: number;
+  oomKilled?: boolean;
+  error?: string;
+  startedAt?: string;
+  /** Last log lines, for a container that did not meet the condition. */
+  logs?: string[];
+}
+
+export interface PodResult {
+  namespace: string;
+  name: string;
+  uid: string;
+  source?: string;
+  status: PodOutcomeStatus;
+  reason: string;
+  /** false when the run changed nothing on the engine. */
+  changed: boolean;
+  actions: { action: Action['kind']; container: string; reason: string }[];
+  ip?: string;
+  containers: ContainerResult[];
+  checks: number;
+  retries: number;
+  durationMs: number;
+}
+
+export interface RunResult {
+  apiVersion: 'runpod/v1';
+  kind: 'RunResult';
+  exitCode: number;
+  pods: PodResult[];
+}
+
+function actionContainer(a: Action): string {
+  if (a.kind === 'createInfra' || a.kind === 'startInfra') return 'POD';
+  return a.container;
+}
+
+export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[]>): PodResult {
+  const { plan } = outcome;
+  const verdicts = new Map((outcome.check?.containers ?? []).map((v) => [v.name, v]));
+  const containers: ContainerResult[] = plan.containers.map((p) => {
+    const v = verdicts.get(p.name);
+    const c = v?.instance ?? outcome.observed?.containers.get(p.name)?.[0];
+    const result: ContainerResult = {
+      name: p.name,
+      image: p.image,
+      state: c?.state ?? 'absent',
+      ok: v?.ok ?? false,
+      reason: v?.reason ?? 'not checked',
+      restartCount: c?.restartCount ?? 0,
+    };
+    if (c) {
+      result.id = c.id;
+      result.attempt = c.attempt;
+      if (c.state !== 'running' && c.state !== 'created') {
+        result.exitCode = c.exitCode;
+        result.oomKilled = c.oomKilled;
+      }
+      if (c.error) result.error = c.error;
+      if (c.startedAt !== undefined) result.startedAt = new Date(c.startedAt).toISOString();
+    }
+    const l = logs.get(p.name);
+    if (l && l.length > 0) result.logs = l;
+    return result;
+  });
+  const ip = outcome.observed?.infra[0]?.ip;
+  return {
+    namespace: plan.namespace,
+    name: plan.name,
+    uid: plan.uid,
+    ...(plan.source !== undefined ? { source: plan.source } : {}),
+    status: outcome.status,
+    reason: outcome.reason,
+    changed: outcome.actions.length > 0,
+    actions: outcome.actions.map((a) => ({ action: a.kind, container: actionContainer(a), reason: a.reason })),
+    ...(ip ? { ip } : {}),
+    containers,
+    checks: outcome.checks,
+    retries: outcome.retriesUsed,
+    durationMs: outcome.endedAt - outcome.startedAt,
+  };
+}

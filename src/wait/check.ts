@@ -1,0 +1,112 @@
+// The run-once check, pure: does the pod meet the wait condition now? Each container gets a verdict and the
+// one-line reason a CI log reader needs.
+import type { ObservedContainer, ObservedPod } from '../reconcile/observe.js';
+import type { PodPlan } from '../plan/translate.js';
+
+export type WaitMode = 'running' | 'ready' | 'completed' | 'none';
+
+export interface ContainerVerdict {
+  name: string;
+  ok: boolean;
+  /** It will not run again and did not succeed: the pod has failed, whatever the remaining budget. */
+  terminal: boolean;
+  /** Running normally (for --wait completed: such a wait uses no retries). */
+  healthyRunning: boolean;
+  reason: string;
+  instance?: ObservedContainer;
+}
+
+export interface PodCheck {
+  ok: boolean;
+  failed: boolean;
+  containers: ContainerVerdict[];
+  /** When a container that is up but not yet settled will be settled (ms since the epoch). */
+  settleAt?: number;
+}
+
+/** Restart counts seen at the previous check, by instance id. */
+export type RestartCounts = Map<string, number>;
+
+export interface CheckInput {
+  plan: PodPlan;
+  observed: ObservedPod;
+  mode: WaitMode;
+  previous: RestartCounts;
+  /** Instances created by this run: their restart count starts from 0. */
+  createdThisRun: ReadonlySet<string>;
+  syncErrors: ReadonlyMap<string, string>;
+  now: number;
+  settleMs: number;
+}
+
+function describeExit(c: ObservedContainer): string {
+  const oom = c.oomKilled ? ', OOM-killed' : '';
+  return `exited with code ${c.exitCode}${oom}`;
+}
+
+export function checkPod(input: CheckInput): PodCheck {
+  const { plan, observed, mode, previous, createdThisRun, syncErrors, now, settleMs } = input;
+  const verdicts: ContainerVerdict[] = [];
+  let settleAt: number | undefined;
+  const infra = observed.infra[0];
+  const infraError = syncErrors.get(plan.infra.name);
+
+  for (const p of plan.containers) {
+    const c = observed.containers.get(p.name)?.[0];
+    const syncError = syncErrors.get(p.name) ?? infraError;
+    const verdict = (ok: boolean, reason: string, extra: Partial<ContainerVerdict> = {}): void => {
+      verdicts.push({ name: p.name, ok, terminal: false, healthyRunning: false, reason, ...(c ? { instance: c } : {}), ...extra });
+    };
+    if (!c || c.hash !== p.hash || !infra || infra.state !== 'running') {
+      verdict(false, syncError ?? (c ? 'waiting for the pod to be synced' : 'not created yet'));
+      continue;
+    }
+    const restartsNow = c.restartCount;
+    const restartsBefore = previous.get(c.id) ?? (createdThisRun.has(c.id) ? 0 : restartsNow);
+    switch (c.state) {
+      case 'running': {
+        if (restartsNow !== restartsBefore) {
+          verdict(false, `restarted since the previous check (restarts ${restartsBefore} -> ${restartsNow}, last ${describeExit(c)})`);
+          break;
+        }
+        const upFor = c.startedAt !== undefined ? now - c.startedAt : 0;
+        if (upFor < settleMs) {
+          const at = (c.startedAt ?? now) + settleMs;
+          settleAt = settleAt === undefined ? at : Math.min(settleAt, at);
+          verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time`, { healthyRunning: true });
+          break;
+        }
+        if (mode === 'completed') verdict(false, 'still running', { healthyRunning: true });
+        else verdict(true, 'running', { healthyRunning: true });
+        break;
+      }
+      case 'exited':
+      case 'dead': {
+        // Kubernetes restartPolicy: Never leaves every exit final; OnFailure leaves a zero exit final.
+        const final = plan.restartPolicy === 'Never' || (plan.restartPolicy === 'OnFailure' && c.exitCode === 0);
+        if (final && c.exitCode === 0) verdict(true, 'completed (exit code 0)');
+        else if (final) verdict(false, `${describeExit(c)} and restartPolicy ${plan.restartPolicy} will not restart it`, { terminal: true });
+        else verdict(false, syncError ?? describeExit(c));
+        break;
+      }
+      case 'restarting':
+        verdict(false, `crash loop: ${describeExit(c)}, restarted ${c.restartCount} times`);
+        break;
+      case 'created':
+        verdict(false, syncError ?? (c.error ? `could not start: ${c.error}` : 'created, not started'));
+        break;
+      default:
+        verdict(false, syncError ?? c.state);
+    }
+  }
+  const failed = verdicts.some((v) => v.terminal);
+  const ok = !failed && verdicts.every((v) => v.ok);
+  return { ok, failed, containers: verdicts, ...(settleAt !== undefined ? { settleAt } : {}) };
+}
+
+/** The restart counts to compare against at the next check. */
+export function restartCountsOf(observed: ObservedPod): RestartCounts {
+  const counts: RestartCounts = new Map();
+  for (const list of observed.containers.values()) for (const c of list) counts.set(c.id, c.restartCount);
+  return counts;
+}

@@ -1,0 +1,153 @@
+// The run-once loop for one pod (the kubelet's old runOnce): check -> sync -> sleep with backoff, woken early
+// by the engine's events for the pod and by the settle timer, bounded by the retries and the deadline.
+import type { Engine } from '../engine/engine.js';
+import { EngineUnreachableError } from '../errors.js';
+import { Label, managedSelector } from '../plan/labels.js';
+import type { PodPlan } from '../plan/translate.js';
+import { type Action, decidePodActions } from '../reconcile/decide.js';
+import { applyActions } from '../reconcile/apply.js';
+import type { ImagePuller } from '../reconcile/images.js';
+import { type ObservedPod, observePod } from '../reconcile/observe.js';
+import type { Backoff } from './backoff.js';
+import { type PodCheck, type RestartCounts, type WaitMode, checkPod, restartCountsOf } from './check.js';
+import { Waker } from './waker.js';
+
+export type PodOutcomeStatus = 'succeeded' | 'failed' | 'timeout' | 'interrupted' | 'engine';
+
+export interface PodOutcome {
+  plan: PodPlan;
+  status: PodOutcomeStatus;
+  /** One line: what was reached, or what failed. */
+  reason: string;
+  check?: PodCheck;
+  observed?: ObservedPod;
+  /** Every action carried out, in order, with its reason. */
+  actions: Action[];
+  engineError?: EngineUnreachableError;
+  checks: number;
+  retriesUsed: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+export interface RunPodContext {
+  engine: Engine;
+  images: ImagePuller;
+  mode: WaitMode;
+  backoff: Backoff;
+  settleMs: number;
+  /** Overall deadline, ms since the epoch. */
+  deadline?: number;
+  signal: AbortSignal;
+  now: () => number;
+  onAction?: (plan: PodPlan, a: Action) => void;
+  onCheck?: (plan: PodPlan, check: PodCheck) => void;
+}
+
+function summarize(check: PodCheck | undefined): string {
+  if (!check) return 'the pod was never observed';
+  const bad = check.containers.filter((v) => !v.ok);
+  return bad.map((v) => `${v.name}: ${v.reason}`).join('; ');
+}
+
+export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutcome> {
+  const startedAt = ctx.now();
+  const waker = new Waker();
+  const actions: Action[] = [];
+  const created = new Set<string>();
+  let previous: RestartCounts = new Map();
+  let syncErrors = new Map<string, string>();
+  let subscription: { close(): void } | undefined;
+  let check: PodCheck | undefined;
+  let observed: ObservedPod | undefined;
+  let engineError: EngineUnreachableError | undefined;
+  let checks = 0;
+  const firstDelay = ctx.backoff.next();
+  let nextTickAt: number | undefined = firstDelay === undefined ? undefined : startedAt + firstDelay;
+
+  const finish = (status: PodOutcomeStatus, reason: string): PodOutcome => {
+    subscription?.close();
+    return {
+      plan,
+      status,
+      reason,
+      ...(check ? { check } : {}),
+      ...(observed ? { observed } : {}),
+      actions,
+      ...(engineError ? { engineError } : {}),
+      checks,
+      retriesUsed: ctx.backoff.retriesUsed,
+      startedAt,
+      endedAt: ctx.now(),
+    };
+  };
+
+  for (;;) {
+    if (ctx.signal.aborted) return finish('interrupted', 'interrupted while waiting');
+    if (ctx.deadline !== undefined && ctx.now() >= ctx.deadline) {
+      return finish('timeout', `--timeout passed before the pod was ${ctx.mode}: ${summarize(check)}`);
+    }
+    let applied = false;
+    try {
+      if (!subscription) {
+        subscription = await ctx.engine.subscribeEvents([managedSelector, `${Label.podUid}=${plan.uid}`], () => waker.wake(), () => {
+          subscription = undefined;
+          waker.wake();
+        });
+      }
+      observed = await observePod(ctx.engine, plan.namespace, plan.name);
+      checks++;
+      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, now: ctx.now(), settleMs: ctx.settleMs });
+      previous = restartCountsOf(observed);
+      engineError = undefined;
+      ctx.onCheck?.(plan, check);
+      if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : 'running'}`);
+      if (check.failed) return finish('failed', summarize(check));
+      const decision = decidePodActions(plan, observed);
+      if (decision.actions.length > 0) {
+        const result = await applyActions(plan, decision, {
+          engine: ctx.engine,
+          images: ctx.images,
+          onAction: (a) => {
+            actions.push(a);
+            ctx.onAction?.(plan, a);
+          },
+        });
+        syncErrors = result.errors;
+        for (const id of result.created) created.add(id);
+        applied = true;
+        if (ctx.mode === 'none') {
+          return syncErrors.size === 0
+            ? finish('succeeded', 'created and started (--wait none)')
+            : finish('failed', [...syncErrors].map(([n, e]) => `${n}: ${e}`).join('; '));
+        }
+      } else if (ctx.mode === 'none') {
+        return finish('succeeded', 'nothing to change (--wait none)');
+      }
+    } catch (err) {
+      if (!(err instanceof EngineUnreachableError)) throw err;
+      // Engine lost (or not up yet): retried within the same budget and deadline, with a new subscription.
+      engineError = err;
+      subscription?.close();
+      subscription = undefined;
+    }
+    if (applied && syncErrors.size === 0) continue; // look again at once: what apply did is visible now
+
+    if (nextTickAt === undefined) {
+      if (engineError) return finish('engine', engineError.message);
+      return finish('failed', `not ${ctx.mode} after ${ctx.backoff.retriesUsed} retries: ${summarize(check)}`);
+    }
+    const now = ctx.now();
+    let wakeAt = nextTickAt;
+    if (check?.settleAt !== undefined) wakeAt = Math.min(wakeAt, check.settleAt);
+    if (ctx.deadline !== undefined) wakeAt = Math.min(wakeAt, ctx.deadline);
+    await waker.sleep(wakeAt - now, ctx.signal);
+    const after = ctx.now();
+    if (after >= nextTickAt) {
+      // A --wait completed job that is running normally uses no retries: only --timeout bounds it.
+      const healthy = ctx.mode === 'completed' && check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
+      const delay = healthy ? ctx.backoff.current() : ctx.backoff.next();
+      nextTickAt = delay === undefined ? undefined : after + delay;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+// A sleep that ends early when woken (an engine event for the pod) or aborted (a signal, the deadline).
+
+export type WakeReason = 'timer' | 'woken' | 'aborted';
+
+export class Waker {
+  private pending: (() => void) | undefined;
+  private flagged = false;
+
+  /** Wake the current sleep, or the next one if none is under way. */
+  wake(): void {
+    if (this.pending) this.pending();
+    else this.flagged = true;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<WakeReason> {
+    if (signal?.aborted) return Promise.resolve('aborted');
+    if (this.flagged) {
+      this.flagged = false;
+      return Promise.resolve('woken');
+    }
+    return new Promise((resolve) => {
+      const done = (reason: WakeReason): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending = undefined;
+        resolve(reason);
+      };
+      const onAbort = (): void => done('aborted');
+      const timer = setTimeout(() => done('timer'), Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending = () => done('woken');
+    });
+  }
+}
