@@ -70,7 +70,8 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     for (const use of hostPortsOf(pod, valid.at)) hostPorts.push({ use, pod: loaded });
     pods.push(loaded);
   }
-  return { pods, warnings, problems };
+  const fileOrder = inputs.map((i) => i.source.file);
+  return { pods, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(problems, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

@@ -47,10 +47,12 @@ export class ProblemSink {
   constructor(
     readonly file: string,
     readonly lines: LineMap,
+    /** Line for a field with no written ancestor (a missing top-level field): the document's first line. */
+    readonly documentLine?: number,
   ) {}
 
   private where(path: FieldPath): { file: string; line?: number; path: string } {
-    const line = lineOf(this.lines, path);
+    const line = lineOf(this.lines, path) ?? this.documentLine;
     return { file: this.file, ...(line !== undefined ? { line } : {}), path: formatPath(path) };
   }
 
@@ -98,7 +100,7 @@ const kindsHint = 'runpod runs kind Pod, v1, or a List of Pods';
 
 /** Validate one YAML document: a v1 Pod, or a v1 List whose items are Pods. */
 export function validateDocument(doc: YamlDocument, file: string): DocumentResult {
-  const sink = new ProblemSink(file, doc.lines);
+  const sink = new ProblemSink(file, doc.lines, doc.line);
   const docProblem = (message: string): DocumentResult => ({
     pods: [],
     problems: [{ file, line: doc.line, path: '', message }],
@@ -204,7 +206,7 @@ export function schemaProblems(pod: Obj): Array<{ path: PathSegment[]; message: 
     new PodModel(pod as ConstructorParameters<typeof PodModel>[0]).validate();
     return [];
   } catch (err) {
-    const raw: unknown = isObj(err) ? err.errors : undefined;
+    const raw: unknown = err !== null && typeof err === 'object' && 'errors' in err ? err.errors : undefined;
     if (!Array.isArray(raw)) throw err;
     errors = raw.filter(isAjvError);
   }
@@ -248,8 +250,12 @@ const typeNames: Record<string, string> = {
 function humanMessage(errors: AjvError[], value: unknown): string {
   const by = (kw: string): AjvError | undefined => errors.find((e) => e.keyword === kw);
   if (by('required')) return 'required';
-  if (errors.some((e) => e.keyword === 'format' && e.params.format === 'quantity')) return `${quantityExample}, got ${describe(value)}`;
   const types = errors.filter((e) => e.keyword === 'type').map((e) => String(e.params.type));
+  // A Quantity is oneOf a number or a string in quantity format; whichever branch failed, say what a quantity is.
+  const quantity =
+    errors.some((e) => e.keyword === 'format' && e.params.format === 'quantity') ||
+    (types.includes('number') && types.includes('string'));
+  if (quantity) return `${quantityExample}, got ${describe(value)}`;
   if (types.length > 0) {
     const names = [...new Set(types)].map((t) => typeNames[t] ?? t);
     const hint = typeof value === 'object' && value instanceof Date ? ' (quote the value)' : '';

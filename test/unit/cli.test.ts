@@ -1,0 +1,71 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseDuration } from '../../src/cli/duration.js';
+import { Backoff } from '../../src/wait/backoff.js';
+import { runExitCode } from '../../src/commands/run.js';
+import { parseEngineAddress } from '../../src/engine/connection.js';
+import { defaultPullPolicy, parseImageRef } from '../../src/imageRef.js';
+
+describe('parseDuration (Go/kubectl style)', () => {
+  const cases: [string, number | undefined][] = [
+    ['500ms', 500], ['90s', 90_000], ['5m', 300_000], ['1h30m', 5_400_000], ['1.5s', 1500], ['2', 2000], ['0', 0],
+    ['', undefined], ['5x', undefined], ['m5', undefined], ['1h 30m', undefined], ['-1s', undefined],
+  ];
+  for (const [text, want] of cases) it(`${JSON.stringify(text)} -> ${want}`, () => assert.equal(parseDuration(text), want));
+});
+
+describe('Backoff (runOnce schedule)', () => {
+  it('the kubelet defaults: 1s doubling, 10 retries, capped at max delay', () => {
+    const b = new Backoff({ retries: 10, retryDelayMs: 1000, factor: 2, maxDelayMs: 30_000 });
+    const delays: number[] = [];
+    for (let d = b.next(); d !== undefined; d = b.next()) delays.push(d);
+    assert.deepEqual(delays, [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000]);
+  });
+  it('fork continues from the same point', () => {
+    const b = new Backoff({ retries: 3, retryDelayMs: 100, factor: 2, maxDelayMs: 1000 });
+    b.next();
+    const f = b.fork();
+    assert.equal(f.next(), 200);
+    assert.equal(b.next(), 200);
+    assert.equal(f.retriesUsed, 2);
+  });
+  it('zero retries: no sleep at all', () => assert.equal(new Backoff({ retries: 0, retryDelayMs: 1, factor: 2, maxDelayMs: 1 }).next(), undefined));
+});
+
+describe('exit code of several pods: the first that applies of 130/143, 3, 124, 1', () => {
+  const cases: [Parameters<typeof runExitCode>[0], Parameters<typeof runExitCode>[1], number][] = [
+    [['succeeded', 'succeeded'], undefined, 0],
+    [['succeeded', 'failed'], undefined, 1],
+    [['failed', 'timeout'], undefined, 124],
+    [['timeout', 'engine', 'failed'], undefined, 3],
+    [['engine', 'interrupted'], 'SIGINT', 130],
+    [['interrupted'], 'SIGTERM', 143],
+  ];
+  for (const [statuses, signal, want] of cases) it(`${statuses.join(',')} ${signal ?? ''} -> ${want}`, () => assert.equal(runExitCode(statuses, signal), want));
+});
+
+describe('engine address (docker CLI rules)', () => {
+  it('unix', () => assert.equal(parseEngineAddress('unix:///tmp/d.sock', {}, '/root').socketPath, '/tmp/d.sock'));
+  it('tcp without TLS defaults to 2375', () => assert.deepEqual(parseEngineAddress('tcp://10.0.0.1', {}, '/root'), { address: 'tcp://10.0.0.1', kind: 'tcp', host: '10.0.0.1', port: 2375 }));
+  it('tcp with DOCKER_TLS_VERIFY: 2376, certs from DOCKER_CERT_PATH', () => {
+    const e = parseEngineAddress('tcp://h', { DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: '/certs' }, '/root');
+    assert.equal(e.port, 2376);
+    assert.deepEqual(e.tls, { verify: true, certPath: '/certs' });
+  });
+  it('ssh with user', () => assert.equal(parseEngineAddress('ssh://me@host', {}, '/root').username, 'me'));
+  it('an unknown scheme is a usage error', () => assert.throws(() => parseEngineAddress('ftp://x', {}, '/root'), /unsupported scheme/));
+});
+
+describe('image references and pull policy defaults', () => {
+  const refs: [string, ReturnType<typeof parseImageRef>][] = [
+    ['busybox', { domain: 'docker.io', path: 'library/busybox' }],
+    ['busybox:1.36', { domain: 'docker.io', path: 'library/busybox', tag: '1.36' }],
+    ['127.0.0.1:5000/x/y:t', { domain: '127.0.0.1:5000', path: 'x/y', tag: 't' }],
+    ['localhost/app', { domain: 'localhost', path: 'app' }],
+    ['org/app@sha256:abc', { domain: 'docker.io', path: 'org/app', digest: 'sha256:abc' }],
+  ];
+  for (const [ref, want] of refs) it(ref, () => assert.deepEqual(parseImageRef(ref), want));
+  // https://kubernetes.io/docs/concepts/containers/images/#imagepullpolicy-defaulting
+  const policies: [string, string][] = [['busybox', 'Always'], ['busybox:latest', 'Always'], ['busybox:1.36', 'IfNotPresent'], ['busybox@sha256:abc', 'IfNotPresent'], ['host:5000/x', 'Always']];
+  for (const [ref, want] of policies) it(`${ref} -> ${want}`, () => assert.equal(defaultPullPolicy(ref), want));
+});

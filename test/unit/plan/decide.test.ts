@@ -1,0 +1,188 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LoadedPod } from '../../../src/manifest/types.js';
+import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
+import { decidePodActions, type Action } from '../../../src/reconcile/decide.js';
+import { groupPod, type ObservedContainer } from '../../../src/reconcile/observe.js';
+import { checkPod, type WaitMode } from '../../../src/wait/check.js';
+
+function makePlan(restartPolicy: 'Always' | 'OnFailure' | 'Never' = 'Always'): PodPlan {
+  const loaded = {
+    pod: {
+      metadata: { name: 'web', namespace: 'default' },
+      spec: {
+        restartPolicy,
+        terminationGracePeriodSeconds: 30,
+        containers: [
+          { name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+          { name: 'b', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+        ],
+      },
+    },
+    source: { file: '<stdin>' },
+    line: 1,
+  } as LoadedPod;
+  return translatePod(loaded, { infraImage: 'pause:test' });
+}
+
+let seq = 0;
+function inst(plan: PodPlan, name: string, extra: Partial<ObservedContainer> = {}): ObservedContainer {
+  const hash = name === 'POD' ? plan.hash : (plan.containers.find((c) => c.name === name)?.hash ?? 'not-in-plan');
+  seq++;
+  return {
+    id: `${name}-${seq}`,
+    dockerName: `k8s_${name}`,
+    name,
+    attempt: 0,
+    hash,
+    podUid: plan.uid,
+    state: 'running',
+    exitCode: 0,
+    oomKilled: false,
+    error: '',
+    startedAt: 1_000,
+    restartCount: 0,
+    engineRestartPolicy: name === 'POD' ? 'unless-stopped' : 'always',
+    image: 'busybox:1',
+    imageId: 'sha256:x',
+    ...extra,
+  };
+}
+
+const kinds = (actions: Action[]): string[] => actions.map((a) => `${a.kind}${'container' in a ? `:${a.container}` : ''}${'attempt' in a ? `#${a.attempt}` : ''}`);
+
+describe('decidePodActions (after the kubelet computePodActions)', () => {
+  const plan = makePlan();
+  const healthy = () => [inst(plan, 'POD'), inst(plan, 'a'), inst(plan, 'b')];
+
+  const cases: { title: string; observed: () => ObservedContainer[]; want: string[]; plan?: PodPlan }[] = [
+    { title: 'nothing exists: create the sandbox, then every container', observed: () => [], want: ['createInfra#0', 'create:a#0', 'create:b#0'] },
+    { title: 'everything running and unchanged: nothing to do', observed: healthy, want: [] },
+    {
+      title: 'one container missing: create it alone',
+      observed: () => [inst(plan, 'POD'), inst(plan, 'a')],
+      want: ['create:b#0'],
+    },
+    {
+      title: 'a changed container hash: replace it alone with the next attempt',
+      observed: () => [inst(plan, 'POD'), inst(plan, 'a', { hash: 'old' }), inst(plan, 'b')],
+      want: ['remove:a', 'create:a#1'],
+    },
+    {
+      title: 'a changed pod hash: replace the whole pod',
+      observed: () => [inst(plan, 'POD', { hash: 'old' }), inst(plan, 'a'), inst(plan, 'b')],
+      want: ['remove:POD', 'remove:a', 'remove:b', 'createInfra#1', 'create:a#1', 'create:b#1'],
+    },
+    {
+      title: 'infra exited: its namespaces are gone, replace the pod',
+      observed: () => [inst(plan, 'POD', { state: 'exited' }), inst(plan, 'a'), inst(plan, 'b')],
+      want: ['remove:POD', 'remove:a', 'remove:b', 'createInfra#1', 'create:a#1', 'create:b#1'],
+    },
+    {
+      title: 'infra created but not started: start it',
+      observed: () => [inst(plan, 'POD', { state: 'created' }), inst(plan, 'a', { state: 'created' }), inst(plan, 'b', { state: 'created' })],
+      want: ['startInfra', 'start:a', 'start:b'],
+    },
+    {
+      title: 'exited and not restarted by the engine under Always: a new instance, the dead one retired',
+      observed: () => [inst(plan, 'POD'), inst(plan, 'a', { state: 'exited', exitCode: 137 }), inst(plan, 'b')],
+      want: ['retire:a', 'create:a#1'],
+    },
+    {
+      title: 'restarting (engine back-off): leave it to the engine',
+      observed: () => [inst(plan, 'POD'), inst(plan, 'a', { state: 'restarting', restartCount: 3 }), inst(plan, 'b')],
+      want: [],
+    },
+    {
+      title: 'a container no longer in the manifest is removed',
+      observed: () => [...healthy(), inst(plan, 'gone')],
+      want: ['remove:gone'],
+    },
+    {
+      title: 'a container started before the infra restarted is outside the pod namespaces: replace it',
+      observed: () => [inst(plan, 'POD', { startedAt: 5_000 }), inst(plan, 'a', { startedAt: 1_000 }), inst(plan, 'b', { startedAt: 6_000 })],
+      want: ['remove:a', 'create:a#1'],
+    },
+    {
+      title: 'an older instance still running is removed; an older dead one is retired once',
+      observed: () => [inst(plan, 'POD'), inst(plan, 'a', { attempt: 2 }), inst(plan, 'a', { attempt: 1, state: 'running' }), inst(plan, 'a', { attempt: 0, state: 'exited', engineRestartPolicy: 'always' }), inst(plan, 'b')],
+      want: ['remove:a', 'retire:a'],
+    },
+  ];
+  for (const t of cases) {
+    it(t.title, () => {
+      const d = decidePodActions(t.plan ?? plan, groupPod(t.observed()));
+      assert.deepEqual(kinds(d.actions), t.want);
+      for (const a of d.actions) assert.ok(a.reason.length > 0, 'every action has a reason');
+    });
+  }
+
+  const policyCases: [('Always' | 'OnFailure' | 'Never'), number, string[]][] = [
+    ['Never', 0, []],
+    ['Never', 3, []],
+    ['OnFailure', 0, []],
+    ['OnFailure', 3, ['retire:a', 'create:a#1']],
+  ];
+  for (const [policy, code, want] of policyCases) {
+    it(`exited ${code} under ${policy}: ${want.length ? 'restart' : 'leave it'}`, () => {
+      const p = makePlan(policy);
+      const obs = [inst(p, 'POD'), inst(p, 'a', { state: 'exited', exitCode: code, engineRestartPolicy: policy === 'Never' ? 'no' : 'on-failure' }), inst(p, 'b')];
+      assert.deepEqual(kinds(decidePodActions(p, groupPod(obs)).actions), want);
+    });
+  }
+});
+
+describe('checkPod (run-once check)', () => {
+  const plan = makePlan();
+  const base = { plan, previous: new Map<string, number>(), createdThisRun: new Set<string>(), syncErrors: new Map<string, string>(), now: 10_000, settleMs: 100 };
+  const run = (obs: ObservedContainer[], extra: Partial<typeof base> & { mode?: WaitMode } = {}) =>
+    checkPod({ ...base, mode: 'running', observed: groupPod(obs), ...extra });
+
+  it('all running and settled: ok', () => {
+    const r = run([inst(plan, 'POD'), inst(plan, 'a'), inst(plan, 'b')]);
+    assert.equal(r.ok, true);
+  });
+  it('up for less than the settle time: not yet, with the time it settles', () => {
+    const r = run([inst(plan, 'POD'), inst(plan, 'a', { startedAt: 9_950 }), inst(plan, 'b')]);
+    assert.equal(r.ok, false);
+    assert.equal(r.settleAt, 10_050);
+  });
+  it('restart count rose since the previous check: not running at this check', () => {
+    const a = inst(plan, 'a', { restartCount: 2 });
+    const r = run([inst(plan, 'POD'), a, inst(plan, 'b')], { previous: new Map([[a.id, 1]]) });
+    assert.equal(r.ok, false);
+    assert.match(r.containers[0]!.reason, /restarted since the previous check/);
+  });
+  it('a container created in this run starts from a count of 0', () => {
+    const a = inst(plan, 'a', { restartCount: 1 });
+    const r = run([inst(plan, 'POD'), a, inst(plan, 'b')], { createdThisRun: new Set([a.id]) });
+    assert.equal(r.ok, false);
+  });
+  it('a crashed-once container that stays up passes at the next check', () => {
+    const a = inst(plan, 'a', { restartCount: 1 });
+    const r = run([inst(plan, 'POD'), a, inst(plan, 'b')], { previous: new Map([[a.id, 1]]) });
+    assert.equal(r.ok, true);
+  });
+  it('Never: exit 0 counts as done, non-zero is terminal', () => {
+    const p = makePlan('Never');
+    const ok = checkPod({ ...base, plan: p, mode: 'running', observed: groupPod([inst(p, 'POD'), inst(p, 'a', { state: 'exited', exitCode: 0 }), inst(p, 'b')]) });
+    assert.equal(ok.ok, true);
+    const bad = checkPod({ ...base, plan: p, mode: 'running', observed: groupPod([inst(p, 'POD'), inst(p, 'a', { state: 'exited', exitCode: 4 }), inst(p, 'b')]) });
+    assert.equal(bad.failed, true);
+    assert.match(bad.containers[0]!.reason, /exited with code 4/);
+  });
+  it('--wait completed: running is not done yet', () => {
+    const p = makePlan('OnFailure');
+    const r = checkPod({ ...base, plan: p, mode: 'completed', observed: groupPod([inst(p, 'POD'), inst(p, 'a', { state: 'exited' }), inst(p, 'b')]) });
+    assert.equal(r.ok, false);
+    assert.equal(r.containers[1]!.healthyRunning, true);
+  });
+  it('a sync error is the reason shown', () => {
+    const r = run([inst(plan, 'POD'), inst(plan, 'b')], { syncErrors: new Map([['a', 'image x is not present']]) });
+    assert.equal(r.containers[0]!.reason, 'image x is not present');
+  });
+  it('OOM kill is reported', () => {
+    const r = run([inst(plan, 'POD'), inst(plan, 'a', { state: 'restarting', exitCode: 137, oomKilled: true, restartCount: 2 }), inst(plan, 'b')]);
+    assert.match(r.containers[0]!.reason, /OOM-killed/);
+  });
+});
