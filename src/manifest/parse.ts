@@ -37,7 +37,9 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
 
   const pods: LoadedPod[] = [];
   const byName = new Map<string, LoadedPod>();
-  const hostPorts: Array<{ use: HostPortUse; pod: LoadedPod }> = [];
+  // Bindings by port and protocol, so checking thousands of pods stays linear.
+  const hostPorts = new Map<string, Array<{ use: HostPortUse; pod: LoadedPod }>>();
+  const portKey = (u: HostPortUse): string => `${u.hostPort}/${u.protocol}`;
   for (const { valid, source } of found) {
     const pod = applyDefaults(valid.value, options);
     const loaded: LoadedPod = { pod, source, line: valid.line };
@@ -57,7 +59,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     // NodePorts filter keeps such pods off one node).
     let clash = false;
     for (const use of hostPortsOf(pod, valid.at)) {
-      const other = hostPorts.find((h) => hostPortsCollide(h.use, use));
+      const other = hostPorts.get(portKey(use))?.find((h) => hostPortsCollide(h.use, use));
       if (other !== undefined) {
         problems.push({
           ...where(use.path),
@@ -67,7 +69,11 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       }
     }
     if (clash) continue;
-    for (const use of hostPortsOf(pod, valid.at)) hostPorts.push({ use, pod: loaded });
+    for (const use of hostPortsOf(pod, valid.at)) {
+      const bucket = hostPorts.get(portKey(use));
+      if (bucket === undefined) hostPorts.set(portKey(use), [{ use, pod: loaded }]);
+      else bucket.push({ use, pod: loaded });
+    }
     pods.push(loaded);
   }
   const fileOrder = inputs.map((i) => i.source.file);

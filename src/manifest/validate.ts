@@ -351,8 +351,8 @@ export interface HostPortUse {
 /** Two bindings of one host port and protocol collide when their addresses overlap: equal, or either is any-address. */
 export function hostPortsCollide(a: HostPortUse, b: HostPortUse): boolean {
   if (a.hostPort !== b.hostPort || a.protocol !== b.protocol) return false;
-  const any = (ip: string): boolean => ip === '' || ip === '0.0.0.0' || ip === '::';
-  return any(a.hostIP) || any(b.hostIP) || a.hostIP === b.hostIP;
+  const anyAddress = (ip: string): boolean => ip === '' || ip === '0.0.0.0' || ip === '::';
+  return anyAddress(a.hostIP) || anyAddress(b.hostIP) || a.hostIP === b.hostIP;
 }
 
 /** The host ports a (raw or defaulted) pod binds; protocol defaults to TCP (SetDefaults_ContainerPort). */

@@ -1,30 +1,28 @@
-// Kubernetes resource quantities (k8s.io/apimachinery/pkg/api/resource): a number with an optional binary
-// (Ki Mi Gi Ti Pi Ei), decimal (n u m k M G T P E) or exponent (e3, E-2) suffix.
+// Resource quantities as the numbers the engine takes. Parsing is the manifest layer's exact one
+// (k8s.io/apimachinery/pkg/api/resource syntax); here only the rounding the kubelet applies.
+import { type Quantity, parseQuantity } from '../manifest/syntax.js';
 
-const binary: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const decimal: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-const pattern = /^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
-
-/** The quantity's value as a number, or undefined when it is not a quantity. */
-export function parseQuantity(q: string | number): number | undefined {
-  if (typeof q === 'number') return Number.isFinite(q) ? q : undefined;
-  const m = pattern.exec(q.trim());
-  if (!m) return undefined;
-  const value = Number(m[1]);
-  const suffix = m[2] ?? '';
-  if (suffix in binary) return value * binary[suffix]!;
-  if (suffix in decimal) return value * decimal[suffix]!;
-  return value * 10 ** Number(suffix.slice(1));
+/** ceil(q × 10^scale), exactly (Quantity.Value rounds up; MilliValue is scale 3). */
+function ceilScaled(q: Quantity, scale: number): number {
+  const e = q.exp10 + scale;
+  const base = q.digits * 2n ** BigInt(q.exp2);
+  let magnitude: bigint;
+  if (e >= 0) magnitude = base * 10n ** BigInt(e);
+  else {
+    const d = 10n ** BigInt(-e);
+    magnitude = q.negative ? base / d : (base + d - 1n) / d;
+  }
+  return Number(q.negative ? -magnitude : magnitude);
 }
 
-/** Memory in bytes, rounded up as the kubelet does (Quantity.Value rounds up). */
-export function memoryBytes(q: string | number): number | undefined {
-  const v = parseQuantity(q);
-  return v === undefined ? undefined : Math.ceil(v);
+/** Memory in bytes, rounded up; undefined when not a quantity. */
+export function memoryBytes(v: string | number): number | undefined {
+  const q = parseQuantity(v);
+  return q === undefined ? undefined : ceilScaled(q, 0);
 }
 
-/** CPU in millicores, rounded up (Quantity.MilliValue). */
-export function milliCpu(q: string | number): number | undefined {
-  const v = parseQuantity(q);
-  return v === undefined ? undefined : Math.ceil(Math.round(v * 1e6) / 1e3);
+/** CPU in millicores, rounded up; undefined when not a quantity. */
+export function milliCpu(v: string | number): number | undefined {
+  const q = parseQuantity(v);
+  return q === undefined ? undefined : ceilScaled(q, 3);
 }
