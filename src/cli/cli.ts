@@ -121,7 +121,9 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((msg, err) => {
       if (err) throw err;
-      throw new UsageError(msg);
+      // yargs' wording for a missing positional does not say which; every command takes manifests or pods.
+      if (/^Not enough non-option arguments/.test(msg)) throw new UsageError(`nothing to act on: give a manifest (file, directory or -) or a pod name; see runpod --help`);
+      throw new UsageError(`${msg}; see runpod --help`);
     })
     .parseAsync();
   return exitCode;

@@ -143,7 +143,8 @@ export function runExitCode(statuses: PodOutcomeStatus[], signal: 'SIGINT' | 'SI
 function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext): RunpodError {
   const bad = results.filter((r) => r.status !== 'succeeded');
   const names = bad.map((r) => `${r.namespace}/${r.name}`).join(', ');
-  const detail = bad.flatMap(failureDetail);
+  // The error's own line names a single failing pod; with several, each gets a headline of its own.
+  const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
   if (!o.manifests.includes('-')) detail.push(`what runpod made is left for inspection (runpod status, runpod logs); remove it with: runpod down ${manifests}`);
   const lost = outcomes.find((x) => x.engineError)?.engineError;

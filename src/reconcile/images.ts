@@ -43,6 +43,7 @@ export class ImagePuller {
     } catch (err) {
       throw new ImageUnavailableError(`cannot read registry credentials for ${image}: ${(err as Error).message}`);
     }
+    this.onProgress?.(image, { status: 'pulling' });
     try {
       await this.engine.pullImage(pullableRef(image), auth, this.onProgress ? (p) => this.onProgress!(image, p) : undefined);
     } catch (err) {

@@ -13,8 +13,8 @@ export function writeResult(out: Writable, result: RunResult, format: OutputForm
 }
 
 /** Per failing container: its state, exit code, OOM kill, engine error and last log lines. */
-export function failureDetail(p: PodResult): string[] {
-  const lines: string[] = [`pod ${p.namespace}/${p.name} ${p.status}: ${p.reason}`];
+export function failureDetail(p: PodResult, withHeadline: boolean): string[] {
+  const lines: string[] = withHeadline ? [`pod ${p.namespace}/${p.name} ${p.status}: ${p.reason}`] : [];
   for (const c of p.containers) {
     if (c.ok) continue;
     const facts = [`state ${c.state}`];

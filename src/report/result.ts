@@ -25,6 +25,8 @@ export interface PodResult {
   uid: string;
   source?: string;
   status: PodOutcomeStatus;
+  /** The Kubernetes pod phase as observed: Pending, Running, Succeeded or Failed. */
+  phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
   reason: string;
   /** false when the run changed nothing on the engine. */
   changed: boolean;
@@ -77,12 +79,23 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
     return result;
   });
   const ip = outcome.observed?.infra[0]?.ip;
+  const verdictList = outcome.check?.containers ?? [];
+  // Kubernetes pod phases: Failed when a container terminated in failure and will not be restarted;
+  // Succeeded when all terminated in success; Running when the sandbox is up and containers run.
+  const phase: PodResult['phase'] = verdictList.some((v) => v.terminal)
+    ? 'Failed'
+    : verdictList.length > 0 && verdictList.every((v) => v.ok && v.instance?.state !== 'running')
+      ? 'Succeeded'
+      : outcome.observed?.infra[0]?.state === 'running' && containers.some((c) => c.state === 'running')
+        ? 'Running'
+        : 'Pending';
   return {
     namespace: plan.namespace,
     name: plan.name,
     uid: plan.uid,
     ...(plan.source !== undefined ? { source: plan.source } : {}),
     status: outcome.status,
+    phase,
     reason: outcome.reason,
     changed: outcome.actions.length > 0,
     actions: outcome.actions.map((a) => ({ action: a.kind, container: actionContainer(a), reason: a.reason })),

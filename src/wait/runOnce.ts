@@ -50,6 +50,9 @@ function summarize(check: PodCheck | undefined): string {
   return bad.map((v) => `${v.name}: ${v.reason}`).join('; ');
 }
 
+/** Checks in a row right after a successful sync, before the loop sleeps anyway. */
+const maxImmediateChecks = 3;
+
 export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutcome> {
   const startedAt = ctx.now();
   const waker = new Waker();
@@ -62,8 +65,10 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
   let observed: ObservedPod | undefined;
   let engineError: EngineUnreachableError | undefined;
   let checks = 0;
-  const firstDelay = ctx.backoff.next();
-  let nextTickAt: number | undefined = firstDelay === undefined ? undefined : startedAt + firstDelay;
+  let immediateChecks = 0;
+  // When the current backoff sleep ends. As in the kubelet's runOnce (check, sync, then sleep the delay), a
+  // sleep is armed after the check and sync it follows, so a slow sync (a pull) does not eat the delay.
+  let tickAt: number | undefined;
 
   const finish = (status: PodOutcomeStatus, reason: string): PodOutcome => {
     subscription?.close();
@@ -131,23 +136,31 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
       subscription?.close();
       subscription = undefined;
     }
-    if (applied && syncErrors.size === 0) continue; // look again at once: what apply did is visible now
+    // Look again at once: what apply did is visible now. Bounded, so a sync the engine keeps undoing cannot spin.
+    if (applied && syncErrors.size === 0 && ++immediateChecks <= maxImmediateChecks) continue;
+    immediateChecks = 0;
 
-    if (nextTickAt === undefined) {
-      if (engineError) return finish('engine', engineError.message);
-      return finish('failed', `not ${ctx.mode} after ${ctx.backoff.retriesUsed} retries: ${summarize(check)}`);
-    }
     const now = ctx.now();
-    let wakeAt = nextTickAt;
-    if (check?.settleAt !== undefined) wakeAt = Math.min(wakeAt, check.settleAt);
-    if (ctx.deadline !== undefined) wakeAt = Math.min(wakeAt, ctx.deadline);
-    await waker.sleep(wakeAt - now, ctx.signal);
-    const after = ctx.now();
-    if (after >= nextTickAt) {
+    if (tickAt === undefined) {
       // A --wait completed job that is running normally uses no retries: only --timeout bounds it.
       const healthy = ctx.mode === 'completed' && check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
       const delay = healthy ? ctx.backoff.current() : ctx.backoff.next();
-      nextTickAt = delay === undefined ? undefined : after + delay;
+      if (delay === undefined) {
+        // Retries spent. A container that is up and only waiting out the settle time has not failed: look
+        // again when it has settled (a restart in between raises its count, and that fails it).
+        const onlySettling = !engineError && check?.settleAt !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
+        if (!onlySettling) {
+          if (engineError) return finish('engine', engineError.message);
+          return finish('failed', `not ${ctx.mode} after ${ctx.backoff.retriesUsed} retries: ${summarize(check)}`);
+        }
+      } else {
+        tickAt = now + delay;
+      }
     }
+    let wakeAt = tickAt ?? check?.settleAt ?? now;
+    if (check?.settleAt !== undefined) wakeAt = Math.min(wakeAt, check.settleAt);
+    if (ctx.deadline !== undefined) wakeAt = Math.min(wakeAt, ctx.deadline);
+    await waker.sleep(wakeAt - now, ctx.signal);
+    if (tickAt !== undefined && ctx.now() >= tickAt) tickAt = undefined;
   }
 }

@@ -14,8 +14,11 @@ import { busybox, docker, inspect, podContainerIds, removePod, runpod, uniqueNam
 import { startRegistry, type Registry } from './registry.js';
 import { pauseImageRef } from '../../src/engine/pauseImage.js';
 
-// Small budgets: a failing pull fails at once, a missing image under Never is retried (design.md) only briefly.
-const FAST = ['--retries', '1', '--retry-delay', '100ms', '--timeout', '60s'];
+// A run expected to succeed returns as soon as the pod runs: a budget that outlasts any pull here (0.5 s,
+// doubling, 5 retries: ~15 s) keeps a slow pull from failing it. A run expected to fail (a refused or failed
+// pull is retried within the budget, design.md) gets a small one so it ends quickly.
+const OK = ['--retries', '5', '--retry-delay', '500ms', '--timeout', '60s'];
+const FAIL = ['--retries', '1', '--retry-delay', '100ms', '--timeout', '60s'];
 
 /** A short random suffix for image repositories and tags no other test (or earlier run) uses. */
 function rand(): string {
@@ -44,21 +47,50 @@ function removeImages(refs: string[]): void {
   }
 }
 
+/** What a test made, removed in its t.after whatever happened: pods, image refs, and committed image ids. */
+interface Made {
+  pods: string[];
+  refs: string[];
+  ids: string[];
+}
+
 /**
- * A busybox image that holds /marker with `marker` in it, committed locally as `runpod-test/pull-marker:<rand>`.
- * Two calls give two images with different ids (different content), whatever the marker.
+ * Registers the cleanup first, so anything the test records afterwards is removed even when it fails: the
+ * pods' containers, then the refs it pulled or tagged, then whatever still holds the images it committed.
  */
-function markerImage(marker: string): { ref: string; id: string } {
+function made(t: TestContext): Made {
+  const m: Made = { pods: [], refs: [], ids: [] };
+  t.after(() => {
+    for (const p of m.pods) {
+      try {
+        removePod(p);
+      } catch (err) {
+        console.error(`cleanup: remove pod ${p}: ${(err as Error).message}`);
+      }
+    }
+    removeImages(m.refs);
+    removeImageIds(m.ids);
+  });
+  return m;
+}
+
+/**
+ * A busybox image holding /marker with `marker` in it, committed locally as `runpod-test/pull-marker:<rand>`
+ * and recorded for cleanup. Every call gives a new image id (new content), whatever the marker.
+ */
+function markerImage(m: Made, marker: string, cmd = '["sh"]'): { ref: string; id: string } {
   const ref = `runpod-test/pull-marker:${rand()}`;
   const cid = docker(['create', busybox, 'sh', '-c', `echo ${marker} > /marker`]);
   try {
     docker(['start', '-a', cid]);
-    docker(['commit', '--change', 'CMD ["sh"]', cid, ref]);
+    docker(['commit', '--change', `CMD ${cmd}`, cid, ref]);
   } finally {
     docker(['rm', '-f', cid]);
   }
   const id = imageId(ref);
   assert.ok(id, `committed ${ref}`);
+  m.refs.push(ref);
+  m.ids.push(id);
   return { ref, id };
 }
 
@@ -112,19 +144,29 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Registers cleanup of a pod and images in t.after, so it runs even when the test fails. */
-function cleanupAfter(t: TestContext, pods: string[], images: string[]): void {
-  t.after(() => {
-    for (const p of pods) {
+/**
+ * Remove what is left of images this file committed (each unique to one test): every tag and digest reference
+ * still on them, by exact ref. A pull that moved a tag away leaves the old image held by a digest reference
+ * only (repo@sha256:…), which removing its tags does not remove.
+ */
+function removeImageIds(ids: string[]): void {
+  for (const id of ids) {
+    let refs: string[];
+    try {
+      const out = docker(['image', 'inspect', '--format', '{{json .RepoTags}}\n{{json .RepoDigests}}', id]);
+      refs = out.split('\n').flatMap((line) => (JSON.parse(line) as string[] | null) ?? []);
+    } catch {
+      continue; // gone already
+    }
+    removeImages(refs);
+    if (imageId(id) !== undefined) {
       try {
-        removePod(p);
+        docker(['rmi', id]);
       } catch (err) {
-        console.error(`cleanup: remove pod ${p}: ${(err as Error).message}`);
+        console.error(`cleanup: docker rmi ${id}: ${(err as Error).message}`);
       }
     }
-    // Refs pushed/pulled first, then the locally committed images they may share an id with.
-    removeImages(images);
-  });
+  }
 }
 
 describe('image pulls from a loopback registry', () => {
@@ -142,19 +184,21 @@ describe('image pulls from a loopback registry', () => {
    * the engine holds a *stale* copy; `down`, run again: a pulling policy must fetch B.
    */
   async function pullsNewContentEachRun(t: TestContext, manifestImage: (ref: string) => string, repoTag: string, policy?: 'Always'): Promise<void> {
+    const m = made(t);
     const name = uniqueName('pull-always');
-    const a = markerImage('A');
-    const b = markerImage('B');
     const ref = `${registry.host}/${repoTag}`;
     // The ref the engine stores the pull under: an untagged image is pulled as :latest.
     const pulledRef = repoTag.includes(':') ? ref : `${ref}:latest`;
-    cleanupAfter(t, [name], [pulledRef, a.ref, b.ref]);
+    m.pods.push(name);
+    m.refs.push(pulledRef);
+    const a = markerImage(m, 'A');
+    const b = markerImage(m, 'B');
 
     await registry.push(a.ref, repoTag);
     const image = manifestImage(ref);
     const file = writeManifest(podManifest(name, image, policy));
 
-    const first = await runpod([file, ...FAST]);
+    const first = await runpod([file, ...OK]);
     assert.equal(first.code, 0, show(first));
     assert.match(first.stderr, new RegExp(`pulling ${escapeRe(image)}`), show(first));
     let main = podContainers(name).main;
@@ -170,7 +214,7 @@ describe('image pulls from a loopback registry', () => {
     assert.equal(down.code, 0, show(down));
     assert.deepEqual(podContainerIds(name), [], 'down removed the pod');
 
-    const second = await runpod([file, ...FAST]);
+    const second = await runpod([file, ...OK]);
     assert.equal(second.code, 0, show(second));
     assert.match(second.stderr, new RegExp(`pulling ${escapeRe(image)}`), show(second));
     main = podContainers(name).main;
@@ -192,19 +236,21 @@ describe('image pulls from a loopback registry', () => {
   });
 
   test('a fixed tag defaults to IfNotPresent: the local image is used, not the registry\'s', async (t) => {
+    const m = made(t);
     const name = uniqueName('pull-ifnp');
-    const a = markerImage('A');
-    const b = markerImage('B');
     const repoTag = `runpod-test/ifnp-${rand()}:v1`;
     const ref = `${registry.host}/${repoTag}`;
-    cleanupAfter(t, [name], [ref, a.ref, b.ref]);
+    m.pods.push(name);
+    m.refs.push(ref);
+    const a = markerImage(m, 'A');
+    const b = markerImage(m, 'B');
 
     // The registry holds A under the tag; the engine holds B under the same ref.
     await registry.push(a.ref, repoTag);
     docker(['tag', b.ref, ref]);
 
     const file = writeManifest(podManifest(name, ref));
-    const r = await runpod([file, ...FAST]);
+    const r = await runpod([file, ...OK]);
     assert.equal(r.code, 0, show(r));
     assert.doesNotMatch(r.stderr, /pulling/, show(r));
     const main = podContainers(name).main;
@@ -214,15 +260,17 @@ describe('image pulls from a loopback registry', () => {
   });
 
   test('IfNotPresent with no registry reachable runs the local image', async (t) => {
+    const m = made(t);
     const name = uniqueName('pull-ifnp-offline');
-    const a = markerImage('A');
     // Nothing listens on port 1: any pull attempt would fail.
     const ref = `127.0.0.1:1/runpod-test/offline-${rand()}:v1`;
-    cleanupAfter(t, [name], [ref, a.ref]);
+    m.pods.push(name);
+    m.refs.push(ref);
+    const a = markerImage(m, 'A');
     docker(['tag', a.ref, ref]);
 
     const file = writeManifest(podManifest(name, ref, 'IfNotPresent'));
-    const r = await runpod([file, ...FAST]);
+    const r = await runpod([file, ...OK]);
     assert.equal(r.code, 0, show(r));
     assert.doesNotMatch(r.stderr, /pulling/, show(r));
     const main = podContainers(name).main;
@@ -231,16 +279,18 @@ describe('image pulls from a loopback registry', () => {
   });
 
   test('IfNotPresent pulls an absent image, and says so on stderr (no ANSI codes when not a TTY)', async (t) => {
+    const m = made(t);
     const name = uniqueName('pull-progress');
-    const a = markerImage('A');
     const repoTag = `runpod-test/progress-${rand()}:v1`;
     const ref = `${registry.host}/${repoTag}`;
-    cleanupAfter(t, [name], [ref, a.ref]);
+    m.pods.push(name);
+    m.refs.push(ref);
+    const a = markerImage(m, 'A');
     await registry.push(a.ref, repoTag);
     assert.equal(imageId(ref), undefined, 'absent before the run');
 
     const file = writeManifest(podManifest(name, ref, 'IfNotPresent'));
-    const r = await runpod([file, ...FAST]);
+    const r = await runpod([file, ...OK]);
     assert.equal(r.code, 0, show(r));
     assert.match(r.stderr, new RegExp(`pulling ${escapeRe(ref)}(\\s|$)`, 'm'), show(r));
     // One "pulling" line per image, however many progress messages the engine sent.
@@ -251,18 +301,41 @@ describe('image pulls from a loopback registry', () => {
     assert.equal(containerImageId(podContainers(name).main.Id), a.id);
   });
 
+  test('a pull slower than --retry-delay does not use up the retries of a healthy pod', async (t) => {
+    // The kubelet's run-once (pkg/kubelet/runonce.go runPod) syncs, *then* sleeps the retry delay, then checks:
+    // with one retry, the container has been up for the whole delay at that check. A pull that takes longer
+    // than the delay must not leave the last check inside the container's settle time.
+    const m = made(t);
+    const name = uniqueName('pull-slow');
+    const repoTag = `runpod-test/slow-${rand()}:v1`;
+    const ref = `${registry.host}/${repoTag}`;
+    m.pods.push(name);
+    m.refs.push(ref);
+    const a = markerImage(m, 'A');
+    await registry.push(a.ref, repoTag);
+
+    const file = writeManifest(podManifest(name, ref, 'IfNotPresent'));
+    // A settle time under the delay: after the sync and a full delay, the container has been up long enough.
+    const r = await runpod([file, '--retries', '1', '--retry-delay', '100ms', '--settle', '80ms', '--timeout', '60s']);
+    assert.match(r.stderr, new RegExp(`pulling ${escapeRe(ref)}`), show(r));
+    assert.equal(r.code, 0, show(r));
+    assert.equal(containerImageId(podContainers(name).main.Id), a.id);
+  });
+
   /** A run that must refuse to pull: exit 1, the reason names the image and the Never policy, nothing pulled. */
   async function refusesAbsent(t: TestContext, policy: 'Always' | 'IfNotPresent' | 'Never', extra: string[]): Promise<void> {
+    const m = made(t);
     const name = uniqueName('pull-never');
-    const a = markerImage('A');
     const repoTag = `runpod-test/never-${rand()}:v1`;
     const ref = `${registry.host}/${repoTag}`;
-    cleanupAfter(t, [name], [ref, a.ref]);
+    m.pods.push(name);
+    m.refs.push(ref);
+    const a = markerImage(m, 'A');
     // In the registry, so a pull would succeed: only the policy can stop it.
     await registry.push(a.ref, repoTag);
 
     const file = writeManifest(podManifest(name, ref, policy));
-    const r = await runpod([file, ...FAST, ...extra]);
+    const r = await runpod([file, ...FAIL, ...extra]);
     assert.equal(r.code, 1, show(r));
     assert.match(r.stderr, new RegExp(`${escapeRe(ref)}.*not present`), show(r));
     assert.match(r.stderr, /Never/, show(r));
@@ -281,42 +354,46 @@ describe('image pulls from a loopback registry', () => {
   });
 
   test('--pull missing overrides Never (pulls an absent image) and Always (keeps a present one)', async (t) => {
+    const m = made(t);
     const absentPod = uniqueName('pull-missing-a');
     const presentPod = uniqueName('pull-missing-b');
-    const a = markerImage('A');
-    const b = markerImage('B');
     const absentTag = `runpod-test/missing-${rand()}:v1`;
     const presentTag = `runpod-test/missing-${rand()}:v1`;
     const absentRef = `${registry.host}/${absentTag}`;
     const presentRef = `${registry.host}/${presentTag}`;
-    cleanupAfter(t, [absentPod, presentPod], [absentRef, presentRef, a.ref, b.ref]);
+    m.pods.push(absentPod, presentPod);
+    m.refs.push(absentRef, presentRef);
+    const a = markerImage(m, 'A');
+    const b = markerImage(m, 'B');
     await registry.push(a.ref, absentTag);
     await registry.push(a.ref, presentTag);
     docker(['tag', b.ref, presentRef]);
 
     const never = writeManifest(podManifest(absentPod, absentRef, 'Never'));
-    const r1 = await runpod([never, ...FAST, '--pull', 'missing']);
+    const r1 = await runpod([never, ...OK, '--pull', 'missing']);
     assert.equal(r1.code, 0, show(r1));
     assert.match(r1.stderr, new RegExp(`pulling ${escapeRe(absentRef)}`), show(r1));
     assert.equal(containerImageId(podContainers(absentPod).main.Id), a.id);
 
     const always = writeManifest(podManifest(presentPod, presentRef, 'Always'));
-    const r2 = await runpod([always, ...FAST, '--pull', 'missing']);
+    const r2 = await runpod([always, ...OK, '--pull', 'missing']);
     assert.equal(r2.code, 0, show(r2));
     assert.doesNotMatch(r2.stderr, /pulling/, show(r2));
     assert.equal(containerImageId(podContainers(presentPod).main.Id), b.id, 'the local image, not the registry\'s');
   });
 
   test('--pull always overrides IfNotPresent and Never: a stale local image is replaced by the registry\'s', async (t) => {
+    const m = made(t);
     const ifnpPod = uniqueName('pull-always-o1');
     const neverPod = uniqueName('pull-always-o2');
-    const a = markerImage('A');
-    const b = markerImage('B');
     const tag1 = `runpod-test/override-${rand()}:v1`;
     const tag2 = `runpod-test/override-${rand()}:v1`;
     const ref1 = `${registry.host}/${tag1}`;
     const ref2 = `${registry.host}/${tag2}`;
-    cleanupAfter(t, [ifnpPod, neverPod], [ref1, ref2, a.ref, b.ref]);
+    m.pods.push(ifnpPod, neverPod);
+    m.refs.push(ref1, ref2);
+    const a = markerImage(m, 'A');
+    const b = markerImage(m, 'B');
     // Registry: A. Engine: B under the same refs (stale).
     await registry.push(a.ref, tag1);
     await registry.push(a.ref, tag2);
@@ -325,7 +402,7 @@ describe('image pulls from a loopback registry', () => {
 
     for (const [pod, ref, policy] of [[ifnpPod, ref1, 'IfNotPresent'], [neverPod, ref2, 'Never']] as const) {
       const file = writeManifest(podManifest(pod, ref, policy));
-      const r = await runpod([file, ...FAST, '--pull', 'always']);
+      const r = await runpod([file, ...OK, '--pull', 'always']);
       assert.equal(r.code, 0, `${policy}: ${show(r)}`);
       assert.match(r.stderr, new RegExp(`pulling ${escapeRe(ref)}`), show(r));
       const main = podContainers(pod).main;
@@ -340,18 +417,23 @@ describe('registry credentials from DOCKER_CONFIG', () => {
   // Colons and a plus: the password must survive the config's "user:password" base64 form intact.
   const password = `pw-${rand()}:${rand()}+x`;
   const wrongPassword = `wrong-${rand()}`;
-  let registry: Registry;
+  let registry: Registry | undefined;
   let ref: string;
   let local: { ref: string; id: string };
+  const suiteMade: Made = { pods: [], refs: [], ids: [] };
+  // A config with no credentials, so the host's own ~/.docker/config.json cannot lend any.
   const emptyConfig = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-dockercfg-empty-'));
 
   before(async () => {
     registry = await startRegistry({ auth: { username, password } });
-    local = markerImage('AUTH');
-    ref = await registry.push(local.ref, `runpod-test/private-${rand()}:v1`);
+    local = markerImage(suiteMade, 'AUTH');
+    ref = `${registry.host}/runpod-test/private-${rand()}:v1`;
+    suiteMade.refs.push(ref);
+    await registry.push(local.ref, ref.slice(registry.host.length + 1));
   });
   after(async () => {
-    removeImages([ref, local?.ref].filter((r): r is string => r !== undefined));
+    removeImages(suiteMade.refs);
+    removeImageIds(suiteMade.ids);
     await registry?.stop();
     fs.rmSync(emptyConfig, { recursive: true, force: true });
   });
@@ -363,11 +445,13 @@ describe('registry credentials from DOCKER_CONFIG', () => {
   }
 
   async function failsToPull(t: TestContext, dockerConfig: string): Promise<CliResult> {
+    const m = made(t);
     const name = uniqueName('pull-auth-bad');
-    cleanupAfter(t, [name], [ref]);
+    m.pods.push(name);
+    m.refs.push(ref);
     assert.equal(imageId(ref), undefined, 'absent before the run');
     const file = writeManifest(podManifest(name, ref, 'IfNotPresent'));
-    const r = await runpod([file, ...FAST], { env: { DOCKER_CONFIG: dockerConfig } });
+    const r = await runpod([file, ...FAIL], { env: { DOCKER_CONFIG: dockerConfig } });
     assert.equal(r.code, 1, show(r));
     // The one line that says what failed names the image and why.
     assert.match(r.stderr, new RegExp(`${escapeRe(ref)}.*(unauthorized|authentication required|no basic auth credentials)`, 'i'), show(r));
@@ -380,7 +464,7 @@ describe('registry credentials from DOCKER_CONFIG', () => {
   }
 
   test('a wrong password fails with a clear reason and never shows the password', async (t) => {
-    await failsToPull(t, registry.dockerConfigDir({ password: wrongPassword }));
+    await failsToPull(t, registry!.dockerConfigDir({ password: wrongPassword }));
   });
 
   test('no credentials at all fails with a clear reason', async (t) => {
@@ -388,11 +472,13 @@ describe('registry credentials from DOCKER_CONFIG', () => {
   });
 
   test('the right credentials pull the image', async (t) => {
+    const m = made(t);
     const name = uniqueName('pull-auth-ok');
-    cleanupAfter(t, [name], [ref]);
+    m.pods.push(name);
+    m.refs.push(ref);
     assert.equal(imageId(ref), undefined, 'absent before the run');
     const file = writeManifest(podManifest(name, ref, 'IfNotPresent'));
-    const r = await runpod([file, ...FAST], { env: { DOCKER_CONFIG: registry.dockerConfigDir() } });
+    const r = await runpod([file, ...OK], { env: { DOCKER_CONFIG: registry!.dockerConfigDir() } });
     assert.equal(r.code, 0, show(r));
     assert.match(r.stderr, new RegExp(`pulling ${escapeRe(ref)}`), show(r));
     for (const s of secrets()) assert.equal(`${r.stdout}${r.stderr}`.includes(s), false, `output must not hold a secret: ${show(r)}`);
@@ -404,10 +490,11 @@ describe('registry credentials from DOCKER_CONFIG', () => {
 
 describe('the infra image', () => {
   test('by default it is runpod\'s own pause image, labelled as runpod\'s', async (t) => {
+    const m = made(t);
     const name = uniqueName('pull-infra-default');
-    cleanupAfter(t, [name], []);
+    m.pods.push(name);
     const file = writeManifest(podManifest(name, busybox));
-    const r = await runpod([file, ...FAST]);
+    const r = await runpod([file, ...OK]);
     assert.equal(r.code, 0, show(r));
     const { infra } = podContainers(name);
     assert.match(infra.Config.Image, /^runpod\/pause:(amd64|arm64)-[0-9a-f]{12}$/);
@@ -421,31 +508,26 @@ describe('the infra image', () => {
   });
 
   test('--infra-image pulls an absent image from the registry and runs the infra container from it', async (t) => {
+    const m = made(t);
     const registry = await startRegistry();
     t.after(() => registry.stop());
     const name = uniqueName('pull-infra');
-    // An infra image that stays up: busybox sleeping (killed at once on down, grace period 0).
-    const cid = docker(['create', busybox, 'sh', '-c', 'echo INFRA > /marker']);
-    const local = `runpod-test/pull-infra:${rand()}`;
-    try {
-      docker(['start', '-a', cid]);
-      docker(['commit', '--change', 'CMD ["sleep", "3600"]', cid, local]);
-    } finally {
-      docker(['rm', '-f', cid]);
-    }
     const repoTag = `runpod-test/infra-${rand()}:3.10`;
     const ref = `${registry.host}/${repoTag}`;
-    cleanupAfter(t, [name], [ref, local]);
-    await registry.push(local, repoTag);
+    m.pods.push(name);
+    m.refs.push(ref);
+    // An infra image that stays up: busybox sleeping (killed at once by down and cleanup: grace period 0).
+    const local = markerImage(m, 'INFRA', '["sleep", "3600"]');
+    await registry.push(local.ref, repoTag);
     assert.equal(imageId(ref), undefined, 'absent before the run');
 
     const file = writeManifest(podManifest(name, busybox));
-    const r = await runpod([file, ...FAST, '--infra-image', ref]);
+    const r = await runpod([file, ...OK, '--infra-image', ref]);
     assert.equal(r.code, 0, show(r));
     assert.match(r.stderr, new RegExp(`pulling ${escapeRe(ref)}`), show(r));
     const { infra, main } = podContainers(name);
     assert.equal(infra.Config.Image, ref);
-    assert.equal(containerImageId(infra.Id), imageId(local));
+    assert.equal(containerImageId(infra.Id), local.id);
     assert.equal(markerIn(infra.Id), 'INFRA');
     assert.equal(main.HostConfig.NetworkMode, `container:${infra.Id}`, 'the container joins the pulled infra container');
   });
