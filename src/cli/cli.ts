@@ -48,9 +48,18 @@ const runOptions = (y: Argv) =>
     .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan; change nothing' })
     .option('output', { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'result format on stdout' });
 
+/**
+ * yargs drops a lone "-" from positionals, and "-" means stdin; so it travels through yargs as a token no
+ * path can be, and comes back as "-" in the options.
+ */
+const stdinToken = '\u0000stdin';
+const fromToken = (list: unknown): string[] => (list as string[]).map((s) => (s === stdinToken ? '-' : s));
+
 export async function runCli(argv: string[], ctx: CommandContext): Promise<number> {
   let exitCode = 0;
-  await yargs(argv)
+  const dashDash = argv.indexOf('--');
+  const args = argv.map((a, i) => (a === '-' && (dashDash < 0 || i < dashDash) ? stdinToken : a));
+  await yargs(args)
     .scriptName('runpod')
     .usage('$0 [run] <manifest...>  run Kubernetes Pod manifests on a Docker engine and wait until they run')
     .command(
@@ -62,7 +71,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const { runCommand } = await import('../commands/run.js');
         exitCode = await runCommand(
           {
-            manifests: a.manifests as string[],
+            manifests: fromToken(a.manifests),
             wait: a.wait as WaitMode,
             ...(a.timeout !== undefined ? { timeoutMs: a.timeout as number } : {}),
             retries: a.retries as number,
@@ -94,7 +103,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const { downCommand } = await import('../commands/down.js');
         exitCode = await downCommand(
           {
-            targets: a.targets as string[],
+            targets: fromToken(a.targets),
             namespace: a.namespace,
             ...(a.grace !== undefined ? { graceSeconds: Math.ceil((a.grace as number) / 1000) } : {}),
             quiet: a.quiet,
@@ -110,7 +119,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       (y) => common(y).positional('manifests', { type: 'string', array: true }),
       async (a) => {
         const { validateCommand } = await import('../commands/validate.js');
-        exitCode = await validateCommand({ manifests: a.manifests as string[], namespace: a.namespace, quiet: a.quiet }, ctx);
+        exitCode = await validateCommand({ manifests: fromToken(a.manifests), namespace: a.namespace, quiet: a.quiet }, ctx);
       },
     )
     .demandCommand(1, 'give a manifest: runpod <manifest...>')

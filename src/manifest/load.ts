@@ -3,7 +3,7 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ManifestError, type ManifestProblem } from '../errors.js';
+import { ManifestError, type ManifestProblem, UsageError } from '../errors.js';
 import { type ManifestText, parseManifests, sortByFileAndLine } from './parse.js';
 import type { LoadOptions, LoadResult } from './types.js';
 
@@ -53,6 +53,8 @@ export async function loadManifests(
   options: LoadOptions,
   readStdin: () => Promise<string> = readProcessStdin,
 ): Promise<LoadResult> {
+  // Nothing to load is a usage mistake, never a successful run of zero pods.
+  if (inputs.length === 0) throw new UsageError('no manifest given: name files, directories, or - for stdin');
   const problems: ManifestProblem[] = [];
   const texts: ManifestText[] = [];
   const fileOrder: string[] = [];

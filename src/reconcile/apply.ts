@@ -3,6 +3,7 @@
 // pod's failure, exit 1); only losing the engine is thrown (exit 3).
 import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { EngineUnreachableError } from '../errors.js';
+import { Label, managedByValue } from '../plan/labels.js';
 import { type PodPlan, type ContainerPlan, instanceCreateOptions } from '../plan/translate.js';
 import type { Action, Decision } from './decide.js';
 import { ImageUnavailableError, type ImagePuller } from './images.js';
@@ -117,6 +118,14 @@ async function createInstance(engine: Engine, plan: PodPlan, c: ContainerPlan, a
     if (!(err instanceof NameConflictError)) throw err;
     const existing = await engine.inspectContainer(name);
     if (!existing) throw new EngineRequestError(`container ${name} was in use, then vanished; retrying`, 409);
+    // Adopt only what another runpod made for this very pod; anything else under that name is not ours.
+    const labels = existing.Config.Labels ?? {};
+    if (labels[Label.managedBy] !== managedByValue || labels[Label.podUid] !== plan.uid) {
+      throw new EngineRequestError(
+        `a container named ${name} already exists and was not made by runpod for this pod (${existing.Id.slice(0, 12)}); runpod does not touch it: remove or rename it`,
+        409,
+      );
+    }
     return existing.Id;
   }
 }

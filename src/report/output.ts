@@ -19,6 +19,7 @@ export function failureDetail(p: PodResult, withHeadline: boolean): string[] {
     if (c.ok) continue;
     const facts = [`state ${c.state}`];
     if (c.exitCode !== undefined) facts.push(`exit code ${c.exitCode}`);
+    if (c.lastExitCode !== undefined) facts.push(`last exit code ${c.lastExitCode}`);
     if (c.oomKilled) facts.push('OOM-killed');
     facts.push(`restarts ${c.restartCount}`);
     lines.push(`  container ${c.name} (${c.image}): ${facts.join(', ')}`);

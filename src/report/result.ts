@@ -12,6 +12,8 @@ export interface ContainerResult {
   restartCount: number;
   attempt?: number;
   exitCode?: number;
+  /** For a container that restarted: the code it last died with (the engine resets it on restart). */
+  lastExitCode?: number;
   oomKilled?: boolean;
   error?: string;
   startedAt?: string;
@@ -71,6 +73,8 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
         result.exitCode = c.exitCode;
         result.oomKilled = c.oomKilled;
       }
+      const last = outcome.lastExitCodes.get(c.id);
+      if (last !== undefined && result.exitCode === undefined) result.lastExitCode = last;
       if (c.error) result.error = c.error;
       if (c.startedAt !== undefined) result.startedAt = new Date(c.startedAt).toISOString();
     }

@@ -35,17 +35,26 @@ export interface CheckInput {
   /** Instances created by this run: their restart count starts from 0. */
   createdThisRun: ReadonlySet<string>;
   syncErrors: ReadonlyMap<string, string>;
+  /** Last non-zero exit code per instance id, from die events and earlier observations. */
+  lastExitCodes: ReadonlyMap<string, number>;
   now: number;
   settleMs: number;
 }
 
-function describeExit(c: ObservedContainer): string {
+function describeExit(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, number>): string {
   const oom = c.oomKilled ? ', OOM-killed' : '';
-  return `exited with code ${c.exitCode}${oom}`;
+  // A restarted container reads exit code 0 on the engine; the code it died with is remembered here.
+  const code = c.exitCode !== 0 || c.state === 'exited' || c.state === 'dead' ? c.exitCode : (lastExitCodes.get(c.id) ?? c.exitCode);
+  return `exited with code ${code}${oom}`;
+}
+
+/** Context for a container that has restarted: how often, and the code it last died with. */
+function crashContext(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, number>): string {
+  return c.restartCount > 0 ? ` (restarted ${c.restartCount} times, last ${describeExit(c, lastExitCodes)})` : '';
 }
 
 export function checkPod(input: CheckInput): PodCheck {
-  const { plan, observed, mode, previous, createdThisRun, syncErrors, now, settleMs } = input;
+  const { plan, observed, mode, previous, createdThisRun, syncErrors, lastExitCodes, now, settleMs } = input;
   const verdicts: ContainerVerdict[] = [];
   let settleAt: number | undefined;
   const infra = observed.infra[0];
@@ -57,7 +66,8 @@ export function checkPod(input: CheckInput): PodCheck {
     const verdict = (ok: boolean, reason: string, extra: Partial<ContainerVerdict> = {}): void => {
       verdicts.push({ name: p.name, ok, terminal: false, healthyRunning: false, reason, ...(c ? { instance: c } : {}), ...extra });
     };
-    if (!c || c.hash !== p.hash || !infra || infra.state !== 'running') {
+    const infraCurrent = infra !== undefined && infra.state === 'running' && infra.hash === plan.hash && infra.podUid === plan.uid;
+    if (!c || c.hash !== p.hash || !infraCurrent) {
       verdict(false, syncError ?? (c ? 'waiting for the pod to be synced' : 'not created yet'));
       continue;
     }
@@ -66,14 +76,14 @@ export function checkPod(input: CheckInput): PodCheck {
     switch (c.state) {
       case 'running': {
         if (restartsNow !== restartsBefore) {
-          verdict(false, `restarted since the previous check (restarts ${restartsBefore} -> ${restartsNow}, last ${describeExit(c)})`);
+          verdict(false, `restarted since the previous check (restarts ${restartsBefore} -> ${restartsNow}, last ${describeExit(c, lastExitCodes)})`);
           break;
         }
         const upFor = c.startedAt !== undefined ? now - c.startedAt : 0;
         if (upFor < settleMs) {
           const at = (c.startedAt ?? now) + settleMs;
           settleAt = settleAt === undefined ? at : Math.min(settleAt, at);
-          verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time`, { healthyRunning: true });
+          verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time${crashContext(c, lastExitCodes)}`, { healthyRunning: true });
           break;
         }
         if (mode === 'completed') verdict(false, 'still running', { healthyRunning: true });
@@ -85,12 +95,12 @@ export function checkPod(input: CheckInput): PodCheck {
         // Kubernetes restartPolicy: Never leaves every exit final; OnFailure leaves a zero exit final.
         const final = plan.restartPolicy === 'Never' || (plan.restartPolicy === 'OnFailure' && c.exitCode === 0);
         if (final && c.exitCode === 0) verdict(true, 'completed (exit code 0)');
-        else if (final) verdict(false, `${describeExit(c)} and restartPolicy ${plan.restartPolicy} will not restart it`, { terminal: true });
-        else verdict(false, syncError ?? describeExit(c));
+        else if (final) verdict(false, `${describeExit(c, lastExitCodes)} and restartPolicy ${plan.restartPolicy} will not restart it`, { terminal: true });
+        else verdict(false, syncError ?? describeExit(c, lastExitCodes));
         break;
       }
       case 'restarting':
-        verdict(false, `crash loop: ${describeExit(c)}, restarted ${c.restartCount} times`);
+        verdict(false, `crash loop: ${describeExit(c, lastExitCodes)}, restarted ${c.restartCount} times`);
         break;
       case 'created':
         verdict(false, syncError ?? (c.error ? `could not start: ${c.error}` : 'created, not started'));

@@ -24,6 +24,8 @@ export interface PodOutcome {
   /** Every action carried out, in order, with its reason. */
   actions: Action[];
   engineError?: EngineUnreachableError;
+  /** The last non-zero exit code seen per instance id (the engine forgets it on restart). */
+  lastExitCodes: ReadonlyMap<string, number>;
   checks: number;
   retriesUsed: number;
   startedAt: number;
@@ -65,6 +67,7 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
   let observed: ObservedPod | undefined;
   let engineError: EngineUnreachableError | undefined;
   let checks = 0;
+  const lastExitCodes = new Map<string, number>();
   let immediateChecks = 0;
   // When the current backoff sleep ends. As in the kubelet's runOnce (check, sync, then sleep the delay), a
   // sleep is armed after the check and sync it follows, so a slow sync (a pull) does not eat the delay.
@@ -80,6 +83,7 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
       ...(observed ? { observed } : {}),
       actions,
       ...(engineError ? { engineError } : {}),
+      lastExitCodes,
       checks,
       retriesUsed: ctx.backoff.retriesUsed,
       startedAt,
@@ -90,26 +94,49 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
   for (;;) {
     if (ctx.signal.aborted) return finish('interrupted', 'interrupted while waiting');
     if (ctx.deadline !== undefined && ctx.now() >= ctx.deadline) {
+      // One last look, so the account shows where each container stands now, not at the previous check.
+      try {
+        observed = await observePod(ctx.engine, plan.namespace, plan.name);
+        check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs });
+      } catch {
+        // The engine is gone too; the last check is the best account there is.
+      }
       return finish('timeout', `--timeout passed before the pod was ${ctx.mode}: ${summarize(check)}`);
     }
     let applied = false;
     try {
       if (!subscription) {
-        subscription = await ctx.engine.subscribeEvents([managedSelector, `${Label.podUid}=${plan.uid}`], () => waker.wake(), () => {
-          subscription = undefined;
-          waker.wake();
-        });
+        subscription = await ctx.engine.subscribeEvents(
+          [managedSelector, `${Label.podUid}=${plan.uid}`],
+          (e) => {
+            // The engine resets State.ExitCode when it restarts a container; the die event keeps it.
+            if (e.action === 'die' && e.labels.exitCode !== undefined) lastExitCodes.set(e.id, Number(e.labels.exitCode));
+            waker.wake();
+          },
+          () => {
+            subscription = undefined;
+            waker.wake();
+          },
+        );
       }
       observed = await observePod(ctx.engine, plan.namespace, plan.name);
       checks++;
-      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, now: ctx.now(), settleMs: ctx.settleMs });
+      for (const list of observed.containers.values()) {
+        for (const c of list) if (c.state !== 'running' && c.state !== 'created' && c.exitCode !== 0) lastExitCodes.set(c.id, c.exitCode);
+      }
+      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs });
       previous = restartCountsOf(observed);
       engineError = undefined;
       ctx.onCheck?.(plan, check);
-      if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : 'running'}`);
+      // A container of the current spec that failed and will not be restarted fails the pod, whatever else.
       if (check.failed) return finish('failed', summarize(check));
+      // Decide before judging success: a pod whose containers all run may still need a sync (a changed
+      // pod-level field, containers stranded by an infra restart), as the kubelet computes actions first.
       const decision = decidePodActions(plan, observed);
-      if (decision.actions.length > 0) {
+      if (decision.actions.length === 0) {
+        if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : 'running'}`);
+        if (ctx.mode === 'none') return finish('succeeded', 'nothing to change (--wait none)');
+      } else {
         const result = await applyActions(plan, decision, {
           engine: ctx.engine,
           images: ctx.images,
@@ -126,8 +153,6 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
             ? finish('succeeded', 'created and started (--wait none)')
             : finish('failed', [...syncErrors].map(([n, e]) => `${n}: ${e}`).join('; '));
         }
-      } else if (ctx.mode === 'none') {
-        return finish('succeeded', 'nothing to change (--wait none)');
       }
     } catch (err) {
       if (!(err instanceof EngineUnreachableError)) throw err;

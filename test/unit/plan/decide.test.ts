@@ -134,7 +134,7 @@ describe('decidePodActions (after the kubelet computePodActions)', () => {
 
 describe('checkPod (run-once check)', () => {
   const plan = makePlan();
-  const base = { plan, previous: new Map<string, number>(), createdThisRun: new Set<string>(), syncErrors: new Map<string, string>(), now: 10_000, settleMs: 100 };
+  const base = { plan, previous: new Map<string, number>(), createdThisRun: new Set<string>(), syncErrors: new Map<string, string>(), lastExitCodes: new Map<string, number>(), now: 10_000, settleMs: 100 };
   const run = (obs: ObservedContainer[], extra: Partial<typeof base> & { mode?: WaitMode } = {}) =>
     checkPod({ ...base, mode: 'running', observed: groupPod(obs), ...extra });
 
@@ -180,6 +180,15 @@ describe('checkPod (run-once check)', () => {
   it('a sync error is the reason shown', () => {
     const r = run([inst(plan, 'POD'), inst(plan, 'b')], { syncErrors: new Map([['a', 'image x is not present']]) });
     assert.equal(r.containers[0]!.reason, 'image x is not present');
+  });
+  it('a restarted container that reads exit code 0 is reported with the code it last died with', () => {
+    const a = inst(plan, 'a', { restartCount: 3, startedAt: 9_990, exitCode: 0 });
+    const r = run([inst(plan, 'POD'), a, inst(plan, 'b')], { previous: new Map([[a.id, 3]]), lastExitCodes: new Map([[a.id, 3]]) });
+    assert.match(r.containers[0]!.reason, /restarted 3 times, last exited with code 3/);
+  });
+  it('an infra container of another pod hash means the pod waits for its sync', () => {
+    const r = run([inst(plan, 'POD', { hash: 'old' }), inst(plan, 'a'), inst(plan, 'b')]);
+    assert.equal(r.ok, false);
   });
   it('OOM kill is reported', () => {
     const r = run([inst(plan, 'POD'), inst(plan, 'a', { state: 'restarting', exitCode: 137, oomKilled: true, restartCount: 2 }), inst(plan, 'b')]);
