@@ -3,8 +3,8 @@
 import type { Readable, Writable } from 'node:stream';
 
 export interface CommandContext {
-  stdout: Writable;
-  stderr: Writable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
   stdin: Readable;
   env: NodeJS.ProcessEnv;
   /** Aborted on SIGINT or SIGTERM. */

@@ -95,7 +95,9 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     for (const r of results) reporter.podFinished(r);
     reporter.close();
     const exitCode = runExitCode(outcomes.map((x) => x.status), ctx.interruptedBy());
-    writeResult(ctx.stdout, { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode, pods: results } satisfies RunResult, o.output);
+    // A person at a terminal has just read each pod's line on stderr; stdout repeats it only for a pipe or file.
+    const shownAlready = o.output === 'text' && !o.quiet && ctx.stdout.isTTY === true;
+    if (!shownAlready) writeResult(ctx.stdout, { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode, pods: results } satisfies RunResult, o.output);
     if (exitCode !== ExitCode.ok) throw runError(exitCode, outcomes, results, o, ctx);
     return exitCode;
   } finally {

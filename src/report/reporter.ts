@@ -19,7 +19,7 @@ export interface Reporter {
 }
 
 export interface ReporterOptions {
-  stream: Writable & { isTTY?: boolean };
+  stream: Writable & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   quiet: boolean;
   verbose: boolean;
@@ -27,8 +27,9 @@ export interface ReporterOptions {
 }
 
 /** Plain output is chosen when stderr is not a TTY, CI is set, or NO_COLOR is set (no-color.org). */
-export function wantsPlain(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  return !stream.isTTY || Boolean(env.CI) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+export function wantsPlain(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): boolean {
+  // A terminal that reports no width (a pty nobody sized) cannot host a spinner that redraws its lines.
+  return !stream.isTTY || !stream.columns || Boolean(env.CI) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
 }
 
 function actionText(a: Action): string {
@@ -153,9 +154,10 @@ class TtyReporter implements Reporter {
   }
   podFinished(result: PodResult): void {
     this.inFlight.delete(`${result.namespace}/${result.name}`);
+    // Stop the spinner before the last line, so it is not drawn again below it.
+    if (this.inFlight.size === 0 && this.spinner.isSpinning) this.spinner.stop();
     const ok = result.status === 'succeeded';
-    if (ok && this.o.quiet) return this.refresh();
-    this.persist(`${ok ? this.chalk.green('✔') : this.chalk.red('✖')} ${podLine(result)}`);
+    if (!ok || !this.o.quiet) this.persist(`${ok ? this.chalk.green('✔') : this.chalk.red('✖')} ${podLine(result)}`);
     this.refresh();
   }
   close(): void {
