@@ -92,13 +92,9 @@ export class DockerEngine implements Engine {
     if (e.code !== undefined && connectionCodes.has(e.code)) {
       throw new EngineUnreachableError(this.address, `${what}: ${e.code}${e.message ? ` (${e.message})` : ''}`);
     }
-    if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) {
-      throw new EngineRequestError(engineMessage(e), e.statusCode);
-    }
-    if (e.statusCode !== undefined) {
-      // A 5xx about a container is still about that container (bad mount, port in use on start …).
-      throw new EngineRequestError(engineMessage(e), e.statusCode);
-    }
+    // An answer about a container or image, 4xx or 5xx alike (bad mount, port in use on start …), is about
+    // that container: the pod's failure, not the engine's.
+    if (e.statusCode !== undefined) throw new EngineRequestError(engineMessage(e), e.statusCode);
     throw new EngineUnreachableError(this.address, `${what}: ${e.message ?? String(err)}`);
   }
 
