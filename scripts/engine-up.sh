@@ -23,6 +23,9 @@ fi
 [ -x /bin/busybox ] || need_pkgs+=(busybox-static)
 command -v registry >/dev/null 2>&1 || [ -x /usr/bin/docker-registry ] || need_pkgs+=(docker-registry)
 command -v htpasswd >/dev/null 2>&1 || need_pkgs+=(apache2-utils)
+# The second-engine tests make TLS certificates for a dockerd on a loopback port; ip makes its bridge.
+command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
+command -v ip >/dev/null 2>&1 || need_pkgs+=(iproute2)
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || { log "missing packages (${need_pkgs[*]}) and not root: install them"; exit 3; }

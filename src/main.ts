@@ -7,7 +7,15 @@ import { RunpodError } from './errors.js';
 export async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
+  const forwards = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
+    if (forwards.size > 0) {
+      // A command runs under runpod (run … -- cmd): every signal is passed on, and runpod ends after it.
+      interruptedBy ??= signal;
+      controller.abort();
+      for (const f of forwards) f(signal);
+      return;
+    }
     if (interruptedBy) process.exit(signal === 'SIGINT' ? 130 : 143); // a second signal: stop now
     interruptedBy = signal;
     controller.abort();
@@ -23,6 +31,10 @@ export async function main(argv: string[]): Promise<number> {
     env: process.env,
     signal: controller.signal,
     interruptedBy: () => interruptedBy,
+    onSignal: (listener) => {
+      forwards.add(listener);
+      return () => forwards.delete(listener);
+    },
     now: () => Date.now(),
   };
   try {

@@ -6,6 +6,7 @@ import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/check.js';
 import { parseDuration } from './duration.js';
+import { completeWith, operateCommands } from './operate.js';
 
 export const version = '0.1.0';
 
@@ -46,7 +47,29 @@ const runOptions = (y: Argv) =>
     .option('pull', { choices: ['always', 'missing', 'never'] as const, describe: "override each container's imagePullPolicy" })
     .option('infra-image', { type: 'string', describe: "infra container image (default: runpod's own, built locally)" })
     .option('dry-run', { type: 'boolean', default: false, describe: 'validate and print the plan; change nothing' })
-    .option('output', { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'result format on stdout' });
+    .option('output', { alias: 'o', choices: ['text', 'json', 'yaml', 'env'] as const, default: 'text' as const, describe: 'result format on stdout (env: export lines for eval)' })
+    .option('publish-all', { type: 'boolean', default: false, describe: 'publish every container port on a host port the engine chooses' })
+    .option('prune', { type: 'boolean', default: false, describe: 'then take down every other runpod pod from the same file or directory' })
+    .option('prune-all', { type: 'boolean', default: false, describe: 'then take down every other runpod pod' })
+    .option('keep', { type: 'boolean', default: false, describe: 'with -- <command>: leave the pods up after it' });
+
+/**
+ * run … -- <command> [args...]: everything after the first "--" is the command, exactly as given (yargs would
+ * turn "007" into 7). Checked here, before anything touches the engine.
+ */
+function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-run': boolean }): { command: string[]; keep: boolean } | undefined {
+  const dashDash = argv.indexOf('--');
+  if (dashDash < 0) {
+    if (a.keep) throw new UsageError('--keep applies to a run with a command: runpod run <manifest...> --keep -- <command...>');
+    if (a.output === 'env' && a['dry-run']) throw new UsageError('-o env prints the addresses of running pods; --dry-run runs none');
+    return undefined;
+  }
+  const command = argv.slice(dashDash + 1);
+  if (command.length === 0) throw new UsageError('nothing after "--": give the command to run, e.g. runpod pod.yaml -- npm test');
+  // stdout belongs to the command; the pods' account is on stderr and the addresses are in its environment.
+  if (a.output !== 'text') throw new UsageError(`-o ${a.output} cannot share stdout with the command; the command gets the RUNPOD_* variables in its environment`);
+  return { command, keep: a.keep };
+}
 
 /**
  * yargs drops a lone "-" from positionals, and "-" means stdin; so it travels through yargs as a token no
@@ -68,6 +91,8 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       runOptions,
       async (a) => {
         if ((a.backoff as number) < 1 || !Number.isFinite(a.backoff)) throw new UsageError(`--backoff ${a.backoff}: expected a factor of 1 or more`);
+        if (a.prune && a['prune-all']) throw new UsageError('--prune and --prune-all: give one (--prune-all already includes --prune)');
+        const scoped = scopedOptions(argv, a);
         const { runCommand } = await import('../commands/run.js');
         exitCode = await runCommand(
           {
@@ -87,23 +112,28 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             quiet: a.quiet,
             verbose: a.verbose,
             ...(a.host !== undefined ? { host: a.host } : {}),
+            ...(a['publish-all'] ? { publishAll: true } : {}),
+            ...(a['prune-all'] ? { prune: 'all' as const } : a.prune ? { prune: 'source' as const } : {}),
+            ...(scoped ? { scoped } : {}),
           },
           ctx,
         );
       },
     )
     .command(
-      'down <targets..>',
+      'down [targets..]',
       'stop and remove pods (by manifest, or by name / namespace/name)',
       (y) =>
         common(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names' })
-          .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds", coerce: duration('grace') }),
+          .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds", coerce: duration('grace') })
+          .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace' }),
       async (a) => {
         const { downCommand } = await import('../commands/down.js');
         exitCode = await downCommand(
           {
-            targets: fromToken(a.targets),
+            targets: fromToken(a.targets ?? []),
+            all: a.all,
             namespace: a.namespace,
             ...(a.grace !== undefined ? { graceSeconds: Math.ceil((a.grace as number) / 1000) } : {}),
             quiet: a.quiet,
@@ -122,6 +152,9 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         exitCode = await validateCommand({ manifests: fromToken(a.manifests), namespace: a.namespace, quiet: a.quiet }, ctx);
       },
     )
+    .command(operateCommands(ctx, (code) => (exitCode = code), argv))
+    // Hidden: the completion scripts of `runpod completion bash|zsh` call runpod --get-yargs-completions.
+    .completion('__complete', false, completeWith(argv.slice(argv.indexOf('--get-yargs-completions') + 1), ctx.env))
     .demandCommand(1, 'give a manifest: runpod <manifest...>')
     .strict()
     .version(version)

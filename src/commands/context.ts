@@ -1,6 +1,7 @@
 // What a command gets from main: its streams, environment, clock and the interrupt signal. Commands never
 // touch process.* themselves, so they can be driven by tests and by main alike.
 import type { Readable, Writable } from 'node:stream';
+import { readManifestStream } from '../manifest/load.js';
 
 export interface CommandContext {
   stdout: Writable & { isTTY?: boolean };
@@ -11,15 +12,16 @@ export interface CommandContext {
   signal: AbortSignal;
   /** Which signal aborted the run, once one has. */
   interruptedBy(): 'SIGINT' | 'SIGTERM' | undefined;
+  /**
+   * Also hand every SIGINT/SIGTERM to listener (a command runpod runs, to forward them to) until the returned
+   * function is called. While a listener is registered a second signal does not end runpod at once: the
+   * command decides when it ends, and runpod still takes its pods down after it.
+   */
+  onSignal?(listener: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
   now(): number;
 }
 
-export function readAll(stream: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (d: string) => (text += d));
-    stream.on('end', () => resolve(text));
-    stream.on('error', reject);
-  });
+/** A manifest from stdin: read up to one byte past the size limit (an endless input is not held in memory). */
+export function readAll(stream: Readable): Promise<Buffer> {
+  return readManifestStream(stream);
 }

@@ -4,7 +4,10 @@ import fs from 'node:fs/promises';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
-import { Label, infraContainerName, podSelector } from '../plan/labels.js';
+import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
+import { LifecycleLabel } from '../plan/lifecycle.js';
+import { stopGracefully } from '../reconcile/hooks.js';
+import { removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 
@@ -15,6 +18,8 @@ export interface DownOptions {
   graceSeconds?: number;
   quiet: boolean;
   host?: string;
+  /** Every pod runpod manages on the engine, in every namespace (instead of targets). */
+  all?: boolean;
 }
 
 export interface PodRef {
@@ -38,16 +43,20 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     refs.push(parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace, name: parts[0]! });
   }
   if (manifests.length > 0) {
-    const { pods } = await loadManifests(manifests, { defaultNamespace: namespace }, () => readAll(ctx.stdin));
+    // Removing a pod must not depend on its ConfigMaps and Secrets being in the input too.
+    const { pods } = await loadManifests(manifests, { defaultNamespace: namespace, checkReferences: false }, () => readAll(ctx.stdin));
     for (const p of pods) refs.push({ namespace: p.pod.metadata.namespace, name: p.pod.metadata.name });
   }
   return refs;
 }
 
 export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<number> {
-  const refs = await resolveTargets(o.targets, o.namespace, ctx);
+  if (o.all && o.targets.length > 0) throw new UsageError('--all removes every pod runpod manages: give either --all or targets, not both');
+  if (!o.all && o.targets.length === 0) throw new UsageError('nothing to remove: give manifests or pod names, or --all');
+  const named = o.all ? [] : await resolveTargets(o.targets, o.namespace, ctx);
   const engine = await openEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
+  const refs = o.all ? await managedPodRefs(engine) : named;
   const removed = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
   if (!o.quiet) {
     refs.forEach((r, i) => {
@@ -66,10 +75,29 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
   const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
   const grace = (labels: Record<string, string>): number => graceOverride ?? (Number(labels[Label.gracePeriod] ?? 30) || 0);
   const isInfra = (labels: Record<string, string>): boolean => labels[Label.containerName] === infraContainerName;
-  const stopAll = (list: typeof containers): Promise<void[]> =>
-    Promise.all(list.filter((c) => c.state === 'running' || c.state === 'restarting' || c.state === 'paused').map((c) => engine.stopContainer(c.id, grace(c.labels))));
-  await stopAll(containers.filter((c) => !isInfra(c.labels)));
+  // Each stop runs the container's preStop hook first, within the grace period (reconcile/hooks.ts).
+  const stopAll = async (list: typeof containers): Promise<void> => {
+    await Promise.all(list.filter((c) => c.state === 'running' || c.state === 'restarting' || c.state === 'paused').map((c) => stopGracefully(engine, c.id, grace(c.labels))));
+  };
+  // Sidecars stop after the app containers, the last started first (Kubernetes sidecar termination order).
+  const isSidecar = (labels: Record<string, string>): boolean => labels[LifecycleLabel.containerType] === 'sidecar';
+  await stopAll(containers.filter((c) => !isInfra(c.labels) && !isSidecar(c.labels)));
+  for (const c of containers.filter((x) => isSidecar(x.labels)).sort((a, b) => b.created - a.created)) await stopAll([c]);
   await stopAll(containers.filter((c) => isInfra(c.labels)));
   await Promise.all(containers.map((c) => engine.removeContainer(c.id, { force: true })));
+  // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
+  // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
+  await removePodVolumes(engine, ref.namespace, ref.name);
   return containers.length;
+}
+
+/** Every namespace/name that has a container carrying runpod's labels. */
+async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
+  const keys = new Set<string>();
+  for (const c of await engine.listContainers([managedSelector])) {
+    const ns = c.labels[Label.podNamespace];
+    const name = c.labels[Label.podName];
+    if (ns !== undefined && name !== undefined) keys.add(`${ns}/${name}`);
+  }
+  return [...keys].sort().map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) }));
 }

@@ -9,17 +9,22 @@ import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodF
 import { loadManifests } from '../manifest/load.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { type PodPlan, type PullOverride, translatePod } from '../plan/translate.js';
+import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
 import { decidePodActions } from '../reconcile/decide.js';
 import { ImagePuller } from '../reconcile/images.js';
 import { observePod } from '../reconcile/observe.js';
+import { terminationMessage } from '../reconcile/termination.js';
 import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
-import { type PodResult, type RunResult, podResult } from '../report/result.js';
+import { type PodResult, type PrunedPod, type RunResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
 import type { WaitMode } from '../wait/check.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
+import { withPorts } from './endpoints.js';
+import { findPrunable, type PruneScope, prunePods } from './prune.js';
+import { runScoped, type ScopedOptions } from './scoped.js';
 
 export interface RunOptions {
   manifests: string[];
@@ -38,6 +43,12 @@ export interface RunOptions {
   quiet: boolean;
   verbose: boolean;
   host?: string;
+  /** --publish-all: every container port on a host port the engine chooses. */
+  publishAll?: boolean;
+  /** --prune (same source) / --prune-all: take down the runpod pods this run does not name. */
+  prune?: PruneScope;
+  /** run … -- <command>: run it against the pods, then take them down (scoped.ts). */
+  scoped?: ScopedOptions;
 }
 
 /** Log lines shown per failing container (design.md). */
@@ -69,7 +80,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       reporter.pullProgress(image, p.status),
     );
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
-    const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}) }));
+    const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
 
     // 4. Sync and wait for every pod in parallel, each with its own result.
     const outcomes = await Promise.all(
@@ -91,18 +102,41 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
 
     // 5. Report: per pod, and the exit code of the whole run.
-    const results = await Promise.all(outcomes.map((out) => resultWithLogs(engine, out)));
+    const results = await Promise.all(outcomes.map(async (out) => withPorts(engine, out, await resultWithLogs(engine, out))));
     for (const r of results) reporter.podFinished(r);
-    reporter.close();
     const exitCode = runExitCode(outcomes.map((x) => x.status), ctx.interruptedBy());
+    const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
+
+    // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
+    if (o.scoped) {
+      return await runScoped(o.scoped, { engine, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown) }, ctx);
+    }
+    reporter.close();
     // A person at a terminal has just read each pod's line on stderr; stdout repeats it only for a pipe or file.
     const shownAlready = o.output === 'text' && !o.quiet && ctx.stdout.isTTY === true;
-    if (!shownAlready) writeResult(ctx.stdout, { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode, pods: results } satisfies RunResult, o.output);
+    const result: RunResult = { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode, pods: results, ...(pruned ? { pruned } : {}) };
+    if (!shownAlready) writeResult(ctx.stdout, result, o.output);
     if (exitCode !== ExitCode.ok) throw runError(exitCode, outcomes, results, o, ctx);
     return exitCode;
   } finally {
     reporter.close();
   }
+}
+
+/**
+ * 5. --prune / --prune-all, after the wait whatever its outcome: pods that failed to come up are no reason to
+ * prune less. Not when --timeout or a signal ended the run (the user wants it to stop), nor without an engine.
+ */
+async function pruneAfterRun(engine: Engine, plans: PodPlan[], scope: PruneScope, exitCode: number, reporter: Reporter): Promise<PrunedPod[] | undefined> {
+  if (exitCode === ExitCode.timeout || exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm || exitCode === ExitCode.engine) {
+    reporter.info(`not pruning: ${exitCode === ExitCode.timeout ? '--timeout passed' : exitCode === ExitCode.engine ? 'the engine failed' : 'interrupted'}`);
+    return undefined;
+  }
+  if (scope === 'source' && plans.every((p) => p.source === undefined)) reporter.info('nothing to prune: pods from stdin have no source');
+  const candidates = await findPrunable(engine, plans, scope);
+  return prunePods(engine, candidates, (p) =>
+    reporter.info(`${p.namespace}/${p.name}: pruned${p.source !== undefined ? ` (source ${p.source})` : ''}, ${p.removedContainers} container${p.removedContainers === 1 ? '' : 's'} removed`),
+  );
 }
 
 /** --wait completed can never hold for restartPolicy Always: refused before touching the engine (design.md). */
@@ -118,6 +152,8 @@ function refuseImpossibleWaits(pods: LoadedPod[], wait: WaitMode): void {
 
 async function resultWithLogs(engine: Engine, outcome: PodOutcome): Promise<PodResult> {
   const logs = new Map<string, string[]>();
+  // Termination messages of the failing containers (reconcile/termination.ts), as Kubernetes reports them.
+  const messages = new Map<string, string>();
   if (outcome.status !== 'succeeded' && outcome.status !== 'engine') {
     await Promise.all(
       (outcome.check?.containers ?? [])
@@ -126,10 +162,13 @@ async function resultWithLogs(engine: Engine, outcome: PodOutcome): Promise<PodR
           const text = await engine.logs(v.instance!.id, { tail: failureLogLines }).catch(() => '');
           const lines = text.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
           logs.set(v.name, lines.slice(-failureLogLines));
+          const p = [...outcome.plan.initContainers, ...outcome.plan.containers].find((x) => x.name === v.name);
+          const m = p ? await terminationMessage(engine, p, v.instance!).catch(() => undefined) : undefined;
+          if (m) messages.set(v.name, m.message);
         }),
     );
   }
-  return podResult(outcome, logs);
+  return podResult(outcome, logs, messages);
 }
 
 /** Several pods: the first that applies of 130/143, 3, 124, 1 (design.md). */
@@ -142,13 +181,14 @@ export function runExitCode(statuses: PodOutcomeStatus[], signal: 'SIGINT' | 'SI
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
-function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext): RunpodError {
+function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace = true): RunpodError {
   const bad = results.filter((r) => r.status !== 'succeeded');
   const names = bad.map((r) => `${r.namespace}/${r.name}`).join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
-  if (!o.manifests.includes('-')) detail.push(`what runpod made is left for inspection (runpod status, runpod logs); remove it with: runpod down ${manifests}`);
+  if (!leftInPlace) detail.push('the pods were taken down (--keep leaves them for inspection)');
+  else if (!o.manifests.includes('-')) detail.push(`what runpod made is left for inspection (runpod status, runpod logs); remove it with: runpod down ${manifests}`);
   const lost = outcomes.find((x) => x.engineError)?.engineError;
   let err: RunpodError;
   if (exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm) err = new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
@@ -162,15 +202,18 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: CommandContext): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
-  const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}) }));
+  const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
+  // --dry-run --prune: what a run would take down, as the engine is now.
+  const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
+  const pruneDoc = prune !== undefined ? { prune } : {};
   const doc = await Promise.all(
     plans.map(async (plan) => {
       const actions = info ? decidePodActions(plan, await observePod(engine, plan.namespace, plan.name)).actions : undefined;
       return { plan: planDocument(plan), ...(actions ? { actions } : { actions: `unknown: the engine at ${engine.address} does not answer` }) };
     }),
   );
-  if (o.output === 'json') ctx.stdout.write(`${JSON.stringify({ apiVersion: 'runpod/v1', kind: 'Plan', pods: doc }, null, 2)}\n`);
-  else if (o.output === 'yaml') ctx.stdout.write(yaml.dump({ apiVersion: 'runpod/v1', kind: 'Plan', pods: doc }, { noRefs: true, lineWidth: -1 }));
+  if (o.output === 'json') ctx.stdout.write(`${JSON.stringify({ apiVersion: 'runpod/v1', kind: 'Plan', pods: doc, ...pruneDoc }, null, 2)}\n`);
+  else if (o.output === 'yaml') ctx.stdout.write(yaml.dump({ apiVersion: 'runpod/v1', kind: 'Plan', pods: doc, ...pruneDoc }, { noRefs: true, lineWidth: -1 }));
   else {
     for (const d of doc) {
       ctx.stdout.write(`${d.plan.pod} (uid ${d.plan.uid}, pod hash ${d.plan.hash})\n`);
@@ -180,6 +223,10 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
       else if (d.actions.length === 0) ctx.stdout.write('  actions: none, the pod is up to date\n');
       else for (const a of d.actions) ctx.stdout.write(`  would ${a.kind} ${'container' in a ? a.container : 'POD'}: ${a.reason}\n`);
     }
+    if (typeof prune === 'string') ctx.stdout.write(`prune: ${prune}\n`);
+    else if (prune && prune.length === 0) ctx.stdout.write('prune: nothing to remove\n');
+    else for (const p of prune ?? []) ctx.stdout.write(`would prune ${p.namespace}/${p.name}${p.source !== undefined ? ` (source ${p.source})` : ''}\n`);
+    if (o.scoped) ctx.stdout.write(`then would run: ${o.scoped.command.join(' ')}${o.scoped.keep ? '' : ', and take the pods down'}\n`);
   }
   return ExitCode.ok;
 }
@@ -187,6 +234,7 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
 function planDocument(plan: PodPlan): {
   pod: string; uid: string; hash: string; restartPolicy: string; infra: { image: string; create: unknown };
   containers: { name: string; image: string; pullPolicy: string; hash: string; create: unknown }[];
+  volumes?: PrintableVolume[];
 } {
   return {
     pod: plan.key,
@@ -194,6 +242,8 @@ function planDocument(plan: PodPlan): {
     hash: plan.hash,
     restartPolicy: plan.restartPolicy,
     infra: { image: plan.infra.image, create: plan.infra.create },
-    containers: plan.containers.map((c) => ({ name: c.name, image: c.image, pullPolicy: c.pullPolicy, hash: c.hash, create: c.create })),
+    // Secrets are never printed: env values, arguments and files that hold Secret data are masked (redact.ts).
+    containers: plan.containers.map((c) => ({ name: c.name, image: c.image, pullPolicy: c.pullPolicy, hash: c.hash, create: printableCreate(c) })),
+    ...(plan.volumes.length > 0 ? { volumes: printableVolumes(plan.volumes) } : {}),
   };
 }

@@ -64,6 +64,26 @@ export async function resolveRegistryAuth(image: string, env: NodeJS.ProcessEnv,
   return fromAuths(config, key, file);
 }
 
+/**
+ * Credentials for `image` from an image pull secret's Docker config (the kubelet reads the same `auths` map,
+ * pkg/credentialprovider). The legacy .dockercfg form is the bare map, without the "auths" wrapper. Errors name
+ * the Secret, never a value.
+ */
+export function authFromPullSecret(config: string, legacy: boolean, image: string, secretName: string): RegistryAuth | undefined {
+  const where = `imagePullSecret ${secretName}`;
+  let text = config;
+  if (legacy) {
+    let inner: unknown;
+    try {
+      inner = JSON.parse(config);
+    } catch {
+      throw new Error(`docker config ${where} is not valid JSON`);
+    }
+    text = JSON.stringify({ auths: inner });
+  }
+  return fromAuths(parseConfig(text, where), registryAuthKey(image), where);
+}
+
 interface AuthEntry {
   auth?: string;
   username?: string;

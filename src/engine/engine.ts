@@ -27,6 +27,8 @@ export interface ImageSummary {
   id: string;
   /** Go architecture of the image, when the engine says. */
   architecture?: string;
+  /** The image's configured user (Config.User: "", "name", "uid", "uid:gid" …), for runAsNonRoot. */
+  user?: string;
 }
 
 /** Registry credentials in the Engine API's X-Registry-Auth form. */
@@ -65,6 +67,61 @@ export interface LogsOptions {
   timestamps?: boolean;
 }
 
+/** Which of a container's streams a chunk of output came from. */
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface LogStreamOptions {
+  /** Keep the stream open for new output until the container stops. */
+  follow: boolean;
+  tail?: number;
+  /** Only output after this time (seconds since the epoch, fractions allowed). */
+  since?: number;
+  timestamps?: boolean;
+  /** Aborting ends the stream early (Ctrl-C on `logs -f`). */
+  signal?: AbortSignal;
+}
+
+export interface ExecOptions {
+  cmd: string[];
+  /** Allocate a terminal: output arrives raw on stdout, not framed per stream. */
+  tty: boolean;
+  /** Attach the caller's stdin (docker exec -i). */
+  stdin?: NodeJS.ReadableStream;
+  /** Terminal size for tty, and a way to hear about later resizes. */
+  size?: { rows: number; columns: number };
+  onOutput(stream: OutputStream, chunk: Buffer): void;
+  /** Called once the command runs: a failure before this is runpod's (exit 125), after it the command's. */
+  onStarted?(resize: (size: { rows: number; columns: number }) => void): void;
+}
+
+/** The engine's statistics for one container, the fields `runpod stats` reads (GET /containers/{id}/stats). */
+export interface ContainerStats {
+  read: string;
+  cpu: { total: number; system?: number; onlineCpus?: number; perCpu?: number };
+  precpu: { total: number; system?: number };
+  /** inactiveFile: reclaimable page cache, which `docker stats` leaves out of the usage it shows. */
+  memory: { usage?: number; limit?: number; inactiveFile?: number };
+  /** Per interface; absent for a container that joined another's network namespace. */
+  networks?: Record<string, { rxBytes: number; txBytes: number }>;
+  blkio: { op: string; value: number }[];
+  pids?: number;
+}
+
+export interface ExecCaptureResult {
+  /** undefined when the command timed out. */
+  exitCode?: number;
+  /** stdout and stderr interleaved. */
+  output: string;
+  timedOut: boolean;
+}
+
+export interface VolumeSummary {
+  name: string;
+  labels: Record<string, string>;
+  /** RFC 3339, when the engine says. */
+  createdAt?: string;
+}
+
 export interface Engine {
   /** The address in use, for messages: unix:///var/run/docker.sock, tcp://host:2376 … */
   readonly address: string;
@@ -89,6 +146,78 @@ export interface Engine {
   logs(id: string, options: LogsOptions): Promise<string>;
   /** Container events for containers carrying every given label. */
   subscribeEvents(labels: string[], onEvent: (e: EngineEvent) => void, onError: (err: Error) => void): Promise<EventSubscription>;
+  /**
+   * Logs as they are written, each chunk to its own stream (frames demultiplexed; a TTY container's output all
+   * goes to stdout). Resolves when the stream ends: at once without follow, when the container stops with it.
+   */
+  streamLogs(id: string, options: LogStreamOptions, onOutput: (stream: OutputStream, chunk: Buffer) => void): Promise<void>;
+  /** Run a command in a running container, attached; resolves with its exit code. */
+  execAttached(id: string, options: ExecOptions): Promise<number>;
+  /** One sample of a container's statistics (with the previous CPU reading); undefined when it is gone. */
+  containerStats(id: string): Promise<ContainerStats | undefined>;
+  /** Volumes carrying every given label ("key" or "key=value"). */
+  listVolumes(labels: string[]): Promise<VolumeSummary[]>;
+  /** Remove a volume; a volume that is already gone is not an error. */
+  removeVolume(name: string): Promise<void>;
+  /**
+   * Run a command in a running container and collect its output (an exec probe). Past timeoutMs the result is
+   * timedOut and the command is abandoned: the Engine API has no way to kill an exec (design.md).
+   */
+  execCapture(id: string, cmd: string[], timeoutMs: number): Promise<ExecCaptureResult>;
+  /**
+   * End a container's main process as a crash would (the kill after a failed liveness probe), so the engine's
+   * own restart policy restarts the same instance and counts it in RestartCount. "stopped" when that is not
+   * possible from here (a remote engine): the container was stopped through the API instead.
+   */
+  killForRestart(id: string, gracePeriodSeconds: number): Promise<'signalled' | 'stopped'>;
+  /**
+   * A regular file from a container's filesystem, running or not (GET /containers/{id}/archive): the termination
+   * message of a dead container. At most maxBytes are kept; undefined when there is no such file (or it is not a
+   * regular file) or no such container.
+   */
+  readContainerFile(id: string, path: string, maxBytes: number): Promise<Buffer | undefined>;
+  /** True when the engine runs on this machine (a unix socket): host paths mean the same to both. */
+  readonly isLocal: boolean;
+  /** Create a named volume (local driver); an existing one of that name is returned as it is. */
+  createVolume(name: string, options: VolumeCreate): Promise<VolumeInfo>;
+  /** undefined when no such volume exists. */
+  inspectVolume(name: string): Promise<VolumeInfo | undefined>;
+  /** PUT /containers/{id}/archive: extract a tar into a (created, not necessarily started) container at path. */
+  putArchive(id: string, path: string, tar: Buffer): Promise<void>;
+  /** HEAD /containers/{id}/archive: what is at path inside the container (not following a final symlink). */
+  statPath(id: string, path: string): Promise<PathStat | undefined>;
+  /** The engine host's name and capacity (GET /info): spec.nodeName and a node's allocatable. */
+  hostInfo(): Promise<HostInfo>;
+}
+
+export interface VolumeCreate {
+  labels: Record<string, string>;
+  /** Local driver options: type, device, o (a tmpfs volume). */
+  driverOpts?: Record<string, string>;
+}
+
+export interface VolumeInfo {
+  name: string;
+  /** The volume's directory on the engine host. */
+  mountpoint: string;
+  labels: Record<string, string>;
+  driver: string;
+  options: Record<string, string>;
+}
+
+export interface PathStat {
+  name: string;
+  size: number;
+  /** Go's os.FileMode bits as the engine reports them (type bits high, permissions low). */
+  mode: number;
+  /** Non-empty for a symlink. */
+  linkTarget: string;
+}
+
+export interface HostInfo {
+  name: string;
+  cpus: number;
+  memoryBytes: number;
 }
 
 /** The engine answered 409: a container of that name exists (another runpod got there first). */

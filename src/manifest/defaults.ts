@@ -59,6 +59,22 @@ export function applyDefaults(raw: Obj, options: LoadOptions): LoadedPod['pod'] 
   if (Array.isArray(spec.containers)) {
     for (const c of spec.containers) if (isObj(c)) defaultContainer(c);
   }
+  // SetDefaults_Pod (defaultHostNetworkPorts): with hostNetwork a container port is bound on the host, so its
+  // hostPort defaults to the containerPort (and host ports are checked for conflicts across pods as such).
+  if (spec.hostNetwork === true) {
+    for (const field of ['initContainers', 'containers']) {
+      const list = spec[field];
+      if (!Array.isArray(list)) continue;
+      for (const c of list) {
+        if (!isObj(c) || !Array.isArray(c.ports)) continue;
+        for (const p of c.ports) if (isObj(p) && (p.hostPort === undefined || p.hostPort === 0) && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
+      }
+    }
+  }
+  // SetDefaults_Pod defaults init containers as containers.
+  if (Array.isArray(spec.initContainers)) {
+    for (const c of spec.initContainers) if (isObj(c)) defaultContainer(c);
+  }
   pod.spec = spec;
   return pod as Pod as LoadedPod['pod'];
 }

@@ -25,6 +25,8 @@ export interface FieldLevel {
   fields: Readonly<Record<string, FieldEntry>>;
   /** For maps with free keys (resource names): how keys outside `fields` are treated instead of "unknown". */
   otherKeys?: FieldEntry;
+  /** The same fields as another level, for README: only the rows that differ from it are listed. */
+  sameAs?: { level: FieldLevel; path: string };
 }
 
 const scheduling = 'ignored, scheduling has no meaning on one host';
@@ -69,12 +71,378 @@ export const containerPortFields: FieldLevel = {
   },
 };
 
+// Volumes, mounts and env sources (issue 3). Sources that need a cluster (network and cloud disks, CSI, tokens an
+// API server issues) are refused; the rest are made on the engine as named volumes or bind mounts.
+const keyToPathFields: FieldLevel = {
+  type: 'KeyToPath',
+  fields: {
+    key: supported('required; a key of the ConfigMap or Secret'),
+    path: supported('required; relative, no ".." element'),
+    mode: supported('file mode 0-0777; default the volume\'s defaultMode'),
+  },
+};
+
+const objectFieldSelectorFields: FieldLevel = {
+  type: 'ObjectFieldSelector',
+  fields: {
+    apiVersion: supported('v1 (default)'),
+    fieldPath: supported('required'),
+  },
+};
+
+const resourceFieldSelectorFields: FieldLevel = {
+  type: 'ResourceFieldSelector',
+  fields: {
+    containerName: supported('required in volumes; in env, default the container itself'),
+    resource: supported('limits.cpu, limits.memory, requests.cpu or requests.memory; an unset limit reads the engine host\'s capacity'),
+    divisor: supported('default 1'),
+  },
+};
+
+const configMapKeySelectorFields: FieldLevel = {
+  type: 'ConfigMapKeySelector',
+  fields: {
+    name: supported('required; a ConfigMap in the input'),
+    key: supported('required'),
+    optional: supported('a missing ConfigMap or key leaves the variable unset'),
+  },
+};
+
+const secretKeySelectorFields: FieldLevel = {
+  type: 'SecretKeySelector',
+  fields: {
+    name: supported('required; a Secret in the input'),
+    key: supported('required'),
+    optional: supported('a missing Secret or key leaves the variable unset'),
+  },
+};
+
+export const envVarSourceFields: FieldLevel = {
+  type: 'EnvVarSource',
+  fields: {
+    fieldRef: supported('metadata.name, namespace, uid, labels[\'k\'], annotations[\'k\'], spec.nodeName, spec.serviceAccountName, status.podIP(s), status.hostIP(s)', objectFieldSelectorFields),
+    resourceFieldRef: supported(undefined, resourceFieldSelectorFields),
+    configMapKeyRef: supported(undefined, configMapKeySelectorFields),
+    secretKeyRef: supported('never printed (--dry-run, -o, -v mask it)', secretKeySelectorFields),
+    fileKeyRef: later(),
+  },
+};
+
 export const envVarFields: FieldLevel = {
   type: 'EnvVar',
   fields: {
     name: supported('required; printable ASCII, no "="'),
     value: supported('$(VAR) expands from earlier entries'),
-    valueFrom: later(),
+    valueFrom: supported('one source; not with value', envVarSourceFields),
+  },
+};
+
+export const envFromSourceFields: FieldLevel = {
+  type: 'EnvFromSource',
+  fields: {
+    prefix: supported('prepended to every key'),
+    configMapRef: supported(undefined, {
+      type: 'ConfigMapEnvSource',
+      fields: { name: supported('required; a ConfigMap in the input'), optional: supported() },
+    }),
+    secretRef: supported(undefined, {
+      type: 'SecretEnvSource',
+      fields: { name: supported('required; a Secret in the input'), optional: supported() },
+    }),
+  },
+};
+
+export const volumeMountFields: FieldLevel = {
+  type: 'VolumeMount',
+  fields: {
+    name: supported('required; a volume declared in spec.volumes'),
+    mountPath: supported('required; absolute, unique in the container'),
+    readOnly: supported('configMap, secret, downwardAPI and projected volumes are always read-only'),
+    subPath: supported('relative, no ".." element, no symlink; bind-mounts the path inside the volume'),
+    mountPropagation: supported('None, HostToContainer or Bidirectional (privileged only); for bind mounts (hostPath, subPath)'),
+    subPathExpr: later(),
+    recursiveReadOnly: later(),
+  },
+};
+
+const itemsNote = 'rendered as files; default every key';
+const configMapVolumeFields: FieldLevel = {
+  type: 'ConfigMapVolumeSource',
+  fields: {
+    name: supported('required; a ConfigMap in the input'),
+    items: supported(itemsNote, keyToPathFields),
+    defaultMode: supported('default 0644'),
+    optional: supported('a missing ConfigMap gives an empty volume'),
+  },
+};
+
+const secretVolumeFields: FieldLevel = {
+  type: 'SecretVolumeSource',
+  fields: {
+    secretName: supported('required; a Secret in the input'),
+    items: supported(itemsNote, keyToPathFields),
+    defaultMode: supported('default 0644; secret files are never world-readable (o= bits dropped)'),
+    optional: supported('a missing Secret gives an empty volume'),
+  },
+};
+
+const downwardAPIFileFields: FieldLevel = {
+  type: 'DownwardAPIVolumeFile',
+  fields: {
+    path: supported('required; relative, no ".." element'),
+    fieldRef: supported('metadata.name, namespace, uid, labels, annotations, labels[\'k\'], annotations[\'k\']', objectFieldSelectorFields),
+    resourceFieldRef: supported(undefined, resourceFieldSelectorFields),
+    mode: supported('file mode 0-0777'),
+  },
+};
+
+const downwardAPIVolumeFields: FieldLevel = {
+  type: 'DownwardAPIVolumeSource',
+  fields: {
+    items: supported(undefined, downwardAPIFileFields),
+    defaultMode: supported('default 0644'),
+  },
+};
+
+const projectionFields: FieldLevel = {
+  type: 'VolumeProjection',
+  fields: {
+    configMap: supported(undefined, {
+      type: 'ConfigMapProjection',
+      fields: { name: supported('required'), items: supported(undefined, keyToPathFields), optional: supported() },
+    }),
+    secret: supported(undefined, {
+      type: 'SecretProjection',
+      fields: { name: supported('required'), items: supported(undefined, keyToPathFields), optional: supported() },
+    }),
+    downwardAPI: supported(undefined, { type: 'DownwardAPIProjection', fields: { items: supported(undefined, downwardAPIFileFields) } }),
+    serviceAccountToken: later('no API server issues tokens on one host'),
+    clusterTrustBundle: later('needs an API server'),
+    podCertificate: later('needs an API server'),
+  },
+};
+
+const cluster = 'needs a cluster or a volume plugin; use hostPath or persistentVolumeClaim';
+export const volumeFields: FieldLevel = {
+  type: 'Volume',
+  fields: {
+    name: supported('required; DNS-1123 label, unique in the pod'),
+    emptyDir: supported('an engine volume owned by the pod: kept across re-runs, removed by runpod down', {
+      type: 'EmptyDirVolumeSource',
+      fields: {
+        medium: supported('"" (disk) or Memory (tmpfs)'),
+        sizeLimit: supported('enforced for Memory (tmpfs size); on disk not enforceable by Docker (warning)'),
+      },
+    }),
+    hostPath: supported('a bind mount', {
+      type: 'HostPathVolumeSource',
+      fields: {
+        path: supported('required; absolute, no ".." element'),
+        type: supported('"", DirectoryOrCreate, Directory, FileOrCreate, File, Socket, CharDevice, BlockDevice; checked on a local engine'),
+      },
+    }),
+    configMap: supported('files in a read-only engine volume', configMapVolumeFields),
+    secret: supported('files in a read-only engine volume (on the engine\'s disk, not tmpfs)', secretVolumeFields),
+    downwardAPI: supported(undefined, downwardAPIVolumeFields),
+    projected: supported(undefined, {
+      type: 'ProjectedVolumeSource',
+      fields: { sources: supported('configMap, secret and downwardAPI', projectionFields), defaultMode: supported('default 0644') },
+    }),
+    persistentVolumeClaim: supported('a named engine volume pvc_<namespace>_<claim> that outlives the pod', {
+      type: 'PersistentVolumeClaimVolumeSource',
+      fields: { claimName: supported('required'), readOnly: supported('mounts read-only') },
+    }),
+    awsElasticBlockStore: later(cluster),
+    azureDisk: later(cluster),
+    azureFile: later(cluster),
+    cephfs: later(cluster),
+    cinder: later(cluster),
+    csi: later(cluster),
+    ephemeral: later(cluster),
+    fc: later(cluster),
+    flexVolume: later(cluster),
+    flocker: later(cluster),
+    gcePersistentDisk: later(cluster),
+    gitRepo: later('deprecated in Kubernetes; clone in an init container instead'),
+    glusterfs: later(cluster),
+    image: later(),
+    iscsi: later(cluster),
+    nfs: later(cluster),
+    photonPersistentDisk: later(cluster),
+    portworxVolume: later(cluster),
+    quobyte: later(cluster),
+    rbd: later(cluster),
+    scaleIO: later(cluster),
+    storageos: later(cluster),
+    vsphereVolume: later(cluster),
+  },
+};
+
+// Lifecycle hooks (issue 3). The kubelet runs them (pkg/kubelet/lifecycle/handlers.go): exec through the runtime, httpGet
+// from the node against the pod IP, sleep in the kubelet. tcpSocket is kept in the API for compatibility only and the
+// kubelet never runs it ("TCPSocket is NOT supported as a LifecycleHandler"), so runpod refuses it rather than ignore it.
+const lifecycleHandlerFields: FieldLevel = {
+  type: 'LifecycleHandler',
+  fields: {
+    exec: supported('in the container, through the engine\'s exec API', {
+      type: 'ExecAction',
+      fields: { command: supported('required; not run in a shell') },
+    }),
+    httpGet: supported('from the host, to the pod IP unless host is set', {
+      type: 'HTTPGetAction',
+      fields: {
+        path: supported('default /'),
+        port: supported('required; a number or one of the container\'s port names'),
+        host: supported('default the pod IP'),
+        scheme: supported('HTTP (default) or HTTPS (not verified)'),
+        httpHeaders: supported(undefined, {
+          type: 'HTTPHeader',
+          fields: { name: supported('required'), value: supported('required') },
+        }),
+      },
+    }),
+    sleep: supported('seconds to wait', { type: 'SleepAction', fields: { seconds: supported('required, >= 0') } }),
+    tcpSocket: later('not run by the kubelet either: use exec, httpGet or sleep'),
+  },
+};
+
+export const lifecycleFields: FieldLevel = {
+  type: 'Lifecycle',
+  fields: {
+    postStart: supported('right after the container starts; a failure kills it (FailedPostStartHook)', lifecycleHandlerFields),
+    preStop: supported('before the stop signal, on down and on replacement; counts against the grace period', lifecycleHandlerFields),
+    stopSignal: later(),
+  },
+};
+
+// Probes (issue 4): run by runpod from the host while it watches the pod, as the kubelet runs them from the node
+// (pkg/kubelet/prober): exec through the engine, httpGet, tcpSocket and grpc against the pod's address.
+export const probeFields: FieldLevel = {
+  type: 'Probe',
+  fields: {
+    exec: supported('through the engine; timeoutSeconds enforced (a timed-out command is abandoned)', {
+      type: 'ExecAction',
+      fields: { command: supported('required; run directly, not in a shell') },
+    }),
+    httpGet: supported('from the host, to the pod IP (or its published port) unless host is set; 200-399 passes', {
+      type: 'HTTPGetAction',
+      fields: {
+        path: supported('default /'),
+        port: supported('required; a number or a name from the container\'s ports'),
+        host: supported('default the pod IP'),
+        scheme: supported('HTTP (default) or HTTPS (certificate not verified)'),
+        httpHeaders: supported(undefined, {
+          type: 'HTTPHeader',
+          fields: { name: supported('required'), value: supported('required') },
+        }),
+      },
+    }),
+    tcpSocket: supported('from the host: passes when a connection opens', {
+      type: 'TCPSocketAction',
+      fields: { port: supported('required; a number or a name from the container\'s ports'), host: supported('default the pod IP') },
+    }),
+    grpc: supported('grpc.health.v1.Health/Check over cleartext HTTP/2; SERVING passes', {
+      type: 'GRPCAction',
+      fields: { port: supported('required, 1-65535'), service: supported('sent in the HealthCheckRequest; default empty') },
+    }),
+    initialDelaySeconds: supported('default 0, from the container\'s start'),
+    periodSeconds: supported('default 10'),
+    timeoutSeconds: supported('default 1'),
+    successThreshold: supported('default 1; must be 1 for liveness and startup'),
+    failureThreshold: supported('default 3'),
+    terminationGracePeriodSeconds: supported('liveness and startup only: the grace period of the kill that follows a failure'),
+  },
+};
+
+// Security contexts (issue 3), translated in src/plan/security.ts. The pod's fields are defaults for every container;
+// a container's own override them (https://kubernetes.io/docs/tasks/configure-pod-container/security-context/).
+const seccompProfileFields: FieldLevel = {
+  type: 'SeccompProfile',
+  fields: {
+    type: supported('RuntimeDefault (the engine\'s default profile; also when unset) or Unconfined; Localhost is refused'),
+    localhostProfile: later('Localhost profiles live in a kubelet\'s seccomp directory on a node; use RuntimeDefault or Unconfined'),
+  },
+};
+
+const capabilitiesFields: FieldLevel = {
+  type: 'Capabilities',
+  fields: {
+    add: supported('Linux capability names without CAP_ (NET_ADMIN), or ALL'),
+    drop: supported('Linux capability names without CAP_, or ALL'),
+  },
+};
+
+const appArmorNote = 'the engine host has no AppArmor profiles to apply';
+const windowsNote = 'Linux containers only';
+const seLinuxNote = 'SELinux labels are not applied by runpod';
+
+export const securityContextFields: FieldLevel = {
+  type: 'SecurityContext',
+  fields: {
+    runAsUser: supported('uid 0-2147483647; overrides the pod\'s'),
+    runAsGroup: supported('gid; with runAsUser, or with the image\'s user'),
+    runAsNonRoot: supported('checked against the image\'s user before the container is created: root (uid 0, "root" or no user) or a non-numeric user fails the pod (exit 1)'),
+    privileged: supported('a privileged engine container'),
+    capabilities: supported(undefined, capabilitiesFields),
+    readOnlyRootFilesystem: supported('a read-only root filesystem'),
+    allowPrivilegeEscalation: supported('false sets no_new_privs (no-new-privileges); not with privileged or SYS_ADMIN'),
+    seccompProfile: supported('overrides the pod\'s', seccompProfileFields),
+    procMount: supported('Default only (Unmasked needs hostUsers: false)'),
+    appArmorProfile: later(appArmorNote),
+    seLinuxOptions: later(seLinuxNote),
+    windowsOptions: later(windowsNote),
+  },
+};
+
+const sysctlFields: FieldLevel = {
+  type: 'Sysctl',
+  fields: {
+    name: supported('required; namespaced only: net.* (not with hostNetwork), kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.* (not with hostIPC)'),
+    value: supported('required'),
+  },
+};
+
+export const podSecurityContextFields: FieldLevel = {
+  type: 'PodSecurityContext',
+  fields: {
+    runAsUser: supported('default for every container'),
+    runAsGroup: supported('default for every container'),
+    runAsNonRoot: supported('default for every container'),
+    seccompProfile: supported('default for every container', seccompProfileFields),
+    supplementalGroups: supported('extra groups of every container\'s process'),
+    supplementalGroupsPolicy: supported('Merge (default) only: the engine always adds the image\'s /etc/group groups'),
+    fsGroup: supported('an extra group of every container\'s process; group owner of configMap, secret, downwardAPI and projected files'),
+    fsGroupChangePolicy: supported('accepted; runpod sets ownership when it writes a volume\'s files'),
+    sysctls: supported('set in the pod\'s namespaces (on the infra container)', sysctlFields),
+    appArmorProfile: later(appArmorNote),
+    seLinuxOptions: later(seLinuxNote),
+    seLinuxChangePolicy: later(seLinuxNote),
+    windowsOptions: later(windowsNote),
+  },
+};
+
+const pullSecretFields: FieldLevel = {
+  type: 'LocalObjectReference',
+  fields: { name: supported('required; a Secret in the input, in the pod\'s namespace') },
+};
+
+const hostAliasFields: FieldLevel = {
+  type: 'HostAlias',
+  fields: {
+    ip: supported('required; an IP address'),
+    hostnames: supported('DNS-1123 subdomains'),
+  },
+};
+
+const podDNSConfigFields: FieldLevel = {
+  type: 'PodDNSConfig',
+  fields: {
+    nameservers: supported('at most 3 IP addresses'),
+    searches: supported('at most 32 domains'),
+    options: supported('name and optional value (ndots:2)', {
+      type: 'PodDNSConfigOption',
+      fields: { name: supported('required'), value: supported() },
+    }),
   },
 };
 
@@ -93,20 +461,32 @@ export const containerFields: FieldLevel = {
     stdin: supported(),
     stdinOnce: supported(),
     tty: supported(),
-    envFrom: later(),
-    lifecycle: later(),
-    livenessProbe: later(),
-    readinessProbe: later(),
-    startupProbe: later(),
+    envFrom: supported('ConfigMaps and Secrets in the input; env entries override', envFromSourceFields),
+    lifecycle: supported('not on init containers except sidecars', lifecycleFields),
+    livenessProbe: supported('a failure past failureThreshold kills the container; its restartPolicy restarts it (engine restart count); an exec probe is also the engine\'s HEALTHCHECK', probeFields),
+    readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
+    startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     resizePolicy: later(),
-    restartPolicy: later('sidecar init containers are not supported'),
+    restartPolicy: later('only on init containers (Always: a sidecar)'),
     restartPolicyRules: later(),
-    securityContext: later(),
-    terminationMessagePath: later(),
-    terminationMessagePolicy: later(),
+    securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
+    terminationMessagePath: supported('read from the dead container for the failure report; the default /dev/termination-log is lost on Docker (/dev is a tmpfs): use a path in the container\'s filesystem'),
+    terminationMessagePolicy: supported('File (default) or FallbackToLogsOnError (last log lines when the file is empty and the container failed)'),
     volumeDevices: later(),
-    volumeMounts: later(),
+    volumeMounts: supported(undefined, volumeMountFields),
   },
+};
+
+// Init containers are Containers; their fields are the containers' (probes and lifecycle only on sidecars, a
+// validation rule), except restartPolicy, which only an init container may set: Always makes it a sidecar
+// (KEP-753), started before the next init container and kept running beside the containers.
+export const initContainerFields: FieldLevel = {
+  type: 'Container',
+  fields: {
+    ...containerFields.fields,
+    restartPolicy: supported('Always only: a sidecar, started (running, or past its startupProbe) before the next init container'),
+  },
+  sameAs: { level: containerFields, path: 'spec.containers[]' },
 };
 
 // Scheduling-only fields (warn): they choose a node or order pods for a scheduler, and on one host there is no node
@@ -137,28 +517,28 @@ export const podSpecFields: FieldLevel = {
     topologySpreadConstraints: warn(scheduling),
     activeDeadlineSeconds: later(),
     automountServiceAccountToken: later(),
-    dnsConfig: later(),
-    dnsPolicy: later(),
+    dnsConfig: supported('with dnsPolicy None only: the pod\'s resolv.conf', podDNSConfigFields),
+    dnsPolicy: supported('ClusterFirst (default), ClusterFirstWithHostNet, Default: the host\'s resolver (no cluster DNS on one host, so ClusterFirst falls back to Default as a kubelet without clusterDNS does); None: dnsConfig'),
     ephemeralContainers: later('added by the API server only'),
-    hostAliases: later(),
-    hostIPC: later(),
-    hostNetwork: later(),
-    hostPID: later(),
+    hostAliases: supported('extra /etc/hosts lines, shared by every container; not with hostNetwork', hostAliasFields),
+    hostIPC: supported('every container in the host\'s IPC namespace'),
+    hostNetwork: supported('the host\'s network and hostname; hostPort defaults to containerPort and must equal it'),
+    hostPID: supported('every container in the host\'s PID namespace'),
     hostUsers: later(),
     hostnameOverride: later(),
-    imagePullSecrets: later(),
-    initContainers: later(),
+    imagePullSecrets: supported('registry credentials from kubernetes.io/dockerconfigjson (or dockercfg) Secrets in the input, tried before the Docker config', pullSecretFields),
+    initContainers: supported('one at a time, in order, each to exit 0, before the containers start', initContainerFields),
     os: later(),
     overhead: later('set with runtimeClassName by RuntimeClass admission'),
     readinessGates: later('no controller on one host would set the condition'),
     resourceClaims: later(),
     resources: later('pod-level resources; set them per container'),
     runtimeClassName: later(),
-    securityContext: later(),
-    setHostnameAsFQDN: later(),
-    shareProcessNamespace: later(),
-    subdomain: later(),
-    volumes: later(),
+    securityContext: supported('defaults for every container\'s securityContext; groups, sysctls', podSecurityContextFields),
+    setHostnameAsFQDN: supported('with subdomain: the hostname is the FQDN (at most 64 characters)'),
+    shareProcessNamespace: supported('one PID namespace: the infra container\'s pause process is PID 1 and reaps orphans; not with hostPID'),
+    subdomain: supported('DNS-1123 label; FQDN <hostname>.<subdomain>.<namespace>.svc.cluster.local in /etc/hosts (hostname -f)'),
+    volumes: supported(undefined, volumeFields),
   },
 };
 
@@ -194,6 +574,34 @@ export const podFields: FieldLevel = {
   },
 };
 
+// ConfigMaps and Secrets in the input feed the pods beside them (volumes, env, envFrom); they exist only for this
+// invocation, as runpod has no API server to store them.
+const configMapDataNote = 'keys: letters, digits, "-", "_", "."';
+export const configMapFields: FieldLevel = {
+  type: 'ConfigMap',
+  fields: {
+    apiVersion: supported('v1'),
+    kind: supported('ConfigMap'),
+    metadata: supported('name required; namespace default "default" or -n', objectMetaFields),
+    data: supported(configMapDataNote),
+    binaryData: supported('base64; keys distinct from data'),
+    immutable: supported('accepted; every run reads the input afresh'),
+  },
+};
+
+export const secretFields: FieldLevel = {
+  type: 'Secret',
+  fields: {
+    apiVersion: supported('v1'),
+    kind: supported('Secret'),
+    metadata: supported('name required; namespace default "default" or -n', objectMetaFields),
+    data: supported('base64; never printed'),
+    stringData: supported('plain text, merged over data; never printed'),
+    type: supported('default Opaque; kubernetes.io/tls and dockerconfigjson keys checked'),
+    immutable: supported('accepted; every run reads the input afresh'),
+  },
+};
+
 /** Where each level lives, in the order "belongs in …" hints prefer. */
 const levelPaths: ReadonlyArray<readonly [string, FieldLevel]> = [
   ['the top level', podFields],
@@ -203,6 +611,12 @@ const levelPaths: ReadonlyArray<readonly [string, FieldLevel]> = [
   ['spec.containers[*].ports[*]', containerPortFields],
   ['spec.containers[*].env[*]', envVarFields],
   ['spec.containers[*].resources', resourceRequirementsFields],
+  ['spec.containers[*].env[*].valueFrom', envVarSourceFields],
+  ['spec.containers[*].envFrom[*]', envFromSourceFields],
+  ['spec.containers[*].volumeMounts[*]', volumeMountFields],
+  ['spec.volumes[*]', volumeFields],
+  ['spec.securityContext', podSecurityContextFields],
+  ['spec.containers[*].securityContext', securityContextFields],
 ];
 
 export interface FieldFinding {
@@ -336,18 +750,25 @@ const statusLabel: Record<FieldStatus, string> = {
 export function supportedFieldsMarkdown(): string {
   const rows: string[] = ['| Field | Status | Note |', '|---|---|---|'];
   // Lists of objects are shown with [] so a row reads as the path of each item's field.
-  const listFields = new Set(['containers', 'ports', 'env']);
+  const listFields = new Set(['containers', 'initContainers', 'httpHeaders', 'ports', 'env', 'envFrom', 'volumes', 'volumeMounts', 'items', 'sources', 'sysctls', 'hostAliases', 'options', 'imagePullSecrets']);
   const visit = (level: FieldLevel, prefix: string): void => {
     for (const [name, entry] of Object.entries(level.fields)) {
+      // A level that repeats another (initContainers: containers) lists only what differs.
+      if (level.sameAs !== undefined && level.sameAs.level.fields[name] === entry) continue;
       const path = (prefix === '' ? name : `${prefix}.${name}`) + (listFields.has(name) ? '[]' : '');
-      const note = (entry.note ?? '').replace(/\|/g, '\\|');
+      const same = entry.fields?.sameAs !== undefined ? `${entry.note ?? ''}; fields as \`${entry.fields.sameAs.path}\`, except those below` : entry.note;
+      const note = (same ?? '').replace(/\|/g, '\\|');
       rows.push(`| \`${path}\` | ${statusLabel[entry.status]} | ${note} |`);
-      if (entry.fields !== undefined) visit(entry.fields, path);
+      // A ConfigMap's or Secret's metadata is a Pod's: its rows are not repeated.
+      if (entry.fields !== undefined && !(entry.fields === objectMetaFields && prefix !== '')) visit(entry.fields, path);
     }
     if (level.otherKeys !== undefined) {
       rows.push(`| \`${prefix}.<other>\` | ${statusLabel[level.otherKeys.status]} | ${level.otherKeys.note ?? ''} |`);
     }
   };
   visit(podFields, '');
+  // The other kinds an input may hold, their paths prefixed with the kind.
+  visit(configMapFields, 'ConfigMap');
+  visit(secretFields, 'Secret');
   return rows.join('\n') + '\n';
 }

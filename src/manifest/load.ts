@@ -1,6 +1,7 @@
 // The manifest layer's only I/O: inputs (files, directories, "-" for stdin) → text, then parse.ts does the rest.
 // Every problem in every input is collected and thrown as one ManifestError.
 
+import { isUtf8 } from 'node:buffer';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ManifestError, type ManifestProblem, UsageError } from '../errors.js';
@@ -15,12 +16,15 @@ const manifestExtensions = new Set(['.yaml', '.yml', '.json']);
 
 export const stdinName = '<stdin>';
 
-/** Read stdin to the end, keeping no more than one byte past the size limit. */
-export async function readProcessStdin(): Promise<string> {
+/**
+ * Read a stream (stdin) to the end, keeping no more than one byte past the size limit: an endless or huge input
+ * (`yes | runpod -`) is refused without holding it in memory. Bytes, so that load can refuse text that is not UTF-8.
+ */
+export async function readManifestStream(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+  for await (const chunk of stream) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     if (size + buf.length > maxManifestBytes) {
       chunks.push(buf.subarray(0, maxManifestBytes + 1 - size));
       size = maxManifestBytes + 1;
@@ -29,12 +33,36 @@ export async function readProcessStdin(): Promise<string> {
     chunks.push(buf);
     size += buf.length;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Read the process's stdin (see readManifestStream). */
+export function readProcessStdin(): Promise<Buffer> {
+  return readManifestStream(process.stdin);
 }
 
 function tooLarge(file: string, bytes: number | undefined): ManifestProblem {
   const size = bytes !== undefined && bytes <= maxManifestBytes * 4 ? ` (${bytes} bytes)` : '';
   return { file, path: '', message: `larger than 3 MiB${size}, the API server's request limit; refused before parsing` };
+}
+
+/**
+ * Manifests are UTF-8 (the API server's YAML and JSON decoders refuse anything else). Decoding invalid bytes
+ * would silently turn them into U+FFFD; a binary file or a Latin-1 file is refused instead, at the first bad line.
+ */
+export function decodeManifest(file: string, bytes: Buffer): string | ManifestProblem {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  let line = 1;
+  let start = 0;
+  for (;;) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    if (!isUtf8(bytes.subarray(start, end))) break;
+    if (nl < 0) break;
+    line++;
+    start = nl + 1;
+  }
+  return { file, line, path: '', message: 'not UTF-8 text (a manifest must be UTF-8; is this a binary file?)' };
 }
 
 function ioMessage(err: unknown): string {
@@ -51,7 +79,7 @@ function ioMessage(err: unknown): string {
 export async function loadManifests(
   inputs: string[],
   options: LoadOptions,
-  readStdin: () => Promise<string> = readProcessStdin,
+  readStdin: () => Promise<string | Buffer> = readProcessStdin,
 ): Promise<LoadResult> {
   // Nothing to load is a usage mistake, never a successful run of zero pods.
   if (inputs.length === 0) throw new UsageError('no manifest given: name files, directories, or - for stdin');
@@ -67,7 +95,9 @@ export async function loadManifests(
       return;
     }
     try {
-      texts.push({ source: { file, origin }, text: await readFile(file, 'utf8') });
+      const text = decodeManifest(file, await readFile(file));
+      if (typeof text === 'string') texts.push({ source: { file, origin }, text });
+      else problems.push(text);
     } catch (err) {
       problems.push({ file, path: '', message: ioMessage(err) });
     }
@@ -81,10 +111,15 @@ export async function loadManifests(
         continue;
       }
       stdinRead = true;
-      const text = await readStdin();
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes > maxManifestBytes) problems.push(tooLarge(stdinName, undefined));
-      else texts.push({ source: { file: stdinName }, text });
+      const input = await readStdin();
+      const bytes = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
+      if (bytes > maxManifestBytes) {
+        problems.push(tooLarge(stdinName, undefined));
+        continue;
+      }
+      const text = typeof input === 'string' ? input : decodeManifest(stdinName, input);
+      if (typeof text === 'string') texts.push({ source: { file: stdinName }, text });
+      else problems.push(text);
       continue;
     }
     let info;

@@ -2,9 +2,10 @@
 // across all inputs. load.ts reads files and stdin and hands their text here.
 
 import type { ManifestProblem } from '../errors.js';
+import { resolveReferences, toConfigObject } from './configs.js';
 import { applyDefaults } from './defaults.js';
 import { formatPath } from './path.js';
-import type { LoadedPod, LoadOptions, ManifestSource, ManifestWarning } from './types.js';
+import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, configKey } from './types.js';
 import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
 
@@ -24,6 +25,9 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const problems: ManifestProblem[] = [];
   const warnings: ManifestWarning[] = [];
   const found: Array<{ valid: ValidPod; source: ManifestSource }> = [];
+  // ConfigMaps and Secrets of every input by namespace/kind/name: they feed the pods of the whole invocation.
+  const configs = new Map<string, ConfigObject>();
+  const configAt = new Map<string, string>();
   for (const { source, text } of inputs) {
     const parsed = parseYaml(text, source.file);
     problems.push(...parsed.problems);
@@ -32,6 +36,19 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       problems.push(...result.problems);
       warnings.push(...result.warnings);
       for (const valid of result.pods) found.push({ valid, source });
+      for (const c of result.configs) {
+        const obj = toConfigObject(c.value, c.kind, options.defaultNamespace);
+        const key = `${obj.namespace}/${configKey(obj.kind, obj.name)}`;
+        const line = lineOf(c.lines, c.at) ?? c.line;
+        const first = configAt.get(key);
+        if (first !== undefined) {
+          const l = lineOf(c.lines, [...c.at, 'metadata', 'name']);
+          problems.push({ file: source.file, ...(l !== undefined ? { line: l } : {}), path: formatPath([...c.at, 'metadata', 'name']), message: `${obj.kind} ${obj.namespace}/${obj.name} is already defined at ${first}` });
+          continue;
+        }
+        configAt.set(key, `${source.file}:${line}`);
+        configs.set(key, obj);
+      }
     }
   }
 
@@ -41,12 +58,19 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const hostPorts = new Map<string, Array<{ use: HostPortUse; pod: LoadedPod }>>();
   const portKey = (u: HostPortUse): string => `${u.hostPort}/${u.protocol}`;
   for (const { valid, source } of found) {
+    dropNulls(valid.value);
     const pod = applyDefaults(valid.value, options);
-    const loaded: LoadedPod = { pod, source, line: valid.line };
     const where = (path: readonly (string | number)[]): { file: string; line?: number; path: string } => {
       const line = lineOf(valid.lines, path);
       return { file: source.file, ...(line !== undefined ? { line } : {}), path: formatPath(path) };
     };
+    // Every ConfigMap and Secret the pod needs must be in the input, before anything starts (unless optional).
+    const refs = resolveReferences(valid.value, pod.metadata.namespace, configs, (p) => where([...valid.at, ...p]), options.checkReferences !== false);
+    if (refs.problems.length > 0) {
+      problems.push(...refs.problems);
+      continue;
+    }
+    const loaded: LoadedPod = { pod, source, line: valid.line, ...(refs.configs.size > 0 ? { configs: refs.configs } : {}) };
     // A pod is identified by namespace/name: two in one invocation would fight over the same containers.
     const id = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const first = byName.get(id);
@@ -98,4 +122,23 @@ export function sortByFileAndLine<T extends { file: string; line?: number }>(ite
     .map((item, i) => ({ item, i }))
     .sort((a, b) => fileRank(a.item.file) - fileRank(b.item.file) || a.item.file.localeCompare(b.item.file) || (a.item.line ?? 0) - (b.item.line ?? 0) || a.i - b.i)
     .map(({ item }) => item);
+}
+
+/**
+ * A field written as null ("command: ~", "args:") is a field not given, as the API server reads JSON null for an
+ * optional field; the schema allows it, so it is removed before defaulting, and later steps never meet a null
+ * where they expect a list or a mapping. In place; shared (aliased) nodes are visited once.
+ */
+export function dropNulls(value: unknown, seen = new Set<object>()): void {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return;
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (const item of value) dropNulls(item, seen);
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (obj[key] === null) delete obj[key];
+    else dropNulls(obj[key], seen);
+  }
 }

@@ -15,6 +15,29 @@ export interface LoadedPod {
   source: ManifestSource;
   /** 1-based line of the document's start in its file. */
   line: number;
+  /**
+   * The ConfigMaps and Secrets of the input that this pod refers to (keyed by configKey), for the plan step.
+   * A reference missing here was optional.
+   */
+  configs?: ReadonlyMap<string, ConfigObject>;
+}
+
+/**
+ * A ConfigMap or Secret from the input, its values normalized: `strings` holds what env may read (a ConfigMap's
+ * data; a Secret's data decoded as text, with stringData merged over it), `files` every key's bytes as base64
+ * (a ConfigMap's data and binaryData; a Secret's data and stringData), as a volume renders them.
+ */
+export interface ConfigObject {
+  kind: 'ConfigMap' | 'Secret';
+  namespace: string;
+  name: string;
+  strings: Readonly<Record<string, string>>;
+  files: Readonly<Record<string, string>>;
+}
+
+/** The key under which LoadedPod.configs holds an object: "ConfigMap/name" or "Secret/name". */
+export function configKey(kind: 'ConfigMap' | 'Secret', name: string): string {
+  return `${kind}/${name}`;
 }
 
 /** A one-line warning: an accepted field that means nothing on one host (scheduling fields). */
@@ -28,6 +51,11 @@ export interface ManifestWarning {
 export interface LoadOptions {
   /** Namespace for pods whose manifest names none (-n); default "default". */
   defaultNamespace: string;
+  /**
+   * Check that every ConfigMap and Secret a pod needs is in the input (default true). `runpod down` turns it
+   * off: removing a pod must not depend on its configuration being at hand.
+   */
+  checkReferences?: boolean;
 }
 
 export interface LoadResult {

@@ -7,6 +7,7 @@ import { Pod as PodModel } from 'kubernetes-models/v1/Pod';
 import type { ManifestProblem } from '../errors.js';
 import type { ManifestWarning } from './types.js';
 import { podFields, walkFields } from './fields.js';
+import { probeRules } from './probeRules.js';
 import { type FieldPath, type PathSegment, formatPath, fromJsonPointer, isWithin } from './path.js';
 import {
   compareQuantities,
@@ -23,6 +24,9 @@ import {
   type Quantity,
 } from './syntax.js';
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
+import { validateConfig } from './configs.js';
+import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
+import { securityRules } from './securityRules.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -90,19 +94,32 @@ export interface ValidPod {
   lines: LineMap;
 }
 
+/** A ConfigMap or Secret that passed validation, with where it was written. */
+export interface ValidConfig {
+  kind: 'ConfigMap' | 'Secret';
+  value: Obj;
+  at: PathSegment[];
+  line: number;
+  lines: LineMap;
+}
+
 export interface DocumentResult {
   pods: ValidPod[];
+  configs: ValidConfig[];
   problems: ManifestProblem[];
   warnings: ManifestWarning[];
 }
 
-const kindsHint = 'runpod runs kind Pod, v1, or a List of Pods';
+const kindsHint = 'runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them';
+type Kind = 'Pod' | 'ConfigMap' | 'Secret' | 'List';
+const itemKinds = new Set(['Pod', 'ConfigMap', 'Secret']);
 
 /** Validate one YAML document: a v1 Pod, or a v1 List whose items are Pods. */
 export function validateDocument(doc: YamlDocument, file: string): DocumentResult {
   const sink = new ProblemSink(file, doc.lines, doc.line);
   const docProblem = (message: string): DocumentResult => ({
     pods: [],
+    configs: [],
     problems: [{ file, line: doc.line, path: '', message }],
     warnings: [],
   });
@@ -118,15 +135,17 @@ export function validateDocument(doc: YamlDocument, file: string): DocumentResul
   if (!isObj(doc.value)) return docProblem(`expected a mapping (a Kubernetes object), got ${describe(doc.value)}`);
 
   const pods: ValidPod[] = [];
-  const checkKind = (obj: Obj, at: PathSegment[], inList: boolean): 'Pod' | 'List' | undefined => {
+  const configs: ValidConfig[] = [];
+  const checkKind = (obj: Obj, at: PathSegment[], inList: boolean): Kind | undefined => {
     const kind = obj.kind;
     const apiVersion = obj.apiVersion;
     let ok = true;
     if (kind === undefined || kind === null || kind === '') {
       sink.add([...at, 'kind'], `required (${kindsHint})`);
       ok = false;
-    } else if (kind !== 'Pod' && (kind !== 'List' || inList)) {
-      const name = typeof kind === 'string' ? kind : JSON.stringify(kind);
+    } else if (!(typeof kind === 'string' && itemKinds.has(kind)) && (kind !== 'List' || inList)) {
+      // describe() keeps a message short whatever the value (a kind can be a list nested a hundred deep).
+      const name = typeof kind === 'string' && kind.length <= 63 ? kind : describe(kind);
       sink.add([...at, 'kind'], inList && kind === 'List' ? `a List cannot hold a List (${kindsHint})` : `kind ${name} is not supported (${kindsHint})`);
       return undefined;
     }
@@ -138,12 +157,19 @@ export function validateDocument(doc: YamlDocument, file: string): DocumentResul
       sink.add([...at, 'apiVersion'], `expected v1 for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
       ok = false;
     }
-    return ok ? (kind as 'Pod' | 'List') : undefined;
+    return ok ? (kind as Kind) : undefined;
+  };
+  const accept = (obj: Obj, at: PathSegment[], kind: Kind | undefined, line: number): void => {
+    if (kind === 'Pod') {
+      if (validatePod(obj, at, sink)) pods.push({ value: obj, at, line, lines: doc.lines });
+    } else if (kind === 'ConfigMap' || kind === 'Secret') {
+      if (validateConfig(obj, at, kind, sink)) configs.push({ kind, value: obj, at, line, lines: doc.lines });
+    }
   };
 
   const top = checkKind(doc.value, [], false);
-  if (top === 'Pod') {
-    if (validatePod(doc.value, [], sink)) pods.push({ value: doc.value, at: [], line: doc.line, lines: doc.lines });
+  if (top !== undefined && top !== 'List') {
+    accept(doc.value, [], top, doc.line);
   } else if (top === 'List') {
     // A v1 List (what `kubectl get -o yaml` prints for several objects): apiVersion, kind, metadata, items.
     for (const key of Object.keys(doc.value)) {
@@ -160,12 +186,12 @@ export function validateDocument(doc: YamlDocument, file: string): DocumentResul
           sink.add(at, `expected a mapping (a Pod), got ${describe(item)}`);
           return;
         }
-        if (checkKind(item, at, true) !== 'Pod') return;
-        if (validatePod(item, at, sink)) pods.push({ value: item, at, line: lineOf(doc.lines, at) ?? doc.line, lines: doc.lines });
+        const kind = checkKind(item, at, true);
+        if (kind !== undefined) accept(item, at, kind, lineOf(doc.lines, at) ?? doc.line);
       });
     }
   }
-  return { pods, problems: sink.problems, warnings: sink.warnings };
+  return { pods, configs, problems: sink.problems, warnings: sink.warnings };
 }
 
 /** Validate one Pod object found at `at` in its document. True when it has no problem. */
@@ -200,10 +226,16 @@ function isAjvError(v: unknown): v is AjvError {
 }
 
 /** kubernetes-models' validator, with ajv's errors collapsed to one human message per field. */
-export function schemaProblems(pod: Obj): Array<{ path: PathSegment[]; message: string; wrongType: boolean }> {
+export function schemaProblems(
+  pod: Obj,
+  model: new (value: never) => { validate(): void } = PodModel,
+): Array<{ path: PathSegment[]; message: string; wrongType: boolean }> {
   let errors: AjvError[] = [];
   try {
-    new PodModel(pod as ConstructorParameters<typeof PodModel>[0]).validate();
+    // The document itself is validated, not a model built from it: the model's constructor copies each field through
+    // is-plain-object, which throws on a mapping holding "constructor: null", and a "__proto__" key would replace the
+    // model's prototype, validate() with it. The compiled schema validator reads plain data as it is.
+    (model.prototype as { validate(this: unknown): void }).validate.call(pod);
     return [];
   } catch (err) {
     const raw: unknown = err !== null && typeof err === 'object' && 'errors' in err ? err.errors : undefined;
@@ -292,7 +324,7 @@ export function describe(v: unknown): string {
 /** pkg/apis/core/validation: TotalAnnotationSizeLimitB. */
 const totalAnnotationSizeLimit = 256 * 1024;
 
-function metadataRules(meta: unknown, at: PathSegment[], sink: ProblemSink): void {
+export function metadataRules(meta: unknown, at: PathSegment[], sink: ProblemSink): void {
   const m = [...at, 'metadata'];
   if (!isObj(meta)) {
     // The schema reports a metadata of the wrong type; a missing one leaves the pod without its required name.
@@ -360,18 +392,21 @@ export function hostPortsOf(pod: unknown, at: PathSegment[]): HostPortUse[] {
   const out: HostPortUse[] = [];
   const spec = isObj(pod) ? pod.spec : undefined;
   if (!isObj(spec)) return out;
-  list(spec.containers).forEach((c, ci) => {
-    if (!isObj(c)) return;
-    list(c.ports).forEach((p, pi) => {
-      if (!isObj(p) || typeof p.hostPort !== 'number' || p.hostPort === 0) return;
-      out.push({
-        hostPort: p.hostPort,
-        protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
-        hostIP: typeof p.hostIP === 'string' ? p.hostIP : '',
-        path: [...at, 'spec', 'containers', ci, 'ports', pi, 'hostPort'],
+  // Init containers' ports are the pod's too (published on the sandbox like the containers' ones).
+  for (const field of ['initContainers', 'containers'] as const) {
+    list(spec[field]).forEach((c, ci) => {
+      if (!isObj(c)) return;
+      list(c.ports).forEach((p, pi) => {
+        if (!isObj(p) || typeof p.hostPort !== 'number' || p.hostPort === 0) return;
+        out.push({
+          hostPort: p.hostPort,
+          protocol: typeof p.protocol === 'string' ? p.protocol : 'TCP',
+          hostIP: typeof p.hostIP === 'string' ? p.hostIP : '',
+          path: [...at, 'spec', field, ci, 'ports', pi, 'hostPort'],
+        });
       });
     });
-  });
+  }
   return out;
 }
 
@@ -391,11 +426,33 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink): void {
   if (typeof grace === 'number' && grace < 0) sink.add([...s, 'terminationGracePeriodSeconds'], 'must be greater than or equal to 0');
   if (typeof spec.hostname === 'string') report(sink, [...s, 'hostname'], dns1123Label(spec.hostname));
 
-  const containerNames = new Map<string, number>();
+  // validateInitContainers + validateContainers: names are unique among init containers and containers together,
+  // and port names among all of them (init containers are checked first, as the API server does).
+  const containerNames = new Map<string, string>();
   const portNames = new Map<string, PathSegment[]>();
+  list(spec.initContainers).forEach((c, i) => {
+    if (!isObj(c)) return;
+    const p = [...s, 'initContainers', i];
+    containerRules(c, p, containerNames, portNames, sink);
+    initContainerRules(c, p, sink);
+  });
   list(spec.containers).forEach((c, i) => {
     if (isObj(c)) containerRules(c, [...s, 'containers', i], containerNames, portNames, sink);
   });
+  // Volumes, then every container's mounts (which must name a declared volume) and env sources.
+  const declared = volumeRules(spec, s, sink);
+  const names = new Set(containerNames.keys());
+  for (const field of ['initContainers', 'containers'] as const) {
+    list(spec[field]).forEach((c, i) => {
+      if (!isObj(c)) return;
+      mountRules(c, [...s, field, i], sink, declared);
+      envSourceRules(c, [...s, field, i], sink, names);
+    });
+  }
+
+  // Security contexts, host namespaces, hostname, hostAliases and DNS (securityRules.ts).
+  const meta = isObj(pod.metadata) ? pod.metadata : {};
+  securityRules(spec, s, sink, meta.name, meta.namespace);
 
   // AccumulateUniqueHostPorts: one pod cannot bind the same host port and protocol twice.
   const used: HostPortUse[] = [];
@@ -410,7 +467,7 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink): void {
 function containerRules(
   c: Obj,
   p: PathSegment[],
-  names: Map<string, number>,
+  names: Map<string, string>,
   portNames: Map<string, PathSegment[]>,
   sink: ProblemSink,
 ): void {
@@ -420,8 +477,8 @@ function containerRules(
     if (c.name === '') sink.add(at, 'required');
     else if (!report(sink, at, dns1123Label(c.name))) {
       const first = names.get(c.name);
-      if (first !== undefined) sink.add(at, `duplicate container name "${c.name}" (also spec.containers[${first}])`);
-      else names.set(c.name, Number(p[p.length - 1]));
+      if (first !== undefined) sink.add(at, `duplicate container name "${c.name}" (also ${first})`);
+      else names.set(c.name, formatPath(p.slice(p.indexOf('spec'))));
     }
   }
   // validateContainers: image is required (the API schema leaves it optional for controllers that fill it in),
@@ -453,6 +510,68 @@ function containerRules(
   });
 
   resourceRules(c.resources, [...p, 'resources'], sink);
+  probeRules(c, p, sink);
+  lifecycleRules(c, p, sink);
+  // validateContainers: terminationMessagePolicy File or FallbackToLogsOnError; the path is absolute (runpod reads
+  // it from the container's filesystem).
+  const tmp = c.terminationMessagePolicy;
+  if (typeof tmp === 'string' && tmp !== 'File' && tmp !== 'FallbackToLogsOnError') sink.add([...p, 'terminationMessagePolicy'], `must be File or FallbackToLogsOnError, got ${describe(tmp)}`);
+  const tpath = c.terminationMessagePath;
+  if (typeof tpath === 'string' && tpath !== '' && !tpath.startsWith('/')) sink.add([...p, 'terminationMessagePath'], 'must be an absolute path');
+}
+
+/**
+ * validateInitContainers: restartPolicy on an init container may only be Always (a sidecar, KEP-753); an init
+ * container that is not a sidecar runs to completion, so lifecycle hooks and probes mean nothing for it and are
+ * refused ("may not be set for init containers without restartPolicy=Always"). terminationMessagePolicy is one of
+ * the two values (validateContainers; checked here for containers too, below).
+ */
+function initContainerRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
+  const policy = c.restartPolicy;
+  if (policy !== undefined && policy !== null && policy !== 'Always') {
+    sink.add([...p, 'restartPolicy'], `must be Always (a sidecar) or unset, got ${describe(policy)}`);
+    return;
+  }
+  if (policy === 'Always') {
+    // A sidecar's startupProbe gates the next init container; its liveness and readiness probes are not run by
+    // runpod yet, and a probe that is accepted but never run would be a silent lie.
+    for (const f of ['livenessProbe', 'readinessProbe']) {
+      if (c[f] !== undefined && c[f] !== null) sink.add([...p, f], 'not supported by runpod on sidecars (startupProbe is)');
+    }
+    return;
+  }
+  for (const f of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
+    if (c[f] !== undefined && c[f] !== null) sink.add([...p, f], 'may not be set for init containers without restartPolicy: Always');
+  }
+}
+
+/** validateLifecycle / validateHandler: exactly one handler each; a sleep's seconds non-negative. */
+function lifecycleRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
+  const lifecycle = c.lifecycle;
+  if (!isObj(lifecycle)) return;
+  for (const hook of ['postStart', 'preStop'] as const) {
+    const h = lifecycle[hook];
+    if (!isObj(h)) continue;
+    const at = [...p, 'lifecycle', hook];
+    const set = ['exec', 'httpGet', 'sleep', 'tcpSocket'].filter((k) => h[k] !== undefined && h[k] !== null);
+    if (set.length === 0) sink.add(at, 'must specify a handler type (exec, httpGet or sleep)');
+    else if (set.length > 1) sink.add([...at, set[1]!], `may not specify more than one handler type (also ${set[0]})`);
+    const exec = h.exec;
+    if (isObj(exec) && (!Array.isArray(exec.command) || exec.command.length === 0)) sink.add([...at, 'exec', 'command'], 'required');
+    const sleep = h.sleep;
+    if (isObj(sleep) && typeof sleep.seconds === 'number' && sleep.seconds < 0) sink.add([...at, 'sleep', 'seconds'], 'must be greater than or equal to 0');
+    const http = h.httpGet;
+    if (isObj(http)) {
+      const port = http.port;
+      if (port === undefined || port === null || port === '') sink.add([...at, 'httpGet', 'port'], 'required');
+      else if (typeof port === 'number') report(sink, [...at, 'httpGet', 'port'], portNumber(port));
+      else if (typeof port === 'string' && !/^[0-9]+$/.test(port)) {
+        // A named port must be one of the container's own (the kubelet resolves it against them).
+        const names = list(c.ports).filter(isObj).map((x) => x.name);
+        if (!names.includes(port)) sink.add([...at, 'httpGet', 'port'], `no port named "${port}" in this container`);
+      }
+    }
+  }
 }
 
 /** ValidateResourceRequirements: quantities parse and are non-negative; a request does not exceed its limit. */

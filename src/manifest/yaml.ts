@@ -39,6 +39,26 @@ interface NodeRecord {
 
 const mergeTag = 'tag:yaml.org,2002:merge';
 
+/**
+ * Kubernetes reads YAML with go-yaml's YAML 1.1 rules, where an integer written with a leading 0 is octal: the
+ * `defaultMode: 0644` of countless manifests means 420, not 644. js-yaml follows YAML 1.2 (octal only as 0o644),
+ * so this type, tried before the ordinary int, reads 0644 as Kubernetes does.
+ */
+const yaml11Octal = new yaml.Type('tag:runpod.local,2024:yaml11-octal-int', {
+  kind: 'scalar',
+  resolve: (data: unknown) => typeof data === 'string' && /^[-+]?0[0-7_]+$/.test(data),
+  construct: (data: string) => {
+    const sign = data.startsWith('-') ? -1 : 1;
+    return sign * parseInt(data.replace(/^[-+]/, '').replace(/_/g, ''), 8);
+  },
+  predicate: () => false,
+});
+const { types } = yaml as unknown as { types: Record<'null' | 'bool' | 'int' | 'float' | 'timestamp' | 'merge' | 'binary' | 'omap' | 'pairs' | 'set', yaml.Type> };
+const kubernetesSchema = yaml.FAILSAFE_SCHEMA.extend({
+  implicit: [types.null, types.bool, yaml11Octal, types.int, types.float, types.timestamp, types.merge],
+  explicit: [types.binary, types.omap, types.pairs, types.set],
+});
+
 /** Parse every document of one file. A syntax error makes the whole file one problem (js-yaml stops there). */
 export function parseYaml(text: string, file: string): ParsedYaml {
   const roots: NodeRecord[] = [];
@@ -49,6 +69,7 @@ export function parseYaml(text: string, file: string): ParsedYaml {
   try {
     yaml.loadAll(text, (doc) => values.push(doc), {
       filename: file,
+      schema: kubernetesSchema,
       listener(event, state) {
         if (event === 'open') {
           stack.push({ line: state.line, kind: null, tag: null, result: undefined, children: [] });

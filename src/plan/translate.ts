@@ -1,13 +1,31 @@
 // The one pure translation from a Pod to what the engine must run (the role of podman's kube.go): names,
 // labels, spec hashes and the exact create options of the infra container and each container. The same Pod
 // always gives the same plan: no I/O, no clock, no randomness.
-import type { Container, ContainerPort } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerPort, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
-import type { LoadedPod } from '../manifest/types.js';
-import { expandVars, resolveEnv } from './expand.js';
+import { type LoadedPod, configKey } from '../manifest/types.js';
+import { legacyPullSecretKey, pullSecretKey } from '../manifest/configs.js';
+import { expandVars } from './expand.js';
+import { type EnvContext, containerEnv, expandsSecret } from './env.js';
+import { hasRuntimeRef } from './runtime.js';
+import { type PlannedVolume, type SubPathNeed, containerMounts, infraMounts, planVolumes } from './volumes.js';
 import { Label, annotationPrefix, infraContainerName, managedByValue } from './labels.js';
 import { dockerContainerName, podUid, specHash } from './names.js';
 import { memoryBytes, milliCpu } from './quantity.js';
+import {
+  type InitKind,
+  type LifecyclePlan,
+  type TerminationMessagePlan,
+  asInitContainer,
+  lifecycleHashPart,
+  lifecycleLabels,
+  lifecycleOf,
+  podHashWithInit,
+  terminationMessageOf,
+} from './lifecycle.js';
+import { containerProbes, engineHealthcheck } from '../wait/probes/spec.js';
+import type { ContainerProbes } from '../wait/probes/types.js';
+import { type ImageUserCheck, type PodNamespaces, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
@@ -23,6 +41,36 @@ export interface ContainerPlan {
   hash: string;
   /** Create options, less the per-instance parts (attempt label, infra reference): see instanceCreateOptions. */
   create: CreateOptions;
+  /** runAsNonRoot / runAsGroup alone: checked against the image's user before each create (security.ts). */
+  imageUserCheck?: ImageUserCheck;
+  /** startup, readiness and liveness probes, with Kubernetes' defaults (run from the host by src/wait/probes). */
+  probes?: ContainerProbes;
+  /** init | sidecar for init containers; undefined for app containers (lifecycle.ts). */
+  initKind?: InitKind;
+  /** postStart and preStop handlers (run by src/reconcile/hooks.ts). */
+  lifecycle?: LifecyclePlan;
+  /** Where the failure report reads the container's termination message from. */
+  terminationMessage?: TerminationMessagePlan;
+  /** What in `create` holds Secret data, for every output to mask (redact.ts). */
+  secrets?: SecretParts;
+  /** subPaths inside named volumes that apply must prepare (reconcile/volumes.ts). */
+  subPaths?: SubPathNeed[];
+  /** `create` holds runtime markers (runtime.ts) that apply resolves before the create. */
+  runtime?: boolean;
+}
+
+/** Env variable names, and Entrypoint and Cmd indexes, whose values hold Secret data. */
+export interface SecretParts {
+  env: string[];
+  command: number[];
+  args: number[];
+}
+
+export interface PullSecretPlan {
+  name: string;
+  /** The Docker config JSON: {"auths": …} for .dockerconfigjson, the bare auths map for legacy .dockercfg. */
+  config: string;
+  legacy: boolean;
 }
 
 export interface PodPlan {
@@ -37,13 +85,37 @@ export interface PodPlan {
   gracePeriodSeconds: number;
   /** Absolute file or directory the manifest came from; undefined for stdin. */
   source?: string;
+  /** Every container port the pod declares, for the addresses handed to scripts (RUNPOD_* variables). */
+  ports: PortPlan[];
   infra: ContainerPlan;
+  /** spec.initContainers in order: run one at a time, each to exit 0 (sidecars: to started), before containers. */
+  initContainers: ContainerPlan[];
   containers: ContainerPlan[];
+  /** hostNetwork, hostPID / shareProcessNamespace, hostIPC: how app containers join the infra container. */
+  namespaces: PodNamespaces;
+  /** spec.volumes as the engine holds them (volumes.ts); made real by reconcile/volumes.ts. */
+  volumes: PlannedVolume[];
+  /**
+   * Registry credentials from spec.imagePullSecrets, in order: each Secret's Docker config (JSON). Credentials,
+   * not spec: no hash covers them and no plan output prints them.
+   */
+  pullSecrets: PullSecretPlan[];
 }
 
 export interface PlanOptions {
   infraImage: string;
   pull?: PullOverride;
+  /** --publish-all: publish every container port without a hostPort on a host port the engine chooses. */
+  publishAll?: boolean;
+}
+
+export interface PortPlan {
+  container: string;
+  name?: string;
+  containerPort: number;
+  protocol: 'TCP' | 'UDP' | 'SCTP';
+  hostPort?: number;
+  hostIP?: string;
 }
 
 const pullOverride: Record<PullOverride, PullPolicy> = { always: 'Always', missing: 'IfNotPresent', never: 'Never' };
@@ -74,9 +146,16 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     [Label.managedBy]: managedByValue,
   };
 
-  const infra = translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds);
+  // ConfigMaps, Secrets and the pod's own fields feed env and volume files; volumes are rendered once.
+  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map() };
+  const volumes = planVolumes(envCtx);
+  const podCtx = { env: envCtx, volumes };
+  const initContainers = (pod.spec.initContainers ?? []).map((c) =>
+    asInitContainer(translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c),
+  );
+  const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes), initContainers);
   const containers = pod.spec.containers.map((c) =>
-    translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull),
+    translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
   );
   return {
     key: `${namespace}/${name}`,
@@ -87,9 +166,36 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     restartPolicy,
     gracePeriodSeconds,
     ...(loaded.source.origin !== undefined ? { source: loaded.source.origin } : {}),
+    ports: pod.spec.containers.flatMap((c) =>
+      (c.ports ?? []).map((p): PortPlan => ({
+        container: c.name,
+        ...(p.name !== undefined ? { name: p.name } : {}),
+        containerPort: p.containerPort,
+        protocol: (p.protocol ?? 'TCP') as PortPlan['protocol'],
+        ...(p.hostPort ? { hostPort: p.hostPort } : {}),
+        ...(p.hostIP !== undefined ? { hostIP: p.hostIP } : {}),
+      })),
+    ),
     infra,
+    initContainers,
     containers,
+    namespaces: podNamespaces(pod.spec),
+    volumes,
+    pullSecrets: pullSecretsOf(loaded),
   };
+}
+
+/** spec.imagePullSecrets resolved against the input's Secrets (validation made sure each one is there). */
+function pullSecretsOf(loaded: LoadedPod): PullSecretPlan[] {
+  return (loaded.pod.spec.imagePullSecrets ?? []).flatMap((ref): PullSecretPlan[] => {
+    const secret = ref.name !== undefined ? loaded.configs?.get(configKey('Secret', ref.name)) : undefined;
+    if (!secret) return [];
+    const current = secret.files[pullSecretKey];
+    const legacy = secret.files[legacyPullSecretKey];
+    const b64 = current ?? legacy;
+    if (b64 === undefined) return [];
+    return [{ name: ref.name!, config: Buffer.from(b64, 'base64').toString('utf8'), legacy: current === undefined }];
+  });
 }
 
 /**
@@ -101,11 +207,14 @@ function translateInfra(
   image: string,
   commonLabels: Record<string, string>,
   gracePeriodSeconds: number,
+  publishAll: boolean,
+  volumes: readonly PlannedVolume[],
 ): ContainerPlan {
   const { pod } = loaded;
   const exposed: Record<string, Record<string, never>> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
-  for (const c of pod.spec.containers) {
+  // Init containers' (sidecars') ports are the pod's too: the sandbox publishes them.
+  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
     for (const p of c.ports ?? []) {
       // Only ports with a hostPort are published: a bare containerPort is informational in Kubernetes and
       // reachable on the pod's own address anyway.
@@ -115,21 +224,40 @@ function translateInfra(
       (bindings[key] ??= []).push({ HostIp: p.hostIP ?? '', HostPort: String(p.hostPort) });
     }
   }
+  // --publish-all: every other declared port on a host port the engine chooses (an empty HostPort, as
+  // `docker run -P`), so parallel CI jobs on one host never collide on fixed hostPorts. It changes the pod
+  // hash: switching it on or off replaces the pod, as a changed hostPort would.
+  if (publishAll) {
+    for (const c of pod.spec.containers) {
+      for (const p of c.ports ?? []) {
+        const key = portKey(p);
+        if (bindings[key]) continue;
+        exposed[key] = {};
+        bindings[key] = [{ HostIp: p.hostIP ?? '', HostPort: '' }];
+      }
+    }
+  }
+  // Hostname (spec.hostname, else metadata.name; subdomain, setHostnameAsFQDN), namespaces, hostAliases, DNS and
+  // sysctls: the pod-level settings the sandbox holds (security.ts).
+  const podLevel = infraPodSettings(pod.spec, pod.metadata.name, pod.metadata.namespace);
+  const hostNetwork = podLevel.hostConfig.NetworkMode === 'host';
   const create: CreateOptions = {
     Image: image,
-    // Kubernetes: the pod's hostname is spec.hostname when set, else metadata.name.
-    Hostname: pod.spec.hostname ?? pod.metadata.name,
-    ExposedPorts: exposed,
+    ...podLevel.config,
+    // A hostNetwork pod's ports are the host's own: nothing to publish (hostPort equals containerPort).
+    ExposedPorts: hostNetwork ? {} : exposed,
     StopTimeout: gracePeriodSeconds,
     HostConfig: {
-      PortBindings: bindings,
-      // Other containers join this IPC namespace, which Docker allows only from a "shareable" one.
-      IpcMode: 'shareable',
+      PortBindings: hostNetwork ? {} : bindings,
+      ...podLevel.hostConfig,
       // The sandbox lives until `runpod down`, as the kubelet keeps it until the pod is deleted (design.md).
       RestartPolicy: { Name: 'unless-stopped' },
+      ...(infraMounts(volumes).length > 0 ? { Mounts: infraMounts(volumes) } : {}),
     },
   };
-  const hash = specHash(create);
+  // shareProcessNamespace changes nothing on the infra container itself, but the pod's containers must be made
+  // again in one PID namespace: a pod-level field, so it is in the pod hash (design.md: what replaces what).
+  const hash = specHash(pod.spec.shareProcessNamespace === true ? { create, shareProcessNamespace: true } : create);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(pod.metadata.annotations ?? {})) labels[`${annotationPrefix}${k}`] = v;
   Object.assign(labels, pod.metadata.labels ?? {}, commonLabels, {
@@ -151,13 +279,21 @@ function translateContainer(
   gracePeriodSeconds: number,
   commonLabels: Record<string, string>,
   pull: PullOverride | undefined,
+  spec: PodSpec,
+  podCtx: { env: EnvContext; volumes: readonly PlannedVolume[] },
 ): ContainerPlan {
   const image = c.image!;
   const pullPolicy: PullPolicy = pull ? pullOverride[pull] : ((c.imagePullPolicy ?? 'IfNotPresent') as PullPolicy);
   // Env values expand $(VAR) from earlier entries; command and args expand from the whole env
   // (https://kubernetes.io/docs/tasks/inject-data-application/define-interdependent-environment-variables/).
-  const env = resolveEnv((c.env ?? []).map((e) => ({ name: e.name, ...(e.value !== undefined ? { value: e.value } : {}) })));
+  // envFrom, then env with valueFrom sources (env.ts), so the hash covers resolved values: a changed ConfigMap
+  // value replaces only the containers that read it (design.md).
+  const resolved = containerEnv(c, podCtx.env);
+  const env = resolved.env;
   const lookup = (n: string): string | undefined => env.get(n);
+  const mounts = containerMounts(c.volumeMounts, podCtx.volumes);
+  // The pod's and the container's securityContext, merged (security.ts).
+  const security = containerSecurity(spec, c);
   const create: CreateOptions = {
     Image: image,
     Env: [...env].map(([k, v]) => `${k}=${v}`),
@@ -168,22 +304,56 @@ function translateContainer(
     HostConfig: {
       RestartPolicy: engineRestartPolicy[restartPolicy],
       ...resourceLimits(c),
+      ...security.hostConfig,
+      ...(mounts.mounts.length > 0 ? { Mounts: mounts.mounts } : {}),
     },
   };
+  if (security.user !== undefined) create.User = security.user;
   // Kubernetes: command replaces the image ENTRYPOINT and args its CMD. Docker keeps the image CMD only when
   // no Entrypoint is given, so command without args drops the image CMD, as Kubernetes documents
   // (https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#notes).
   if (c.command !== undefined) create.Entrypoint = c.command.map((s) => expandVars(s, lookup));
   if (c.args !== undefined) create.Cmd = c.args.map((s) => expandVars(s, lookup));
   if (c.workingDir) create.WorkingDir = c.workingDir;
-  const hash = specHash({ create, image });
+  // An exec livenessProbe is also the engine's health check (`docker ps` shows health after runpod exits); as
+  // part of the create options it is in the hash, so changing it replaces the container.
+  const healthcheck = engineHealthcheck(c);
+  if (healthcheck) create.Healthcheck = healthcheck;
+  const hash = specHash({ create, image, ...lifecycleHashPart(c) });
   const labels = {
     ...commonLabels,
     [Label.containerName]: c.name,
     [Label.dockerType]: 'container',
     [Label.containerHash]: hash,
+    ...lifecycleLabels(c),
   };
-  return { name: c.name, image, pullPolicy, hash, create: { ...create, Labels: labels } };
+  return {
+    name: c.name,
+    image,
+    pullPolicy,
+    hash,
+    create: { ...create, Labels: labels },
+    ...(security.imageUserCheck !== undefined ? { imageUserCheck: security.imageUserCheck } : {}),
+    ...probesOf(c, gracePeriodSeconds),
+    ...(lifecycleOf(c) ? { lifecycle: lifecycleOf(c)! } : {}),
+    terminationMessage: terminationMessageOf(c),
+    ...secretPartsOf(c, resolved),
+    ...(mounts.subPaths.length > 0 ? { subPaths: mounts.subPaths } : {}),
+    ...(hasRuntimeRef(create) ? { runtime: true } : {}),
+  };
+}
+
+function secretPartsOf(c: Container, env: ReturnType<typeof containerEnv>): { secrets?: SecretParts } {
+  const indexes = (list: string[] | undefined): number[] => (list ?? []).flatMap((s, i) => (expandsSecret(s, env) ? [i] : []));
+  const parts: SecretParts = { env: [...env.secret].filter((n) => env.env.has(n)), command: indexes(c.command), args: indexes(c.args) };
+  return parts.env.length + parts.command.length + parts.args.length > 0 ? { secrets: parts } : {};
+}
+
+/** The infra plan with the pod hash that covers the init containers (lifecycle.ts podHashWithInit). */
+function withPodHash(infra: ContainerPlan, inits: ContainerPlan[]): ContainerPlan {
+  const hash = podHashWithInit(infra.hash, inits);
+  if (hash === infra.hash) return infra;
+  return { ...infra, hash, create: { ...infra.create, Labels: { ...infra.create.Labels, [Label.containerHash]: hash } } };
 }
 
 /**
@@ -220,11 +390,14 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
   const labels = { ...c.create.Labels, [Label.restartCount]: String(attempt) };
   const options: CreateOptions = { ...c.create, Labels: labels };
   if (infraId !== undefined) {
-    options.HostConfig = {
-      ...c.create.HostConfig,
-      NetworkMode: `container:${infraId}`,
-      IpcMode: `container:${infraId}`,
-    };
+    // Network always from the infra container; IPC and PID as hostIPC, hostPID and shareProcessNamespace say.
+    options.HostConfig = { ...c.create.HostConfig, ...appNamespaceModes(plan.namespaces, infraId) };
   }
   return { name, options };
+}
+
+/** Probes are not in the hash (only an exec liveness probe's health check is): they run from the host. */
+function probesOf(c: Container, gracePeriodSeconds: number): { probes?: ContainerProbes } {
+  const probes = containerProbes(c, gracePeriodSeconds);
+  return probes ? { probes } : {};
 }

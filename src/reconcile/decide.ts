@@ -2,6 +2,7 @@
 // with what the engine has and say what to do, each action with the reason a user reads.
 import type { PodPlan } from '../plan/translate.js';
 import type { ObservedContainer, ObservedPod } from './observe.js';
+import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
 
 export type Action =
   /** Stop (within the grace period) and remove an instance. */
@@ -13,7 +14,12 @@ export type Action =
   | { kind: 'create'; container: string; attempt: number; reason: string }
   | { kind: 'start'; container: string; id: string; reason: string }
   /** Keep a dead instance for `logs --previous`, but make sure the engine never restarts it. */
-  | { kind: 'retire'; container: string; id: string; reason: string };
+  | { kind: 'retire'; container: string; id: string; reason: string }
+  /** End the instance's process after a failed liveness or startup probe; its restart policy decides what follows. */
+  | { kind: 'kill'; container: string; id: string; gracePeriodSeconds: number; reason: string };
+
+/** Containers whose liveness (or startup) probe failed, by instance id: what the probe said, and the grace period. */
+export type ProbeKills = ReadonlyMap<string, { reason: string; gracePeriodSeconds: number }>;
 
 export interface Decision {
   actions: Action[];
@@ -40,7 +46,11 @@ function wantsRestart(plan: PodPlan, c: ObservedContainer): boolean {
   return false;
 }
 
-export function decidePodActions(plan: PodPlan, observed: ObservedPod): Decision {
+/**
+ * opts (initContainers.ts): `now` for the back-off before an exited container is run again (none given: at once),
+ * and what sidecars' startup probes say.
+ */
+export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: ProbeKills = new Map(), opts: InitOptions = {}): Decision {
   const actions: Action[] = [];
   const infra = observed.infra[0];
   const replacePod = (reason: string): Decision => {
@@ -50,8 +60,19 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod): Decision
     for (const list of observed.containers.values()) {
       for (const c of list) actions.push({ kind: 'remove', container: c.name, id: c.id, reason });
     }
+    // Init containers' records go with the sandbox: a new pod runs them all again (Kubernetes: init containers
+    // run again when the pod restarts).
+    for (const list of observed.initContainers.values()) {
+      for (const c of list) actions.push({ kind: 'remove', container: c.name, id: c.id, reason });
+    }
     const attempt = infra ? infra.attempt + 1 : 0;
     actions.push({ kind: 'createInfra', attempt, reason: infra ? reason : 'the pod does not exist' });
+    // With init containers, the new sandbox starts with the first of them; the rest follow sync by sync.
+    const first = firstInitAction(plan, observed, infra ? reason : 'the pod does not exist');
+    if (first) {
+      actions.push(first);
+      return { actions };
+    }
     for (const c of plan.containers) {
       const next = (observed.containers.get(c.name)?.[0]?.attempt ?? -1) + 1;
       actions.push({ kind: 'create', container: c.name, attempt: next, reason: infra ? reason : 'the pod does not exist' });
@@ -79,6 +100,13 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod): Decision
     for (const c of list) actions.push({ kind: 'remove', container: name, id: c.id, reason: 'the container is no longer in the manifest' });
   }
 
+  // Init containers first: no app container is created or started before every one has completed (sidecars:
+  // started). Their history is kept tidy whatever the phase.
+  actions.push(...initHousekeeping(plan, observed));
+  const init = initPhase(plan, observed, { ...opts, kills });
+  actions.push(...init.actions);
+  if (!init.done) return { actions, infraId: infra.id };
+
   for (const c of plan.containers) {
     const instances = observed.containers.get(c.name) ?? [];
     const newest = instances[0];
@@ -102,6 +130,14 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod): Decision
       continue;
     }
     if (liveStates.has(newest.state)) {
+      // Kubernetes: "If the liveness probe fails, the kubelet kills the container, and the container is subjected
+      // to its restart policy" (computePodActions: "failed liveness probe, will be restarted"). The engine's
+      // restart policy, which mirrors restartPolicy, brings it back; under Never it stays down and the pod fails.
+      const kill = newest.state === 'running' ? kills.get(newest.id) : undefined;
+      if (kill) {
+        actions.push({ kind: 'kill', container: c.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
+        continue;
+      }
       // Joined to an earlier life of the infra container: its network namespace is not the pod's any more.
       if (newest.state === 'running' && newest.startedAt !== undefined && infra.startedAt !== undefined && newest.startedAt < infra.startedAt) {
         const reason = 'the infra container restarted after it, so it is outside the pod\'s namespaces';
@@ -117,6 +153,9 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod): Decision
     if (newest.state === 'removing') continue;
     // exited or dead, and the engine will not restart it.
     if (engineWillRestart(newest) || !wantsRestart(plan, newest)) continue;
+    // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
+    // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.
+    if (restartAt(newest, opts.now) !== undefined) continue;
     // The kubelet's restart model: a new instance with the next attempt number; the dead one stays for
     // `logs --previous`, retired so the engine never brings it back.
     const reason = `it exited (code ${newest.exitCode}) and the engine will not restart it; restartPolicy ${plan.restartPolicy}`;

@@ -11,6 +11,13 @@ export class ImageUnavailableError extends Error {
 
 export type AuthLookup = (image: string) => Promise<RegistryAuth | undefined>;
 
+/** A pod's own credentials (its imagePullSecrets), tried before the Docker config's. */
+export interface PodAuth {
+  /** Names the credentials, so pulls with different credentials are not shared. */
+  id: string;
+  lookup: AuthLookup;
+}
+
 export class ImagePuller {
   private readonly pulls = new Map<string, Promise<void>>();
 
@@ -21,25 +28,26 @@ export class ImagePuller {
   ) {}
 
   /** Make the image present as the policy says; throws ImageUnavailableError with the reason otherwise. */
-  async ensure(image: string, policy: PullPolicy): Promise<void> {
+  async ensure(image: string, policy: PullPolicy, podAuth?: PodAuth): Promise<void> {
     if (policy !== 'Always') {
       if (await this.engine.inspectImage(image)) return;
       if (policy === 'Never') {
         throw new ImageUnavailableError(`image ${image} is not present on the engine and imagePullPolicy is Never (load it first, or use --pull missing)`);
       }
     }
-    let pull = this.pulls.get(image);
+    const key = `${image}\0${podAuth?.id ?? ''}`;
+    let pull = this.pulls.get(key);
     if (!pull) {
-      pull = this.pull(image);
-      this.pulls.set(image, pull);
+      pull = this.pull(image, podAuth);
+      this.pulls.set(key, pull);
     }
     await pull;
   }
 
-  private async pull(image: string): Promise<void> {
+  private async pull(image: string, podAuth: PodAuth | undefined): Promise<void> {
     let auth: RegistryAuth | undefined;
     try {
-      auth = await this.auth(image);
+      auth = (await podAuth?.lookup(image)) ?? (await this.auth(image));
     } catch (err) {
       throw new ImageUnavailableError(`cannot read registry credentials for ${image}: ${(err as Error).message}`);
     }

@@ -1,6 +1,7 @@
 // observe: what the engine has for one pod, mapped to plain data the pure decide step reads.
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { Label, infraContainerName, podSelector } from '../plan/labels.js';
+import { type InitKind, LifecycleLabel } from '../plan/lifecycle.js';
 
 export interface ObservedContainer {
   id: string;
@@ -26,6 +27,8 @@ export interface ObservedContainer {
   image: string;
   imageId: string;
   ip?: string;
+  /** init | sidecar for an init container's instance (its type label); undefined for app containers. */
+  initKind?: InitKind;
 }
 
 export interface ObservedPod {
@@ -33,6 +36,8 @@ export interface ObservedPod {
   infra: ObservedContainer[];
   /** Instances of each app container by name, newest attempt first. */
   containers: Map<string, ObservedContainer[]>;
+  /** Instances of each init container (sidecars included) by name, newest attempt first. */
+  initContainers: Map<string, ObservedContainer[]>;
 }
 
 /** Docker reports "0001-01-01T00:00:00Z" for never; fractional seconds beyond milliseconds are dropped. */
@@ -66,7 +71,13 @@ export function toObservedContainer(info: ContainerInspect): ObservedContainer {
     image: info.Config.Image,
     imageId: info.Image,
     ...(ip ? { ip } : {}),
+    ...initKindOfLabels(labels),
   };
+}
+
+function initKindOfLabels(labels: Record<string, string>): { initKind?: InitKind } {
+  const t = labels[LifecycleLabel.containerType];
+  return t === 'init' || t === 'sidecar' ? { initKind: t } : {};
 }
 
 /** Pure: group a pod's containers into infra and app instances, newest attempt first. */
@@ -74,14 +85,19 @@ export function groupPod(containers: ObservedContainer[]): ObservedPod {
   const byAttempt = (a: ObservedContainer, b: ObservedContainer): number => b.attempt - a.attempt || (b.startedAt ?? 0) - (a.startedAt ?? 0);
   const infra = containers.filter((c) => c.name === infraContainerName).sort(byAttempt);
   const apps = new Map<string, ObservedContainer[]>();
+  const inits = new Map<string, ObservedContainer[]>();
   for (const c of containers) {
     if (c.name === infraContainerName) continue;
-    const list = apps.get(c.name) ?? [];
+    // The type label tells an init container's instances from an app container's (names are unique across both
+    // in a pod, but an init container and a later app container of the same name must not be mixed up).
+    const into = c.initKind !== undefined ? inits : apps;
+    const list = into.get(c.name) ?? [];
     list.push(c);
-    apps.set(c.name, list);
+    into.set(c.name, list);
   }
   for (const list of apps.values()) list.sort(byAttempt);
-  return { infra, containers: apps };
+  for (const list of inits.values()) list.sort(byAttempt);
+  return { infra, containers: apps, initContainers: inits };
 }
 
 /** Every container runpod made for this pod (by its labels only), inspected. */

@@ -3,13 +3,21 @@ import type { Writable } from 'node:stream';
 import yaml from 'js-yaml';
 import { podLine } from './reporter.js';
 import type { PodResult, RunResult } from './result.js';
+import { exportLines, podEnvironment } from './env.js';
 
-export type OutputFormat = 'text' | 'json' | 'yaml';
+/** env: the pods' RUNPOD_* variables as `export` lines for eval, printed only when every pod came up. */
+export type OutputFormat = 'text' | 'json' | 'yaml' | 'env';
 
 export function writeResult(out: Writable, result: RunResult, format: OutputFormat): void {
   if (format === 'json') out.write(`${JSON.stringify(result, null, 2)}\n`);
   else if (format === 'yaml') out.write(yaml.dump(result, { noRefs: true, lineWidth: -1 }));
-  else for (const p of result.pods) out.write(`${podLine(p)}\n`);
+  else if (format === 'env') {
+    // A failed run prints nothing to eval; its exit code and stderr say why.
+    if (result.exitCode === 0) out.write(exportLines(podEnvironment(result.pods)));
+  } else {
+    for (const p of result.pods) out.write(`${podLine(p)}\n`);
+    for (const p of result.pruned ?? []) out.write(`${p.namespace}/${p.name}: pruned${p.source !== undefined ? ` (source ${p.source})` : ''}\n`);
+  }
 }
 
 /** Per failing container: its state, exit code, OOM kill, engine error and last log lines. */
@@ -22,9 +30,14 @@ export function failureDetail(p: PodResult, withHeadline: boolean): string[] {
     if (c.lastExitCode !== undefined) facts.push(`last exit code ${c.lastExitCode}`);
     if (c.oomKilled) facts.push('OOM-killed');
     facts.push(`restarts ${c.restartCount}`);
-    lines.push(`  container ${c.name} (${c.image}): ${facts.join(', ')}`);
+    lines.push(`  ${c.init === 'init' ? 'init container' : c.init === 'sidecar' ? 'sidecar' : 'container'} ${c.name} (${c.image}): ${facts.join(', ')}`);
     lines.push(`    ${c.reason}`);
     if (c.error) lines.push(`    engine error: ${c.error}`);
+    if (c.message !== undefined) {
+      const msg = c.message.split('\n');
+      lines.push(`    termination message:${msg.length === 1 ? ` ${msg[0]}` : ''}`);
+      if (msg.length > 1) for (const l of msg) lines.push(`    > ${l}`);
+    }
     if (c.logs && c.logs.length > 0) {
       lines.push(`    last ${c.logs.length} log line${c.logs.length === 1 ? '' : 's'}:`);
       for (const l of c.logs) lines.push(`    | ${l}`);

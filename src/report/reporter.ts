@@ -44,6 +44,8 @@ function actionText(a: Action): string {
       return `creating container ${a.container}, attempt ${a.attempt} (${a.reason})`;
     case 'start':
       return `starting container ${a.container} (${a.reason})`;
+    case 'kill':
+      return `killing container ${a.container} to restart it (${a.reason})`;
     case 'retire':
       return `keeping ${a.container}'s dead instance without a restart policy (${a.reason})`;
   }

@@ -19,6 +19,10 @@ export interface ContainerResult {
   startedAt?: string;
   /** Last log lines, for a container that did not meet the condition. */
   logs?: string[];
+  /** An init container (init) or a sidecar; absent for app containers. */
+  init?: 'init' | 'sidecar';
+  /** The termination message of a failed container (terminationMessagePath, or its logs under FallbackToLogsOnError). */
+  message?: string;
 }
 
 export interface PodResult {
@@ -34,10 +38,31 @@ export interface PodResult {
   changed: boolean;
   actions: { action: Action['kind']; container: string; reason: string }[];
   ip?: string;
+  /** The pod's declared container ports, with the host port each is published on (chosen by the engine under --publish-all). */
+  ports?: PortResult[];
   containers: ContainerResult[];
   checks: number;
   retries: number;
   durationMs: number;
+}
+
+export interface PortResult {
+  container: string;
+  name?: string;
+  containerPort: number;
+  protocol: 'TCP' | 'UDP' | 'SCTP';
+  hostIP?: string;
+  hostPort?: number;
+}
+
+/** A pod taken down by --prune / --prune-all (or, under --dry-run, one that would be). */
+export interface PrunedPod {
+  namespace: string;
+  name: string;
+  /** The io.runpod.source its infra container records; absent for a pod from stdin. */
+  source?: string;
+  /** Containers removed; absent under --dry-run. */
+  removedContainers?: number;
 }
 
 export interface RunResult {
@@ -45,6 +70,8 @@ export interface RunResult {
   kind: 'RunResult';
   exitCode: number;
   pods: PodResult[];
+  /** Present when the run was asked to prune. */
+  pruned?: PrunedPod[];
 }
 
 function actionContainer(a: Action): string {
@@ -52,19 +79,25 @@ function actionContainer(a: Action): string {
   return a.container;
 }
 
-export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[]>): PodResult {
+export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[]>, messages: ReadonlyMap<string, string> = new Map()): PodResult {
   const { plan } = outcome;
   const verdicts = new Map((outcome.check?.containers ?? []).map((v) => [v.name, v]));
-  const containers: ContainerResult[] = plan.containers.map((p) => {
+  // Init containers come first, as they ran: those that have run (or that the pod waits for).
+  const initInstance = (name: string) => outcome.observed?.initContainers.get(name)?.[0];
+  const inits = plan.initContainers.filter((p) => verdicts.has(p.name) || initInstance(p.name) !== undefined);
+  const containers: ContainerResult[] = [...inits, ...plan.containers].map((p) => {
     const v = verdicts.get(p.name);
-    const c = v?.instance ?? outcome.observed?.containers.get(p.name)?.[0];
+    const c = v?.instance ?? (p.initKind !== undefined ? initInstance(p.name) : outcome.observed?.containers.get(p.name)?.[0]);
+    // An init container without a verdict is one the pod no longer waits for: it completed (or, a sidecar, runs).
+    const settled = p.initKind !== undefined && v === undefined;
     const result: ContainerResult = {
       name: p.name,
       image: p.image,
       state: c?.state ?? 'absent',
-      ok: v?.ok ?? false,
-      reason: v?.reason ?? 'not checked',
+      ok: v?.ok ?? settled,
+      reason: v?.reason ?? (settled ? (p.initKind === 'sidecar' ? 'sidecar' : `completed (exit code ${c?.exitCode ?? 0})`) : 'not checked'),
       restartCount: c?.restartCount ?? 0,
+      ...(p.initKind !== undefined ? { init: p.initKind } : {}),
     };
     if (c) {
       result.id = c.id;
@@ -80,6 +113,8 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
     }
     const l = logs.get(p.name);
     if (l && l.length > 0) result.logs = l;
+    const m = messages.get(p.name);
+    if (m !== undefined) result.message = m;
     return result;
   });
   const ip = outcome.observed?.infra[0]?.ip;

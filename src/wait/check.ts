@@ -2,6 +2,9 @@
 // one-line reason a CI log reader needs.
 import type { ObservedContainer, ObservedPod } from '../reconcile/observe.js';
 import type { PodPlan } from '../plan/translate.js';
+import type { ContainerProbeStatus } from './probes/manager.js';
+import { describeHandler } from './probes/types.js';
+import { checkInitContainers } from './initCheck.js';
 
 export type WaitMode = 'running' | 'ready' | 'completed' | 'none';
 
@@ -39,6 +42,10 @@ export interface CheckInput {
   lastExitCodes: ReadonlyMap<string, number>;
   now: number;
   settleMs: number;
+  /** What each container's probes say now, by container name (absent: the pod has no probes). */
+  probes?: ReadonlyMap<string, ContainerProbeStatus>;
+  /** Instances runpod killed after a failed liveness or startup probe, with what the probe said. */
+  probeKilled?: ReadonlyMap<string, string>;
 }
 
 function describeExit(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, number>): string {
@@ -55,10 +62,17 @@ function crashContext(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, n
 
 export function checkPod(input: CheckInput): PodCheck {
   const { plan, observed, mode, previous, createdThisRun, syncErrors, lastExitCodes, now, settleMs } = input;
+  const killedNote = (c: ObservedContainer): string => {
+    const why = input.probeKilled?.get(c.id);
+    return why ? `; killed after ${why}` : '';
+  };
   const verdicts: ContainerVerdict[] = [];
   let settleAt: number | undefined;
   const infra = observed.infra[0];
   const infraError = syncErrors.get(plan.infra.name);
+  // Init containers first (initCheck.ts): app containers wait for them; one failed under Never fails the pod.
+  const init = checkInitContainers(input);
+  verdicts.push(...init.verdicts);
 
   for (const p of plan.containers) {
     const c = observed.containers.get(p.name)?.[0];
@@ -67,6 +81,10 @@ export function checkPod(input: CheckInput): PodCheck {
       verdicts.push({ name: p.name, ok, terminal: false, healthyRunning: false, reason, ...(c ? { instance: c } : {}), ...extra });
     };
     const infraCurrent = infra !== undefined && infra.state === 'running' && infra.hash === plan.hash && infra.podUid === plan.uid;
+    if (init.waitingFor !== undefined) {
+      verdict(false, syncErrors.get(p.name) ?? init.waitingFor, { healthyRunning: init.progressing });
+      continue;
+    }
     if (!c || c.hash !== p.hash || !infraCurrent) {
       verdict(false, syncError ?? (c ? 'waiting for the pod to be synced' : 'not created yet'));
       continue;
@@ -76,7 +94,7 @@ export function checkPod(input: CheckInput): PodCheck {
     switch (c.state) {
       case 'running': {
         if (restartsNow !== restartsBefore) {
-          verdict(false, `restarted since the previous check (restarts ${restartsBefore} -> ${restartsNow}, last ${describeExit(c, lastExitCodes)})`);
+          verdict(false, `restarted since the previous check (restarts ${restartsBefore} -> ${restartsNow}, last ${describeExit(c, lastExitCodes)}${killedNote(c)})`);
           break;
         }
         const upFor = c.startedAt !== undefined ? now - c.startedAt : 0;
@@ -86,8 +104,10 @@ export function checkPod(input: CheckInput): PodCheck {
           verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time${crashContext(c, lastExitCodes)}`, { healthyRunning: true });
           break;
         }
-        if (mode === 'completed') verdict(false, 'still running', { healthyRunning: true });
-        else verdict(true, 'running', { healthyRunning: true });
+        const probeVerdict = probeReason(p, c, input.probes?.get(p.name), mode);
+        if (probeVerdict !== undefined) verdict(false, probeVerdict);
+        else if (mode === 'completed') verdict(false, 'still running', { healthyRunning: true });
+        else verdict(true, mode === 'ready' && p.probes ? 'ready' : 'running', { healthyRunning: true });
         break;
       }
       case 'exited':
@@ -95,7 +115,8 @@ export function checkPod(input: CheckInput): PodCheck {
         // Kubernetes restartPolicy: Never leaves every exit final; OnFailure leaves a zero exit final.
         const final = plan.restartPolicy === 'Never' || (plan.restartPolicy === 'OnFailure' && c.exitCode === 0);
         if (final && c.exitCode === 0) verdict(true, 'completed (exit code 0)');
-        else if (final) verdict(false, `${describeExit(c, lastExitCodes)} and restartPolicy ${plan.restartPolicy} will not restart it`, { terminal: true });
+        // A sync error about this container (a FailedPostStartHook that killed it) says why it exited.
+        else if (final) verdict(false, `${describeExit(c, lastExitCodes)}${killedNote(c)}${syncErrors.has(p.name) ? ` (${syncErrors.get(p.name)})` : ''} and restartPolicy ${plan.restartPolicy} will not restart it`, { terminal: true });
         else verdict(false, syncError ?? describeExit(c, lastExitCodes));
         break;
       }
@@ -114,9 +135,37 @@ export function checkPod(input: CheckInput): PodCheck {
   return { ok, failed, containers: verdicts, ...(settleAt !== undefined ? { settleAt } : {}) };
 }
 
+/**
+ * Why a running, settled container does not pass on account of its probes, or undefined when it does. A liveness
+ * or startup failure fails every wait (the container is being restarted). --wait ready needs Kubernetes'
+ * ContainerStatus.ready: the startupProbe passed (Started) and the readinessProbe's result is Success; a
+ * container without a readinessProbe is ready once started.
+ */
+function probeReason(p: PodPlan['containers'][number], c: ObservedContainer, status: ContainerProbeStatus | undefined, mode: WaitMode): string | undefined {
+  if (!p.probes) return undefined;
+  const current = status !== undefined && status.instanceId === c.id && status.startedAt === c.startedAt ? status : undefined;
+  if (current?.kill) {
+    const spec = p.probes[current.kill.kind];
+    return `${current.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${current.kill.output}; restarting it`;
+  }
+  if (mode !== 'ready') return undefined;
+  if (!current) return 'running; its probes have not run yet';
+  const said = (kind: 'startup' | 'readiness'): string => {
+    const spec = p.probes?.[kind];
+    const last = current.last[kind];
+    const what = `${kind} probe (${spec ? describeHandler(spec.handler) : '?'})`;
+    if (!last) return `${what} has not run yet`;
+    return last.ok ? `${what} has not passed successThreshold yet: ${last.output}` : `${what} failed: ${last.output}`;
+  };
+  if (!current.started) return `not started: ${said('startup')}`;
+  if (!current.ready) return `not ready: ${said('readiness')}`;
+  return undefined;
+}
+
 /** The restart counts to compare against at the next check. */
 export function restartCountsOf(observed: ObservedPod): RestartCounts {
   const counts: RestartCounts = new Map();
   for (const list of observed.containers.values()) for (const c of list) counts.set(c.id, c.restartCount);
+  for (const list of observed.initContainers.values()) for (const c of list) counts.set(c.id, c.restartCount);
   return counts;
 }

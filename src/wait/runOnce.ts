@@ -11,6 +11,8 @@ import { type ObservedPod, observePod } from '../reconcile/observe.js';
 import type { Backoff } from './backoff.js';
 import { type PodCheck, type RestartCounts, type WaitMode, checkPod, restartCountsOf } from './check.js';
 import { Waker } from './waker.js';
+import { type ContainerProbeStatus, ProbeManager, addressingFor } from './probes/manager.js';
+import { describeHandler } from './probes/types.js';
 
 export type PodOutcomeStatus = 'succeeded' | 'failed' | 'timeout' | 'interrupted' | 'engine';
 
@@ -55,6 +57,44 @@ function summarize(check: PodCheck | undefined): string {
 /** Checks in a row right after a successful sync, before the loop sleeps anyway. */
 const maxImmediateChecks = 3;
 
+/** How long the last look at the deadline may take: an engine that does not answer by then is not waited for. */
+const lastLookMs = 2_000;
+
+/** The deadline passed or a signal came while an engine request was still unanswered. */
+class StopWaiting extends Error {}
+
+/**
+ * A request a frozen engine never answers (dockerd stopped, not gone: it accepts connections and never replies)
+ * must not hold the loop past the deadline or a signal (design.md: engine lost mid-wait). The work races them;
+ * a lost race abandons it and throws StopWaiting, and the loop's top then ends the run.
+ */
+function bounded<T>(work: Promise<T>, ctx: RunPodContext, until: number | undefined = ctx.deadline): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (): void => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', stop);
+    };
+    function stop(): void {
+      settle();
+      reject(new StopWaiting());
+    }
+    if (ctx.signal.aborted) return stop();
+    if (until !== undefined) timer = setTimeout(stop, Math.max(0, until - ctx.now()));
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    work.then(
+      (v) => {
+        settle();
+        resolve(v);
+      },
+      (err: unknown) => {
+        settle();
+        reject(err);
+      },
+    );
+  });
+}
+
 export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutcome> {
   const startedAt = ctx.now();
   const waker = new Waker();
@@ -72,9 +112,23 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
   // When the current backoff sleep ends. As in the kubelet's runOnce (check, sync, then sleep the delay), a
   // sleep is armed after the check and sync it follows, so a slow sync (a pull) does not eat the delay.
   let tickAt: number | undefined;
+  // Probes run from the host while runpod watches; a change of their results wakes the loop at once.
+  const probes = ctx.mode !== 'none' && ProbeManager.wanted(plan)
+    ? new ProbeManager(plan, { engine: ctx.engine, addressing: addressingFor(ctx.engine.address), onChange: () => waker.wake(), now: ctx.now })
+    : undefined;
+  let probeStatus: Map<string, ContainerProbeStatus> | undefined;
+  /** Instance starts already killed for a failed probe (id@startedAt): one kill per start. */
+  const killedStarts = new Set<string>();
+  /** Instance id -> what the probe said before runpod killed it, for the account of what followed. */
+  const probeKilled = new Map<string, string>();
+  const probeInput = (): { probes?: Map<string, ContainerProbeStatus>; probeKilled: Map<string, string> } => ({
+    ...(probeStatus ? { probes: probeStatus } : {}),
+    probeKilled,
+  });
 
   const finish = (status: PodOutcomeStatus, reason: string): PodOutcome => {
     subscription?.close();
+    probes?.close();
     return {
       plan,
       status,
@@ -96,8 +150,10 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
     if (ctx.deadline !== undefined && ctx.now() >= ctx.deadline) {
       // One last look, so the account shows where each container stands now, not at the previous check.
       try {
-        observed = await observePod(ctx.engine, plan.namespace, plan.name);
-        check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs });
+        observed = await bounded(observePod(ctx.engine, plan.namespace, plan.name), ctx, ctx.deadline + lastLookMs);
+        probes?.update(observed);
+        probeStatus = probes?.statuses();
+        check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs, ...probeInput() });
       } catch {
         // The engine is gone too; the last check is the best account there is.
       }
@@ -106,7 +162,7 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
     let applied = false;
     try {
       if (!subscription) {
-        subscription = await ctx.engine.subscribeEvents(
+        const subscribing = ctx.engine.subscribeEvents(
           [managedSelector, `${Label.podUid}=${plan.uid}`],
           (e) => {
             // The engine resets State.ExitCode when it restarts a container; the die event keeps it.
@@ -118,13 +174,20 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
             waker.wake();
           },
         );
+        subscription = await bounded(subscribing, ctx).catch((err: unknown) => {
+          // Given up on: a subscription the engine grants later is closed at once.
+          subscribing.then((s) => s.close(), () => undefined);
+          throw err;
+        });
       }
-      observed = await observePod(ctx.engine, plan.namespace, plan.name);
+      observed = await bounded(observePod(ctx.engine, plan.namespace, plan.name), ctx);
       checks++;
       for (const list of observed.containers.values()) {
         for (const c of list) if (c.state !== 'running' && c.state !== 'created' && c.exitCode !== 0) lastExitCodes.set(c.id, c.exitCode);
       }
-      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs });
+      probes?.update(observed);
+      probeStatus = probes?.statuses();
+      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs, ...probeInput() });
       previous = restartCountsOf(observed);
       engineError = undefined;
       ctx.onCheck?.(plan, check);
@@ -132,22 +195,42 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
       if (check.failed) return finish('failed', summarize(check));
       // Decide before judging success: a pod whose containers all run may still need a sync (a changed
       // pod-level field, containers stranded by an infra restart), as the kubelet computes actions first.
-      const decision = decidePodActions(plan, observed);
+      const kills = new Map<string, { reason: string; gracePeriodSeconds: number }>();
+      for (const [name, st] of probeStatus ?? []) {
+        if (!st.kill || killedStarts.has(`${st.instanceId}@${st.startedAt}`)) continue;
+        const spec = [...plan.initContainers, ...plan.containers].find((c) => c.name === name)?.probes?.[st.kill.kind];
+        const said = `${st.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${st.kill.output}`;
+        kills.set(st.instanceId, { reason: said, gracePeriodSeconds: st.kill.gracePeriodSeconds });
+      }
+      // now: the back-off before an exited (init) container runs again; probeStarted: sidecars' startup probes.
+      const probeStarted = new Map([...(probeStatus?.values() ?? [])].map((st) => [st.instanceId, st.started] as const));
+      const decision = decidePodActions(plan, observed, kills, { now: ctx.now(), probeStarted });
+      for (const a of decision.actions) {
+        if (a.kind !== 'kill') continue;
+        const st = [...(probeStatus ?? new Map<string, ContainerProbeStatus>()).values()].find((x) => x.instanceId === a.id);
+        if (st) killedStarts.add(`${st.instanceId}@${st.startedAt}`);
+        probeKilled.set(a.id, a.reason);
+      }
       if (decision.actions.length === 0) {
-        if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : 'running'}`);
+        if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : ctx.mode === 'ready' ? 'ready' : 'running'}`);
         if (ctx.mode === 'none') return finish('succeeded', 'nothing to change (--wait none)');
       } else {
-        const result = await applyActions(plan, decision, {
+        const result = await bounded(applyActions(plan, decision, {
           engine: ctx.engine,
           images: ctx.images,
           onAction: (a) => {
             actions.push(a);
             ctx.onAction?.(plan, a);
           },
-        });
+        }), ctx);
         syncErrors = result.errors;
         for (const id of result.created) created.add(id);
         applied = true;
+        // A sync error no retry can cure (runAsNonRoot against a root image) fails the pod now, as the kubelet
+        // would keep reporting CreateContainerConfigError for it.
+        if (result.final !== undefined && result.final.size > 0) {
+          return finish('failed', [...result.final].map(([n, e]) => `${n}: ${e}`).join('; '));
+        }
         if (ctx.mode === 'none') {
           return syncErrors.size === 0
             ? finish('succeeded', 'created and started (--wait none)')
@@ -155,6 +238,8 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
         }
       }
     } catch (err) {
+      // The deadline or a signal came first: the loop's top ends the run.
+      if (err instanceof StopWaiting) continue;
       if (!(err instanceof EngineUnreachableError)) throw err;
       // Engine lost (or not up yet): retried within the same budget and deadline, with a new subscription.
       engineError = err;

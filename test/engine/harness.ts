@@ -24,6 +24,8 @@ export interface CliOptions {
   /** Called once the child is spawned (e.g. to send it a signal later). */
   onSpawn?: (pid: number) => void;
   timeoutMs?: number;
+  /** Working directory of the child (default: this process's). */
+  cwd?: string;
 }
 
 /** Run bin/runpod with args; never throws on a non-zero exit. CI and NO_COLOR are set so output is plain. */
@@ -33,7 +35,7 @@ export function runpod(args: string[], options: CliOptions = {}): Promise<CliRes
     for (const [k, v] of Object.entries({ ...process.env, CI: 'true', NO_COLOR: '1', ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, [runpodBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [runpodBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -45,6 +47,8 @@ export function runpod(args: string[], options: CliOptions = {}): Promise<CliRes
       resolve({ code, signal, stdout, stderr });
     });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
+    // runpod may stop reading stdin early (a manifest over the size limit): EPIPE here is not the test's failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }
@@ -90,6 +94,14 @@ export function inspect(ids: string[]): Inspected[] {
 export function removePod(name: string, namespace = 'default'): void {
   const ids = podContainerIds(name, namespace);
   if (ids.length > 0) docker(['rm', '-f', '-v', ...ids]);
+  // Then the pod's own volumes (emptyDir, rendered configMap/secret files), found by runpod's volume labels.
+  const volumes = docker([
+    'volume', 'ls', '-q',
+    '--filter', 'label=app.kubernetes.io/managed-by=runpod',
+    '--filter', `label=io.kubernetes.pod.name=${name}`,
+    '--filter', `label=io.kubernetes.pod.namespace=${namespace}`,
+  ]);
+  if (volumes) docker(['volume', 'rm', '-f', ...volumes.split('\n')]);
 }
 
 /** Write a manifest into a fresh temporary directory and return its path. */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { repoRoot, runpodBin, runpod, uniqueName, podContainerIds } from './harness.js';
-import { checkNothingLeftBehind, cleanupPod, eventually, logsOf, podContainers, podFile, show, sleep, sleeper } from './run-helpers.js';
+import { checkNothingLeftBehind, cleanupPod, dockerTry, eventually, logsOf, podContainers, podFile, show, sleep, sleeper } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -17,7 +17,9 @@ const examples = fs.readdirSync(path.join(repoRoot, 'manifests')).filter((f) => 
 for (const file of examples) {
   test(`example manifests/${file} runs and comes down`, async (t) => {
     const manifest = path.join(repoRoot, 'manifests', file);
-    const doc = yaml.load(fs.readFileSync(manifest, 'utf8')) as { metadata: { name: string }; spec: { restartPolicy?: string } };
+    // A file may hold ConfigMaps and Secrets beside its Pod.
+    const docs = yaml.loadAll(fs.readFileSync(manifest, 'utf8')) as { kind?: string; metadata: { name: string }; spec: { restartPolicy?: string } }[];
+    const doc = docs.find((d) => d.kind === 'Pod')!;
     const namespace = uniqueName('ex');
     cleanupPod(t, doc.metadata.name, namespace);
     const wait = doc.spec.restartPolicy === 'Never' ? 'completed' : 'running';
@@ -27,6 +29,14 @@ for (const file of examples) {
       const client = podContainers(doc.metadata.name, namespace).get('client');
       assert.ok(client, 'the client container exists');
       await eventually('the client fetched the page over localhost', () => (logsOf(client.Id).includes('hello from web-and-client') ? true : undefined));
+    }
+    if (file === 'web-with-config.yaml') {
+      // The page comes from the ConfigMap volume; the password file is not world-readable; the sidecar shares localhost.
+      const shipper = podContainers(doc.metadata.name, namespace).get('log-shipper');
+      assert.ok(shipper, 'the sidecar exists');
+      await eventually('the page from the ConfigMap is served', () => (dockerTry(['exec', shipper.Id, 'wget', '-qO-', 'http://localhost:8080/index.html']).stdout.includes('hello from a ConfigMap') ? true : undefined));
+      const web = podContainers(doc.metadata.name, namespace).get('web')!;
+      assert.match(dockerTry(['exec', web.Id, 'ls', '-l', '/etc/web/password']).stdout, /^-r--r----- /);
     }
     const down = await runpod(['down', '-n', namespace, manifest]);
     assert.equal(down.code, 0, show(down));

@@ -486,6 +486,42 @@ describe('registry credentials from DOCKER_CONFIG', () => {
     assert.equal(containerImageId(main.Id), local.id);
     assert.equal(markerIn(main.Id), 'AUTH');
   });
+  test('an imagePullSecret in the input (kubernetes.io/dockerconfigjson) pulls with no Docker config credentials', async (t) => {
+    const m = made(t);
+    const name = uniqueName('pull-secret');
+    m.pods.push(name);
+    m.refs.push(ref);
+    assert.equal(imageId(ref), undefined, 'absent before the run');
+    const config = JSON.stringify({ auths: { [registry!.host]: { auth: Buffer.from(`${username}:${password}`).toString('base64') } } });
+    const secret = [
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata:',
+      '  name: regcred',
+      'type: kubernetes.io/dockerconfigjson',
+      'data:',
+      `  .dockerconfigjson: ${Buffer.from(config).toString('base64')}`,
+    ].join('\n');
+    const pod = podManifest(name, ref, 'IfNotPresent').replace('spec:\n', 'spec:\n  imagePullSecrets:\n    - name: regcred\n');
+    const file = writeManifest(`${secret}\n---\n${pod}`);
+    const r = await runpod([file, ...OK], { env: { DOCKER_CONFIG: emptyConfig } });
+    assert.equal(r.code, 0, show(r));
+    for (const s of [...secrets(), Buffer.from(config).toString('base64')]) {
+      assert.equal(`${r.stdout}${r.stderr}`.includes(s), false, `output must not hold a secret: ${show(r)}`);
+    }
+    assert.equal(markerIn(podContainers(name).main.Id), 'AUTH');
+  });
+
+  test('an imagePullSecret that is not in the input is a manifest error (exit 2, nothing created)', async (t) => {
+    const m = made(t);
+    const name = uniqueName('pull-secret-missing');
+    m.pods.push(name);
+    const pod = podManifest(name, ref, 'IfNotPresent').replace('spec:\n', 'spec:\n  imagePullSecrets:\n    - name: nowhere\n');
+    const r = await runpod([writeManifest(pod), ...FAIL], { env: { DOCKER_CONFIG: emptyConfig } });
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stderr, /spec\.imagePullSecrets\[0\]\.name: Secret "nowhere" is not in the input/, show(r));
+    assert.deepEqual(podContainerIds(name), []);
+  });
 });
 
 describe('the infra image', () => {

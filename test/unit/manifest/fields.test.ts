@@ -11,9 +11,13 @@ describe('field table', () => {
     [['spec', 'nodeSelector'], 'warn'],
     [['spec', 'affinity'], 'warn'],
     [['spec', 'readinessGates'], 'unsupported'],
-    [['spec', 'volumes'], 'unsupported'],
+    [['spec', 'volumes'], 'supported'],
+    [['spec', 'volumes', 'nfs'], 'unsupported'],
+    [['spec', 'volumes', 'projected', 'sources', 'serviceAccountToken'], 'unsupported'],
     [['spec', 'containers', 'image'], 'supported'],
-    [['spec', 'containers', 'volumeMounts'], 'unsupported'],
+    [['spec', 'containers', 'volumeMounts'], 'supported'],
+    [['spec', 'containers', 'volumeMounts', 'subPathExpr'], 'unsupported'],
+    [['spec', 'containers', 'env', 'valueFrom', 'secretKeyRef'], 'supported'],
     [['spec', 'containers', 'resources', 'limits', 'memory'], 'supported'],
     [['spec', 'containers', 'resources', 'limits', 'example.com/dongle'], 'unsupported'],
     [['spec', 'nope'], undefined],
@@ -33,7 +37,8 @@ describe('field table', () => {
     assert.match(md, /^\| Field \| Status \| Note \|\n\|---\|---\|---\|\n/);
     assert.match(md, /\| `spec\.containers\[\]\.image` \| supported \| required \|/);
     assert.match(md, /\| `spec\.nodeSelector` \| ignored \(warning\) \| ignored, scheduling has no meaning on one host \|/);
-    assert.match(md, /\| `spec\.volumes` \| not supported \|/);
+    assert.match(md, /\| `spec\.volumes\[\]\.nfs` \| not supported \|/);
+    assert.match(md, /\| `Secret\.stringData` \| supported \|/);
     assert.match(md, /\| `spec\.containers\[\]\.resources\.limits\.<other>` \| not supported \|/);
     assert.equal(md.split('\n').filter((l) => l.startsWith('| `')).length > 90, true);
   });
@@ -44,7 +49,7 @@ describe('walkFields', () => {
     const walk = walkFields(
       {
         metadata: { name: 'a', restartPolicy: 'Never', resourceVersion: '5' },
-        spec: { nodeSelector: { a: 'b' }, hostNetwork: true, containers: [{ name: 'a', imagePulPolicy: 'x', ports: [{ containerPort: 1, hostport: 2 }] }] },
+        spec: { nodeSelector: { a: 'b' }, runtimeClassName: 'gvisor', containers: [{ name: 'a', imagePulPolicy: 'x', ports: [{ containerPort: 1, hostport: 2 }] }] },
       },
       podFields,
     );
@@ -52,7 +57,7 @@ describe('walkFields', () => {
       walk.problems.map((p) => `${formatPath(p.path)}: ${p.message}`),
       [
         'metadata.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec)',
-        'spec.hostNetwork: not supported by runpod',
+        'spec.runtimeClassName: not supported by runpod',
         'spec.containers[0].imagePulPolicy: unknown field "imagePulPolicy"; did you mean "imagePullPolicy"?',
         'spec.containers[0].ports[0].hostport: unknown field "hostport"; did you mean "hostPort"?',
       ],
@@ -64,7 +69,7 @@ describe('walkFields', () => {
     assert.deepEqual(walk.settled.map(formatPath), [
       'metadata.restartPolicy',
       'metadata.resourceVersion',
-      'spec.hostNetwork',
+      'spec.runtimeClassName',
       'spec.containers[0].imagePulPolicy',
       'spec.containers[0].ports[0].hostport',
     ]);

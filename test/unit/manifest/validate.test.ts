@@ -41,8 +41,8 @@ describe('validation: one rule per row', () => {
     { name: 'restartPolicy under metadata', text: pod({ meta: '  restartPolicy: Never' }), expect: ['pod.yaml:5 metadata.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec)'] },
     { name: 'a typo gets a suggestion', text: pod({ container: '    imagePullPolicyy: Always' }), expect: ['pod.yaml:9 spec.containers[0].imagePullPolicyy: unknown field "imagePullPolicyy"; did you mean "imagePullPolicy"?'] },
     { name: 'a field Kubernetes does not have at all', text: pod({ top: 'foo: bar' }), expect: ['pod.yaml:9 foo: unknown field "foo"'] },
-    { name: 'unsupported pod field', text: pod({ spec: '  hostNetwork: true' }), expect: ['pod.yaml:6 spec.hostNetwork: not supported by runpod'] },
-    { name: 'unsupported container field, with its contents not checked', text: pod({ container: '    volumeMounts: [{name: 5, bogus: 1}]' }), expect: ['pod.yaml:9 spec.containers[0].volumeMounts: not supported by runpod'] },
+    { name: 'unsupported pod field', text: pod({ spec: '  runtimeClassName: gvisor' }), expect: ['pod.yaml:6 spec.runtimeClassName: not supported by runpod'] },
+    { name: 'unsupported container field, with its contents not checked', text: pod({ container: '    volumeDevices: [{name: 5, bogus: 1}]' }), expect: ['pod.yaml:9 spec.containers[0].volumeDevices: not supported by runpod'] },
     { name: 'generateName', text: pod({ meta: '  generateName: web-' }), expect: ['pod.yaml:5 metadata.generateName: not supported by runpod (runpod needs a stable name: set metadata.name)'] },
     { name: 'an empty unsupported field asks for nothing', text: pod({ spec: '  volumes: []\n  securityContext: {}\n  initContainers: null' }), expect: [] },
     { name: 'missing name', text: pod().replace('  name: web\n', '  labels: {a: b}\n'), expect: ['pod.yaml:3 metadata.name: required'] },
@@ -91,11 +91,11 @@ describe('validation: one rule per row', () => {
     { name: 'an unquoted date where a string belongs', text: pod({ container: '    env: [{name: D, value: 2024-01-31}]' }), expect: ['pod.yaml:9 spec.containers[0].env[0].value: expected string, got a timestamp (quote the value)'] },
     {
       name: 'env names',
-      text: pod({ container: '    env:\n    - name: A=B\n    - value: x\n    - name: "my.var-1"\n    - name: X\n      valueFrom: {fieldRef: {fieldPath: metadata.name}}' }),
+      text: pod({ container: '    env:\n    - name: A=B\n    - value: x\n    - name: "my.var-1"\n    - name: X\n      valueFrom: {fileKeyRef: {path: x}}' }),
       expect: [
         "pod.yaml:10 spec.containers[0].env[0].name: must consist of printable ASCII characters other than '='",
         'pod.yaml:11 spec.containers[0].env[1].name: required',
-        'pod.yaml:14 spec.containers[0].env[3].valueFrom: not supported by runpod',
+        'pod.yaml:14 spec.containers[0].env[3].valueFrom.fileKeyRef: not supported by runpod',
       ],
     },
     {
@@ -176,12 +176,12 @@ describe('validation: one rule per row', () => {
 
 describe('validation: kinds and documents', () => {
   const cases: Array<{ name: string; text: string; expect: string[] }> = [
-    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind ConfigMap is not supported (runpod runs kind Pod, v1, or a List of Pods)'] },
-    { name: 'apps/v1 Deployment', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:2 kind: kind Deployment is not supported (runpod runs kind Pod, v1, or a List of Pods)'] },
+    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Service\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)'] },
+    { name: 'apps/v1 Deployment', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:2 kind: kind Deployment is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)'] },
     {
       name: 'missing kind and apiVersion',
       text: 'metadata: {name: a}\n',
-      expect: ['pod.yaml:1 kind: required (runpod runs kind Pod, v1, or a List of Pods)', 'pod.yaml:1 apiVersion: required (v1)'],
+      expect: ['pod.yaml:1 kind: required (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)', 'pod.yaml:1 apiVersion: required (v1)'],
     },
     { name: 'wrong apiVersion for a Pod', text: pod().replace('apiVersion: v1', 'apiVersion: apps/v1'), expect: ['pod.yaml:1 apiVersion: expected v1 for kind Pod, got "apps/v1"'] },
     { name: 'a document that is not a mapping', text: '- a\n- b\n', expect: ['pod.yaml:1: expected a mapping (a Kubernetes object), got a list'] },
@@ -192,11 +192,11 @@ describe('validation: kinds and documents', () => {
       text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec:\n    containers: [{name: c, image: i}]\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec:\n    containers:\n    - name: c\n- apiVersion: v1\n  kind: Service\n',
       expect: [
         'pod.yaml:14 items[1].spec.containers[0].image: required',
-        'pod.yaml:16 items[2].kind: kind Service is not supported (runpod runs kind Pod, v1, or a List of Pods)',
+        'pod.yaml:16 items[2].kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)',
       ],
     },
     { name: 'an empty List', text: 'apiVersion: v1\nkind: List\nitems: []\n', expect: ['pod.yaml:3 items: the List has no items'] },
-    { name: 'a List inside a List', text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n', expect: ['pod.yaml:5 items[0].kind: a List cannot hold a List (runpod runs kind Pod, v1, or a List of Pods)'] },
+    { name: 'a List inside a List', text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n', expect: ['pod.yaml:5 items[0].kind: a List cannot hold a List (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)'] },
     {
       name: 'two pods with one namespace/name: the second is refused',
       text: pod() + '\n---\n' + pod(),

@@ -195,3 +195,195 @@ describe('checkPod (run-once check)', () => {
     assert.match(r.containers[0]!.reason, /OOM-killed/);
   });
 });
+
+// Init containers: one at a time, in order, each to exit 0 before any app container (Kubernetes init-containers
+// docs and the kubelet's computeInitContainerActions); sidecars (restartPolicy Always) started before the next.
+describe('decidePodActions: init containers and sidecars', () => {
+  function initPlan(restartPolicy: 'Always' | 'OnFailure' | 'Never' = 'Always', extra: { sidecarStartupProbe?: boolean } = {}): PodPlan {
+    const loaded = {
+      pod: {
+        metadata: { name: 'web', namespace: 'default' },
+        spec: {
+          restartPolicy,
+          terminationGracePeriodSeconds: 30,
+          initContainers: [
+            { name: 'i1', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+            {
+              name: 'side',
+              image: 'busybox:1',
+              imagePullPolicy: 'IfNotPresent',
+              restartPolicy: 'Always',
+              ...(extra.sidecarStartupProbe ? { startupProbe: { exec: { command: ['true'] } } } : {}),
+            },
+            { name: 'i2', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+          ],
+          containers: [{ name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' }],
+        },
+      },
+      source: { file: '<stdin>' },
+      line: 1,
+    } as LoadedPod;
+    return translatePod(loaded, { infraImage: 'pause:test' });
+  }
+  const plan = initPlan();
+  const never = initPlan('Never');
+  const I = (p: PodPlan, name: string, extra: Partial<ObservedContainer> = {}): ObservedContainer => {
+    const ic = p.initContainers.find((c) => c.name === name);
+    const base = inst(p, name, extra);
+    return ic
+      ? { ...base, hash: extra.hash ?? ic.hash, initKind: ic.initKind!, engineRestartPolicy: ic.initKind === 'sidecar' ? 'always' : 'no', ...extra }
+      : base;
+  };
+  const done = (p: PodPlan, name: string): ObservedContainer => I(p, name, { state: 'exited', exitCode: 0, finishedAt: 2_000 });
+
+  it('translates init containers: engine restart policy no (sidecar: always), a type label, the pod hash covers them', () => {
+    const i1 = plan.initContainers[0]!;
+    const side = plan.initContainers[1]!;
+    assert.equal(i1.create.HostConfig?.RestartPolicy?.Name, 'no');
+    assert.equal(side.create.HostConfig?.RestartPolicy?.Name, 'always');
+    assert.equal(i1.create.Labels?.['io.runpod.container.type'], 'init');
+    assert.equal(side.create.Labels?.['io.runpod.container.type'], 'sidecar');
+    assert.equal(plan.containers[0]!.create.Labels?.['io.runpod.container.type'], undefined);
+    assert.notEqual(plan.hash, makePlan().hash);
+    assert.equal(plan.infra.create.Labels?.['io.kubernetes.container.hash'], plan.hash);
+  });
+
+  const cases: { title: string; p?: PodPlan; observed: (p: PodPlan) => ObservedContainer[]; want: string[]; now?: number }[] = [
+    { title: 'a new pod starts with its sandbox and the first init container only', observed: () => [], want: ['createInfra#0', 'create:i1#0'] },
+    { title: 'the first init container is running: wait', observed: (p) => [inst(p, 'POD'), I(p, 'i1')], want: [] },
+    { title: 'the first completed: start the sidecar next', observed: (p) => [inst(p, 'POD'), done(p, 'i1')], want: ['create:side#0'] },
+    { title: 'the sidecar runs: the next init container', observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side')], want: ['create:i2#0'] },
+    {
+      title: 'the sidecar is restarting (crash loop): hold the next init container',
+      observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side', { state: 'restarting', restartCount: 2 })],
+      want: [],
+    },
+    {
+      title: 'every init container done: the app containers',
+      observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side'), done(p, 'i2')],
+      want: ['create:a#0'],
+    },
+    {
+      title: 'a re-run of a pod whose init containers succeeded does not run them again',
+      observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side'), done(p, 'i2'), inst(p, 'a')],
+      want: [],
+    },
+    {
+      title: 'an init record lost (gc) after the app containers ran: not run again',
+      observed: (p) => [inst(p, 'POD'), I(p, 'side'), inst(p, 'a')],
+      want: [],
+    },
+    {
+      title: 'a failed init container under Always: a new instance once its back-off has passed',
+      observed: (p) => [inst(p, 'POD'), I(p, 'i1', { state: 'exited', exitCode: 3, attempt: 0, finishedAt: 5_000 })],
+      now: 5_001,
+      want: ['create:i1#1'],
+    },
+    {
+      title: 'a failed init container within its back-off (second failure, 1s): wait',
+      observed: (p) => [inst(p, 'POD'), I(p, 'i1', { state: 'exited', exitCode: 3, attempt: 1, finishedAt: 5_000 }), I(p, 'i1', { state: 'exited', exitCode: 3, attempt: 0 })],
+      now: 5_500,
+      want: [],
+    },
+    {
+      title: 'after the back-off the third attempt runs; older dead instances stay as the record',
+      observed: (p) => [inst(p, 'POD'), I(p, 'i1', { state: 'exited', exitCode: 3, attempt: 1, finishedAt: 5_000 }), I(p, 'i1', { state: 'exited', exitCode: 3, attempt: 0 })],
+      now: 6_001,
+      want: ['create:i1#2'],
+    },
+    {
+      title: 'a failed init container under Never: nothing more (the pod has failed)',
+      p: never,
+      observed: (p) => [inst(p, 'POD'), I(p, 'i1', { state: 'exited', exitCode: 3 })],
+      want: [],
+    },
+    {
+      title: 'a changed sidecar after the app containers ran: replaced alone',
+      observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side', { hash: 'old' }), done(p, 'i2'), inst(p, 'a')],
+      want: ['remove:side', 'create:side#1'],
+    },
+    {
+      title: 'a changed init container changes the pod hash: the pod is replaced and every init runs again',
+      observed: (p) => [inst(p, 'POD', { hash: 'old' }), done(p, 'i1'), I(p, 'side'), done(p, 'i2'), inst(p, 'a')],
+      want: ['remove:POD', 'remove:a', 'remove:i1', 'remove:side', 'remove:i2', 'createInfra#1', 'create:i1#1'],
+    },
+    {
+      title: 'an init container no longer in the manifest is removed (as housekeeping)',
+      observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side'), done(p, 'i2'), inst(p, 'a'), I(p, 'gone', { initKind: 'init', state: 'exited' })],
+      want: ['remove:gone'],
+    },
+    {
+      title: 'an init container created but not started: start it',
+      observed: (p) => [inst(p, 'POD'), I(p, 'i1', { state: 'created' })],
+      want: ['start:i1'],
+    },
+  ];
+  for (const t of cases) {
+    it(t.title, () => {
+      const p = t.p ?? plan;
+      const d = decidePodActions(p, groupPod(t.observed(p)), new Map(), t.now !== undefined ? { now: t.now } : {});
+      assert.deepEqual(kinds(d.actions), t.want);
+      for (const a of d.actions) assert.ok(a.reason.length > 0, 'every action has a reason');
+    });
+  }
+
+  it('a sidecar whose startupProbe has not passed holds the next init container', () => {
+    const p = initPlan('Always', { sidecarStartupProbe: true });
+    const side = I(p, 'side');
+    const obs = groupPod([inst(p, 'POD'), done(p, 'i1'), side]);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { probeStarted: new Map([[side.id, false]]) }).actions), []);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { probeStarted: new Map([[side.id, true]]) }).actions), ['create:i2#0']);
+  });
+
+  it('an app container that keeps exiting (stopped by a failed postStart) is replaced after its back-off', () => {
+    const p = makePlan();
+    const a = inst(p, 'a', { state: 'exited', exitCode: 137, attempt: 2, finishedAt: 10_000 });
+    const obs = groupPod([inst(p, 'POD'), a, inst(p, 'b')]);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { now: 10_500 }).actions), []);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { now: 12_001 }).actions), ['retire:a', 'create:a#3']);
+  });
+});
+
+describe('checkPod: init containers', () => {
+  const loaded = (restartPolicy: 'Always' | 'Never') =>
+    ({
+      pod: {
+        metadata: { name: 'web', namespace: 'default' },
+        spec: {
+          restartPolicy,
+          terminationGracePeriodSeconds: 30,
+          initContainers: [{ name: 'migrate', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' }],
+          containers: [{ name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' }],
+        },
+      },
+      source: { file: '<stdin>' },
+      line: 1,
+    }) as LoadedPod;
+  const base = { previous: new Map<string, number>(), createdThisRun: new Set<string>(), syncErrors: new Map<string, string>(), lastExitCodes: new Map<string, number>(), now: 10_000, settleMs: 100, mode: 'running' as WaitMode };
+  const initOf = (p: PodPlan, extra: Partial<ObservedContainer>): ObservedContainer => ({ ...inst(p, 'migrate'), hash: p.initContainers[0]!.hash, initKind: 'init', engineRestartPolicy: 'no', ...extra });
+
+  it('while an init container runs, the app containers wait for it', () => {
+    const p = translatePod(loaded('Always'), { infraImage: 'pause:test' });
+    const r = checkPod({ ...base, plan: p, observed: groupPod([inst(p, 'POD'), initOf(p, { state: 'running' })]) });
+    assert.equal(r.ok, false);
+    assert.equal(r.failed, false);
+    assert.deepEqual(r.containers.map((v) => `${v.name}: ${v.reason}`), ['migrate: waiting for init container migrate (running)', 'a: waiting for init container migrate']);
+  });
+  it('a failed init container under Never fails the pod, with its exit code', () => {
+    const p = translatePod(loaded('Never'), { infraImage: 'pause:test' });
+    const r = checkPod({ ...base, plan: p, observed: groupPod([inst(p, 'POD'), initOf(p, { state: 'exited', exitCode: 7 })]) });
+    assert.equal(r.failed, true);
+    assert.match(r.containers[0]!.reason, /init container migrate exited with code 7 and restartPolicy Never will not restart it/);
+  });
+  it('a failed init container under Always is not terminal: it is retried', () => {
+    const p = translatePod(loaded('Always'), { infraImage: 'pause:test' });
+    const r = checkPod({ ...base, plan: p, observed: groupPod([inst(p, 'POD'), initOf(p, { state: 'exited', exitCode: 7, finishedAt: 9_900 })]) });
+    assert.equal(r.failed, false);
+    assert.match(r.containers[0]!.reason, /exited with code 7/);
+  });
+  it('once the init container completed, the app containers are checked as usual', () => {
+    const p = translatePod(loaded('Always'), { infraImage: 'pause:test' });
+    const r = checkPod({ ...base, plan: p, observed: groupPod([inst(p, 'POD'), initOf(p, { state: 'exited', exitCode: 0 }), inst(p, 'a')]) });
+    assert.equal(r.ok, true);
+  });
+});

@@ -1,0 +1,242 @@
+// `npm run bench` (speed): runpod against the bare Engine API and the docker CLI doing the same work, side by
+// side, as medians of BENCH_RUNS runs (default 5), with each child's peak memory (/usr/bin/time's maximum RSS).
+// Needs a running engine and the test image (scripts/engine-up.sh). Prints a Markdown table for BENCHMARKS.md.
+//   npm run bench            BENCH_RUNS=9 npm run bench
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadManifests } from '../src/manifest/load.js';
+import { instanceCreateOptions, translatePod } from '../src/plan/translate.js';
+import { pauseImageRef } from '../src/engine/pauseImage.js';
+import { podSelector } from '../src/plan/labels.js';
+import type { BarePod, BareSpec } from './lib/bare.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const runpodBin = path.join(root, 'bin', 'runpod');
+const bareBin = path.join(here, 'lib', 'bare.js');
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const image = process.env.BENCH_IMAGE ?? 'runpod-test/busybox:1';
+const socketPath = (process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
+const timeBin = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+const env = { ...process.env, CI: 'true', NO_COLOR: '1' };
+
+interface Sample {
+  ms: number;
+  /** Peak resident memory of the process (or of its largest child, for a shell script), KiB. */
+  peakKb?: number;
+}
+
+/** Run a command to completion; its wall time and peak RSS. Fails the benchmark on a non-zero exit. */
+function measure(cmd: string, args: string[]): Sample {
+  const started = process.hrtime.bigint();
+  const r = timeBin
+    ? spawnSync(timeBin, ['-f', '@@peak %M', cmd, ...args], { env, encoding: 'utf8' })
+    : spawnSync(cmd, args, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
+  const peak = /@@peak (\d+)/.exec(r.stderr ?? '');
+  return { ms, ...(peak ? { peakKb: Number(peak[1]) } : {}) };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const command = ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"];
+
+function podYaml(name: string, containers: number): string {
+  const cs = Array.from({ length: containers }, (_, i) => `  - name: c${i}\n    image: ${image}\n    command: ${JSON.stringify(command)}\n`).join('');
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n${cs}`;
+}
+
+/** runpod's own plan for the manifests: what the bare client and the docker CLI create too. */
+async function planPods(inputs: string[]): Promise<BarePod[]> {
+  const arch = spawnSync('docker', ['version', '--format', '{{.Server.Arch}}'], { encoding: 'utf8' }).stdout.trim();
+  const { pods } = await loadManifests(inputs, { defaultNamespace: 'default' });
+  return pods.map((p) => {
+    const plan = translatePod(p, { infraImage: pauseImageRef(arch) });
+    const infra = instanceCreateOptions(plan, plan.infra, 0);
+    return {
+      infra: { name: infra.name, options: infra.options as Record<string, unknown> },
+      containers: plan.containers.map((c) => {
+        const x = instanceCreateOptions(plan, c, 0);
+        return { name: x.name, options: x.options as Record<string, unknown> };
+      }),
+      selector: podSelector(plan.namespace, plan.name),
+      grace: plan.gracePeriodSeconds,
+    };
+  });
+}
+
+const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The docker CLI commands for one pod: docker run -d per container (infra first), and docker stop + rm. */
+function dockerScripts(pod: BarePod): { up: string; down: string } {
+  const run = (c: BarePod['infra'], infraName?: string): string => {
+    const o = c.options as {
+      Image: string; Hostname?: string; StopTimeout?: number; Env?: string[]; Entrypoint?: string[]; Cmd?: string[];
+      Labels: Record<string, string>; HostConfig: { IpcMode?: string; RestartPolicy?: { Name: string }; CpuShares?: number };
+    };
+    const a = ['docker', 'run', '-d', '-q', '--name', c.name];
+    for (const [k, v] of Object.entries(o.Labels)) a.push('--label', `${k}=${v}`);
+    if (o.Hostname) a.push('--hostname', o.Hostname);
+    if (o.StopTimeout !== undefined) a.push('--stop-timeout', String(o.StopTimeout));
+    if (o.HostConfig.RestartPolicy) a.push('--restart', o.HostConfig.RestartPolicy.Name);
+    if (o.HostConfig.CpuShares) a.push('--cpu-shares', String(o.HostConfig.CpuShares));
+    if (infraName) a.push('--network', `container:${infraName}`, '--ipc', `container:${infraName}`);
+    else if (o.HostConfig.IpcMode) a.push('--ipc', o.HostConfig.IpcMode);
+    for (const e of o.Env ?? []) a.push('-e', e);
+    const entry = o.Entrypoint ?? [];
+    if (entry.length > 0) a.push('--entrypoint', entry[0]!);
+    a.push(o.Image, ...entry.slice(1), ...(o.Cmd ?? []));
+    return a.map(q).join(' ');
+  };
+  const names = pod.containers.map((c) => q(c.name)).join(' ');
+  const up = [`${run(pod.infra)} >/dev/null`, ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`), 'wait', `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`].join('\n');
+  const down = [`docker stop -t ${pod.grace} ${names} >/dev/null`, `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`, `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`].join('\n');
+  return { up, down };
+}
+
+/** Several pods from the docker CLI: each pod's commands in order, the pods in parallel. */
+function dockerScript(pods: BarePod[], which: 'up' | 'down'): string {
+  if (pods.length === 1) return dockerScripts(pods[0]!)[which];
+  return `${pods.map((p) => `(\n${dockerScripts(p)[which]}\n) &`).join('\n')}\nwait\n`;
+}
+
+function cleanup(prefix: string): void {
+  const ids = spawnSync('docker', ['ps', '-aq', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--filter', `name=_${prefix}`], { encoding: 'utf8' }).stdout.trim();
+  if (ids) spawnSync('docker', ['rm', '-f', '-v', ...ids.split('\n')]);
+}
+
+interface Row {
+  what: string;
+  variant: string;
+  samples: Sample[];
+}
+const rows: Row[] = [];
+
+function record(what: string, variant: string, s: Sample): void {
+  let row = rows.find((r) => r.what === what && r.variant === variant);
+  if (!row) rows.push((row = { what, variant, samples: [] }));
+  row.samples.push(s);
+}
+
+async function upDown(what: string, target: string, inputs: string[], prefix: string): Promise<void> {
+  const pods = await planPods(inputs);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
+  const spec = path.join(dir, 'spec.json');
+  fs.writeFileSync(spec, JSON.stringify({ socketPath, pods } satisfies BareSpec));
+  const up = path.join(dir, 'up.sh');
+  const down = path.join(dir, 'down.sh');
+  fs.writeFileSync(up, dockerScript(pods, 'up'));
+  fs.writeFileSync(down, dockerScript(pods, 'down'));
+  cleanup(prefix);
+  // A warm-up of each: images, page cache, runpod's infra image imported once.
+  measure(process.execPath, [runpodBin, '--timeout', '120s', target]);
+  measure(process.execPath, [runpodBin, 'down', target]);
+  measure(process.execPath, [bareBin, 'up', spec]);
+  measure(process.execPath, [bareBin, 'down', spec]);
+  for (let i = 0; i < runs; i++) {
+    // Interleaved, so a slow spell on the machine falls on every variant alike.
+    const variants: Array<[string, () => Sample, () => Sample]> = [
+      ['runpod', () => measure(process.execPath, [runpodBin, '--timeout', '120s', target]), () => measure(process.execPath, [runpodBin, 'down', target])],
+      ['bare Engine API', () => measure(process.execPath, [bareBin, 'up', spec]), () => measure(process.execPath, [bareBin, 'down', spec])],
+      ['docker CLI', () => measure('sh', [up]), () => measure('sh', [down])],
+    ];
+    for (const [variant, u, d] of variants) {
+      try {
+        const a = u();
+        const b = d();
+        record(what, variant, { ms: a.ms + b.ms, ...(a.peakKb !== undefined ? { peakKb: Math.max(a.peakKb, b.peakKb ?? 0) } : {}) });
+        record(`${what}: up`, variant, a);
+        record(`${what}: down`, variant, b);
+      } finally {
+        cleanup(prefix);
+      }
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const failures: string[] = [];
+
+/** One section of the benchmark; a failure (the engine refusing, say) is reported and the others still run. */
+async function section(what: string, body: () => Promise<void> | void): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    failures.push(`${what}: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' / ') : String(err)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
+  try {
+    await section('start-up', () => {
+      for (let i = 0; i < runs + 1; i++) {
+        const keep = i > 0; // the first round warms the page cache
+        const n = measure(process.execPath, ['-e', '0']);
+        const v = measure(process.execPath, [runpodBin, '--version']);
+        const h = measure(process.execPath, [runpodBin, '--help']);
+        if (!keep) continue;
+        record('node -e 0', 'node', n);
+        record('runpod --version', 'runpod', v);
+        record('runpod --help', 'runpod', h);
+      }
+    });
+
+    const one = path.join(dir, 'one.yaml');
+    fs.writeFileSync(one, podYaml('bench-one', 3));
+    await section('one pod', () => upDown('one pod (infra + 3 containers), up and down', one, [one], 'bench-one_'));
+
+    const many = path.join(dir, 'twenty');
+    fs.mkdirSync(many);
+    for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(many, `pod-${String(i).padStart(2, '0')}.yaml`), podYaml(`bench-many-${i}`, 3));
+    await section('20 pods', () => upDown('20 pods (a directory), up and down', many, [many], 'bench-many-'));
+
+    const ten = path.join(dir, 'ten.yaml');
+    fs.writeFileSync(ten, podYaml('bench-ten', 10));
+    await section('no-op re-run', () => {
+      cleanup('bench-ten_');
+      try {
+        measure(process.execPath, [runpodBin, '--timeout', '120s', ten]);
+        measure(process.execPath, [runpodBin, '--timeout', '120s', ten]); // warm-up
+        for (let i = 0; i < runs; i++) record('no-op re-run of an unchanged 10-container pod', 'runpod', measure(process.execPath, [runpodBin, '--timeout', '120s', ten]));
+      } finally {
+        cleanup('bench-ten_');
+      }
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  report();
+  if (failures.length > 0) {
+    console.log(`\nnot measured:\n${failures.map((f) => `- ${f}`).join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+function report(): void {
+  const base = (what: string): Row | undefined => rows.find((r) => r.what === what && (r.variant === 'bare Engine API' || r.variant === 'node'));
+  const out: string[] = [];
+  out.push(`runs: ${runs} (medians) · node ${process.version} · ${os.cpus().length} CPUs · load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} · ${new Date().toISOString()}`);
+  out.push('');
+  out.push('| measurement | variant | median ms | ratio | peak RSS MiB |');
+  out.push('|---|---|---:|---:|---:|');
+  for (const r of rows) {
+    const ms = median(r.samples.map((s) => s.ms));
+    const b = r.what.startsWith('runpod --') ? rows.find((x) => x.what === 'node -e 0') : base(r.what);
+    const ratio = b && b !== r ? (ms / median(b.samples.map((s) => s.ms))).toFixed(2) + '×' : '';
+    const peaks = r.samples.flatMap((s) => (s.peakKb !== undefined ? [s.peakKb] : []));
+    const peak = peaks.length ? (median(peaks) / 1024).toFixed(0) : 'n/a';
+    out.push(`| ${r.what} | ${r.variant} | ${ms.toFixed(0)} | ${ratio} | ${peak} |`);
+  }
+  console.log(out.join('\n'));
+}
+
+await main();

@@ -1,0 +1,195 @@
+// The commands that operate what runpod started (status, logs, exec, stats, gc, completion) as yargs command
+// modules: argv -> typed options -> the command's function, loaded only when its command runs.
+import type { Argv, CommandModule } from 'yargs';
+import { UsageError } from '../errors.js';
+import type { CommandContext } from '../commands/context.js';
+import { parseDuration } from './duration.js';
+
+type Args = Record<string, unknown>;
+
+const engineOptions = <T>(y: Argv<T>) =>
+  y
+    .option('namespace', { alias: 'n', type: 'string', default: 'default', describe: 'namespace of a pod given by name alone' })
+    .option('host', { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' });
+
+function durationMs(flag: string, v: unknown): number {
+  const ms = parseDuration(String(v));
+  if (ms === undefined || ms < 0) throw new UsageError(`--${flag} ${String(v)}: expected a duration such as 500ms, 90s, 5m or 1h30m`);
+  return ms;
+}
+
+function integer(flag: string, v: unknown, min: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} ${String(v)}: expected a whole number, ${min} or more`);
+  return n;
+}
+
+const host = (a: Args): { host?: string } => (typeof a.host === 'string' ? { host: a.host } : {});
+const str = (v: unknown): string => String(v);
+
+/** The command modules; setExit receives each command's exit code. */
+export function operateCommands(ctx: CommandContext, setExit: (code: number) => void, argv: string[]): CommandModule<object, Args>[] {
+  const dashDash = argv.indexOf('--');
+  return [
+    {
+      command: ['status [targets..]', 'ps [targets..]'],
+      describe: 'show the pods runpod manages (all, or those of the given manifests or names)',
+      builder: (y) =>
+        engineOptions(y)
+          .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names (name or namespace/name)' })
+          .option('output', { alias: 'o', choices: ['text', 'wide', 'json', 'yaml'] as const, default: 'text' as const, describe: 'table, wide table (images, container ids), or a document' }) as Argv<Args>,
+      handler: async (a) => {
+        const { statusCommand } = await import('../commands/status.js');
+        setExit(
+          await statusCommand(
+            { targets: ((a.targets as string[] | undefined) ?? []).map(str), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a) },
+            ctx,
+          ),
+        );
+      },
+    },
+    {
+      command: 'logs <pod>',
+      describe: "print a container's logs: stdout to stdout, stderr to stderr",
+      builder: (y) =>
+        engineOptions(y)
+          .positional('pod', { type: 'string', describe: 'name or namespace/name' })
+          .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
+          .option('tail', { type: 'string', describe: 'only the last n lines (-1: all)' })
+          .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep printing until the container stops or Ctrl-C' })
+          .option('previous', { alias: 'p', type: 'boolean', default: false, describe: 'the last dead instance of a restarted container' })
+          .option('timestamps', { type: 'boolean', default: false, describe: 'prefix each line with its RFC 3339 time' })
+          .option('since', { type: 'string', describe: 'only newer lines: a duration (10m) or an RFC 3339 time' })
+          .option('all-containers', { type: 'boolean', default: false, describe: "every container's logs" })
+          .option('prefix', { type: 'boolean', default: false, describe: 'prefix each line with [pod/<name>/<container>]' }) as Argv<Args>,
+      handler: async (a) => {
+        if (a['all-containers'] && a.container !== undefined) throw new UsageError('--all-containers and -c: give one');
+        let since: { agoMs: number } | { atMs: number } | undefined;
+        if (a.since !== undefined) {
+          const ms = parseDuration(str(a.since));
+          const at = Date.parse(str(a.since));
+          if (ms !== undefined) since = { agoMs: ms };
+          else if (!Number.isNaN(at) && /^\d{4}-\d\d-\d\d/.test(str(a.since))) since = { atMs: at };
+          else throw new UsageError(`--since ${str(a.since)}: expected a duration (10m, 1h30m) or an RFC 3339 time`);
+        }
+        const { logsCommand } = await import('../commands/logs.js');
+        setExit(
+          await logsCommand(
+            {
+              pod: str(a.pod),
+              ...(a.container !== undefined ? { container: str(a.container) } : {}),
+              ...(a.tail !== undefined ? { tail: integer('tail', a.tail, -1) } : {}),
+              follow: Boolean(a.follow),
+              previous: Boolean(a.previous),
+              timestamps: Boolean(a.timestamps),
+              ...(since ? { since } : {}),
+              allContainers: Boolean(a['all-containers']),
+              prefix: Boolean(a.prefix),
+              namespace: str(a.namespace),
+              ...host(a),
+            },
+            ctx,
+          ),
+        );
+      },
+    },
+    {
+      command: 'exec <pod> [command..]',
+      describe: "run a command in a container (after --); exit with the command's exit code, 125 when runpod fails",
+      builder: (y) =>
+        engineOptions(y)
+          .positional('pod', { type: 'string', describe: 'name or namespace/name' })
+          .positional('command', { type: 'string', array: true, describe: 'the command and its arguments, after --' })
+          .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
+          .option('stdin', { alias: 'i', type: 'boolean', default: false, describe: "pass runpod's stdin to the command" })
+          .option('tty', { alias: 't', type: 'boolean', default: false, describe: 'allocate a terminal' }) as Argv<Args>,
+      handler: async (a) => {
+        const { execCommand } = await import('../commands/exec.js');
+        setExit(
+          await execCommand(
+            {
+              pod: str(a.pod),
+              ...(a.container !== undefined ? { container: str(a.container) } : {}),
+              stdin: Boolean(a.stdin),
+              tty: Boolean(a.tty),
+              // After "--" the words are the command's, exactly as typed (yargs would turn "007" into 7, and
+              // does not hand them to the positional).
+              command: dashDash >= 0 ? argv.slice(dashDash + 1) : ((a.command as unknown[] | undefined) ?? []).map(str),
+              namespace: str(a.namespace),
+              ...host(a),
+            },
+            ctx,
+          ),
+        );
+      },
+    },
+    {
+      command: 'stats <pod>',
+      describe: "CPU, memory, network and block I/O of a pod's running containers",
+      builder: (y) =>
+        engineOptions(y)
+          .positional('pod', { type: 'string', describe: 'name or namespace/name' })
+          .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'sample again until Ctrl-C' })
+          .option('output', { alias: 'o', choices: ['text', 'json'] as const, default: 'text' as const, describe: 'table, or JSON (one line per sample with --watch)' }) as Argv<Args>,
+      handler: async (a) => {
+        const { statsCommand } = await import('../commands/stats.js');
+        setExit(await statsCommand({ pod: str(a.pod), watch: Boolean(a.watch), output: a.output as 'text' | 'json', namespace: str(a.namespace), ...host(a) }, ctx));
+      },
+    },
+    {
+      command: 'gc',
+      describe: "remove dead containers runpod made (the kubelet's policy), and what is left of pods that no longer exist",
+      builder: (y) =>
+        y
+          .option('host', { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' })
+          .option('min-age', { type: 'string', default: '1m', describe: 'leave dead containers created less than this ago' })
+          .option('max-per-container', { type: 'string', default: '1', describe: 'dead instances kept per container of a pod (-1: no limit)' })
+          .option('max-containers', { type: 'string', default: '-1', describe: 'dead containers kept in all (-1: no limit)' })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'say what would be removed; remove nothing' })
+          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' }) as Argv<Args>,
+      handler: async (a) => {
+        const { gcCommand } = await import('../commands/gc.js');
+        setExit(
+          await gcCommand(
+            {
+              minAgeMs: durationMs('min-age', a['min-age']),
+              maxPerContainer: integer('max-per-container', a['max-per-container'], -1),
+              maxContainers: integer('max-containers', a['max-containers'], -1),
+              dryRun: Boolean(a['dry-run']),
+              quiet: Boolean(a.quiet),
+              ...host(a),
+            },
+            ctx,
+          ),
+        );
+      },
+    },
+    {
+      command: 'completion <shell>',
+      describe: 'print a shell completion script (bash or zsh): source <(runpod completion bash)',
+      builder: (y) => y.positional('shell', { choices: ['bash', 'zsh'] as const, describe: 'the shell' }) as Argv<Args>,
+      handler: async (a) => {
+        const { completionCommand } = await import('../commands/completion.js');
+        setExit(completionCommand({ shell: str(a.shell) }, ctx));
+      },
+    },
+  ];
+}
+
+/**
+ * yargs' completion hook: pod and container names from the engine where a command wants one, yargs' own
+ * commands and flags everywhere else. words: everything after --get-yargs-completions.
+ */
+export function completeWith(words: string[], env: NodeJS.ProcessEnv) {
+  return (
+    _current: string,
+    _argv: unknown,
+    defaults: (done: (err: Error | null, list: string[] | undefined) => void) => void,
+    done: (list: string[]) => void,
+  ): void => {
+    import('../commands/completion.js')
+      .then(({ completeNames }) => completeNames(words, env))
+      .then((names) => (names === undefined ? defaults((_err, list) => done(list ?? [])) : done(names)))
+      .catch(() => done([]));
+  };
+}

@@ -1,0 +1,87 @@
+// runpod gc: remove the dead containers runpod made (kubelet container GC policy, see reconcile/gcPolicy.ts),
+// the infra containers and volumes of pods that no longer exist, and say what went and why. --dry-run says
+// what would go. Only containers and volumes carrying runpod's labels are ever considered.
+import { type ContainerInspect, type Engine, EngineRequestError } from '../engine/engine.js';
+import { ExitCode } from '../errors.js';
+import { Label, infraContainerName, managedSelector } from '../plan/labels.js';
+import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } from '../reconcile/gcPolicy.js';
+import { formatAge } from '../report/tables.js';
+import type { CommandContext } from './context.js';
+import { connectEngine, openEngine } from './engineSession.js';
+
+export interface GcOptions extends GcPolicy {
+  dryRun: boolean;
+  quiet: boolean;
+  host?: string;
+}
+
+function toGcContainer(info: ContainerInspect): GcContainer {
+  const l = info.Config.Labels ?? {};
+  const created = Date.parse(info.Created);
+  return {
+    id: info.Id,
+    dockerName: info.Name.replace(/^\//, ''),
+    namespace: l[Label.podNamespace] ?? '',
+    pod: l[Label.podName] ?? '',
+    podUid: l[Label.podUid] ?? '',
+    container: l[Label.containerName] ?? '',
+    infra: l[Label.containerName] === infraContainerName,
+    attempt: Number(l[Label.restartCount] ?? 0) || 0,
+    state: info.State.Status,
+    createdAt: Number.isNaN(created) ? 0 : created,
+  };
+}
+
+export async function collectGarbage(engine: Engine, policy: GcPolicy, now: number): Promise<GcPlan> {
+  const [summaries, volumes] = await Promise.all([engine.listContainers([managedSelector]), engine.listVolumes([managedSelector])]);
+  const inspected = (await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)))).filter((i): i is ContainerInspect => i !== undefined);
+  // A volume belongs to a pod by its uid label; one without (a claim that outlives pods) is never collected.
+  const gcVolumes: GcVolume[] = volumes.map((v) => {
+    const created = v.createdAt ? Date.parse(v.createdAt) : NaN;
+    const uid = v.labels[Label.podUid];
+    const ns = v.labels[Label.podNamespace];
+    const pod = v.labels[Label.podName];
+    return { name: v.name, ...(uid ? { podUid: uid } : {}), ...(ns ? { namespace: ns } : {}), ...(pod ? { pod } : {}), ...(Number.isNaN(created) ? {} : { createdAt: created }) };
+  });
+  return planGc(inspected.map(toGcContainer), gcVolumes, policy, now);
+}
+
+export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {
+  const engine = await openEngine(o.host, ctx.env);
+  await connectEngine(engine, ctx);
+  const now = ctx.now();
+  const plan = await collectGarbage(engine, o, now);
+  const verb = o.dryRun ? 'would remove' : 'removed';
+  // Without force: a container that started since it was listed is refused by the engine and stays (never
+  // a running container); that is reported and the rest goes on.
+  const attempt = async (what: string, remove: () => Promise<void>): Promise<boolean> => {
+    if (o.dryRun) return true;
+    try {
+      await remove();
+      return true;
+    } catch (err) {
+      if (!(err instanceof EngineRequestError)) throw err;
+      ctx.stderr.write(`gc: kept ${what}: ${err.message}\n`);
+      return false;
+    }
+  };
+  for (const { item: c, reason } of plan.containers) {
+    // One by one, oldest first, so an interruption leaves the newest.
+    if (!(await attempt(`container ${c.dockerName}`, () => engine.removeContainer(c.id, { force: false })))) continue;
+    if (!o.quiet) ctx.stdout.write(`${verb} container ${c.dockerName} (${c.state}, created ${formatAge(now - c.createdAt)} ago): ${reason}\n`);
+  }
+  for (const { item: v, reason } of plan.volumes) {
+    if (!(await attempt(`volume ${v.name}`, () => engine.removeVolume(v.name)))) continue;
+    if (!o.quiet) ctx.stdout.write(`${verb} volume ${v.name}: ${reason}\n`);
+  }
+  if (!o.quiet) {
+    const n = plan.containers.length;
+    const m = plan.volumes.length;
+    ctx.stderr.write(
+      n + m === 0
+        ? 'gc: nothing to remove\n'
+        : `gc: ${verb} ${n} container${n === 1 ? '' : 's'} and ${m} volume${m === 1 ? '' : 's'}\n`,
+    );
+  }
+  return ExitCode.ok;
+}

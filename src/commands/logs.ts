@@ -1,0 +1,102 @@
+// runpod logs: a container's output as the engine kept it, stdout to stdout and stderr to stderr (frames
+// demultiplexed across chunk boundaries). --previous reads the last dead instance that runpod replaced and kept
+// for this (restart policy "no", design.md's restart model); -f follows until the container stops or Ctrl-C.
+import type { Engine, OutputStream } from '../engine/engine.js';
+import { LineSplitter } from '../engine/demux.js';
+import { ExitCode, NotFoundError } from '../errors.js';
+import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
+import type { CommandContext } from './context.js';
+import { connectEngine, openEngine } from './engineSession.js';
+import { findPod, parsePodRef, pickContainer } from './pods.js';
+
+export interface LogsOptions {
+  pod: string;
+  container?: string;
+  /** Last n lines; undefined or -1: all. */
+  tail?: number;
+  follow: boolean;
+  previous: boolean;
+  timestamps: boolean;
+  /** Only output newer than this many milliseconds, or since this time (ms since the epoch). */
+  since?: { agoMs: number } | { atMs: number };
+  allContainers: boolean;
+  prefix: boolean;
+  namespace: string;
+  host?: string;
+}
+
+export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<number> {
+  const ref = parsePodRef(o.pod, o.namespace);
+  const engine = await openEngine(o.host, ctx.env);
+  await connectEngine(engine, ctx);
+  const pod = await findPod(engine, ref);
+  const containers = o.allContainers ? pod.containers : [pickContainer(pod, o.container, 'logs')];
+  if (containers.length === 0) throw new NotFoundError(`pod ${pod.namespace}/${pod.name} has no containers yet`);
+  const targets = containers.map((c) => ({ container: c, instance: o.previous ? previousInstance(pod, c) : c.current }));
+  const since = o.since === undefined ? undefined : ('agoMs' in o.since ? ctx.now() - o.since.agoMs : o.since.atMs) / 1000;
+  // kubectl prefixes with [pod/<name>/<container>]; with --all-containers a reader needs to know whose line it is.
+  const prefixed = o.prefix;
+  const read = (t: (typeof targets)[number]): Promise<void> =>
+    readOne(engine, t.instance, {
+      follow: o.follow,
+      timestamps: o.timestamps,
+      ...(o.tail !== undefined && o.tail >= 0 ? { tail: o.tail } : {}),
+      ...(since !== undefined ? { since } : {}),
+      prefix: prefixed ? `[pod/${pod.name}/${t.container.name}] ` : undefined,
+      ctx,
+    });
+  if (o.follow) await Promise.all(targets.map(read)); // followed together, as they are written
+  else for (const t of targets) await read(t); // one container after the other, each whole
+  if (ctx.signal.aborted) return ctx.interruptedBy() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
+  return ExitCode.ok;
+}
+
+/** The newest dead instance before the current one; the engine's in-place restarts keep one log instead. */
+function previousInstance(pod: PodSummary, c: ContainerSummary): ContainerInstance {
+  const prev = c.previous.find((p) => p.state === 'exited' || p.state === 'dead');
+  if (prev) return prev;
+  const err = new NotFoundError(`previous terminated container ${c.name} in pod ${pod.namespace}/${pod.name} not found`);
+  if (c.current.restartCount > 0) {
+    err.withDetail([
+      `the engine restarted it in place ${c.current.restartCount} time${c.current.restartCount === 1 ? '' : 's'} (restart policy ${c.current.engineRestartPolicy}), which keeps one log: earlier runs' output is in runpod logs without --previous`,
+    ]);
+  }
+  throw err;
+}
+
+interface ReadOptions {
+  follow: boolean;
+  timestamps: boolean;
+  tail?: number;
+  since?: number;
+  prefix: string | undefined;
+  ctx: CommandContext;
+}
+
+async function readOne(engine: Engine, instance: ContainerInstance, o: ReadOptions): Promise<void> {
+  const { ctx } = o;
+  const out = { stdout: ctx.stdout, stderr: ctx.stderr };
+  const splitters = o.prefix
+    ? {
+        stdout: new LineSplitter((line) => ctx.stdout.write(`${o.prefix}${line}`)),
+        stderr: new LineSplitter((line) => ctx.stderr.write(`${o.prefix}${line}`)),
+      }
+    : undefined;
+  const onOutput = (stream: OutputStream, chunk: Buffer): void => {
+    if (splitters) splitters[stream].push(chunk);
+    else out[stream].write(chunk);
+  };
+  await engine.streamLogs(
+    instance.id,
+    {
+      follow: o.follow,
+      timestamps: o.timestamps,
+      ...(o.tail !== undefined ? { tail: o.tail } : {}),
+      ...(o.since !== undefined ? { since: o.since } : {}),
+      signal: ctx.signal,
+    },
+    onOutput,
+  );
+  splitters?.stdout.flush();
+  splitters?.stderr.flush();
+}

@@ -1,0 +1,60 @@
+// Finding runpod's pods on the engine for the commands that operate them (status, logs, exec, stats,
+// completion): by runpod's labels only, so nothing else on the host is ever seen or touched.
+import type { ContainerInspect, Engine } from '../engine/engine.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { managedSelector, podSelector } from '../plan/labels.js';
+import { type ContainerSummary, type PodSummary, summarizePods } from '../reconcile/podSummary.js';
+
+export interface PodRef {
+  namespace: string;
+  name: string;
+}
+
+const dns1123 = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** A `<pod>` argument: name, or namespace/name. */
+export function parsePodRef(text: string, namespace: string): PodRef {
+  const parts = text.split('/');
+  if (parts.length > 2 || parts.some((p) => !dns1123.test(p))) {
+    throw new UsageError(`"${text}" is not a pod name: expected name or namespace/name`);
+  }
+  return parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace, name: parts[0]! };
+}
+
+async function inspectAll(engine: Engine, labels: string[]): Promise<ContainerInspect[]> {
+  const list = await engine.listContainers(labels);
+  const inspected = await Promise.all(list.map((c) => engine.inspectContainer(c.id)));
+  return inspected.filter((i): i is ContainerInspect => i !== undefined);
+}
+
+/** Every pod runpod manages, or only those named (in the order given; missing ones left out). */
+export async function findPods(engine: Engine, refs?: PodRef[]): Promise<PodSummary[]> {
+  if (!refs) return summarizePods(await inspectAll(engine, [managedSelector]));
+  const found = await Promise.all(refs.map(async (r) => summarizePods(await inspectAll(engine, podSelector(r.namespace, r.name)))[0]));
+  return found.filter((p): p is PodSummary => p !== undefined);
+}
+
+/** One named pod; a pod that does not exist is exit 1 (design.md, "Exit codes of the other commands"). */
+export async function findPod(engine: Engine, ref: PodRef): Promise<PodSummary> {
+  const [pod] = await findPods(engine, [ref]);
+  if (!pod) throw new NotFoundError(`pod ${ref.namespace}/${ref.name} not found (runpod status lists the pods runpod manages)`);
+  return pod;
+}
+
+/**
+ * The container a command acts on: the one named by -c, or the pod's only container. Several and no -c is a
+ * usage error (exit 2) listing the names; a name the pod does not have is exit 1, also listing them.
+ */
+export function pickContainer(pod: PodSummary, name: string | undefined, command: string): ContainerSummary {
+  const names = pod.containers.map((c) => c.name).join(', ');
+  if (name === undefined) {
+    if (pod.containers.length === 1) return pod.containers[0]!;
+    if (pod.containers.length === 0) throw new NotFoundError(`pod ${pod.namespace}/${pod.name} has no containers yet`);
+    throw new UsageError(`pod ${pod.namespace}/${pod.name} has ${pod.containers.length} containers: choose one with -c (${names})`).withDetail([
+      `e.g. runpod ${command} ${pod.namespace}/${pod.name} -c ${pod.containers[0]!.name}`,
+    ]);
+  }
+  const c = pod.containers.find((x) => x.name === name);
+  if (!c) throw new NotFoundError(`container ${name} not found in pod ${pod.namespace}/${pod.name}; its containers: ${names || 'none'}`);
+  return c;
+}

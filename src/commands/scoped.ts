@@ -1,0 +1,155 @@
+// runpod run <manifest...> -- <command...>: the pods around one command. Bring them up (done by run.ts),
+// run the command on the host with the pods' addresses in its environment, take the pods down when it ends
+// however it ends, and exit with the command's own code. Replaces the CI wrapper script with its traps.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
+import { kill } from 'node:process';
+import type { Readable, Writable } from 'node:stream';
+import type { Engine } from '../engine/engine.js';
+import { ExitCode, InterruptedError, RunpodError } from '../errors.js';
+import type { PodPlan } from '../plan/translate.js';
+import { podEnvironment } from '../report/env.js';
+import type { Reporter } from '../report/reporter.js';
+import type { PodResult } from '../report/result.js';
+import type { CommandContext } from './context.js';
+import { removePod } from './down.js';
+
+export interface ScopedOptions {
+  /** The command and its arguments, exactly as given after "--". */
+  command: string[];
+  /** --keep: leave the pods up afterwards. */
+  keep: boolean;
+}
+
+/** What the run left for the scoped part: the pods as they came up, and the run's own verdict. */
+export interface ScopedRun {
+  engine: Engine;
+  plans: PodPlan[];
+  results: PodResult[];
+  exitCode: number;
+  /** The run's failure for a run that did not come up; takenDown says whether the pods were removed. */
+  failure: (takenDown: boolean) => RunpodError;
+  reporter: Reporter;
+}
+
+/** The command's own exit code (or 126/127 when it could not be started), with the one line that says so. */
+export class CommandExitError extends RunpodError {
+  override name = 'CommandExitError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+type Sig = 'SIGINT' | 'SIGTERM';
+
+export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandContext): Promise<number> {
+  const { reporter } = run;
+  const takeDown = async (): Promise<boolean> => {
+    const keys = run.plans.map((p) => p.key).join(', ');
+    if (s.keep) {
+      reporter.info(`--keep: leaving ${keys} up; remove with: runpod down ${run.plans.map((p) => p.key).join(' ')}`);
+      return false;
+    }
+    reporter.info(`taking down ${keys}`);
+    try {
+      await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
+      return true;
+    } catch (err) {
+      reporter.warn(`could not take down ${keys}: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
+    }
+  };
+
+  // The pods did not come up (or a signal came first): the command never runs; the run's own account and code.
+  if (run.exitCode !== ExitCode.ok || ctx.signal.aborted) {
+    const takenDown = await takeDown();
+    if (run.exitCode === ExitCode.ok) throw new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
+    throw run.failure(takenDown);
+  }
+
+  const env = podEnvironment(run.results);
+  for (const w of env.warnings) reporter.warn(w);
+  reporter.close(); // the spinner must not draw over the command's output
+
+  const [file, ...args] = s.command;
+  const exit = await runChild(file!, args, { ...ctx.env, ...Object.fromEntries(env.vars) }, ctx);
+  const takenDown = await takeDown();
+  const after = takenDown ? 'the pods were taken down' : undefined;
+
+  const signal = ctx.interruptedBy();
+  if (signal) throw new InterruptedError(signal).withDetail([`the command ${describeExit(exit)}`, ...(after ? [after] : [])]);
+  if ('error' in exit) {
+    // As a shell says it: 127 for a command that does not exist, 126 for one that cannot be executed.
+    const code = exit.error.code === 'ENOENT' ? 127 : 126;
+    throw new CommandExitError(`cannot run ${file}: ${exit.error.code === 'ENOENT' ? 'command not found' : exit.error.message}`, code);
+  }
+  if (exit.signal) {
+    // A shell's convention for a command killed by signal N: 128+N.
+    const n = constants.signals[exit.signal] ?? 0;
+    throw new CommandExitError(`the command ${describeExit(exit)}`, 128 + n);
+  }
+  if (exit.code !== 0) throw new CommandExitError(`the command ${describeExit(exit)}`, exit.code ?? 1);
+  return ExitCode.ok;
+}
+
+type ChildExit = { code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException };
+
+function describeExit(exit: ChildExit): string {
+  if ('error' in exit) return `could not be started: ${exit.error.message}`;
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+/** A stream's file descriptor, so the command gets the very same stdin/stdout/stderr (a TTY stays a TTY). */
+function fdOf(stream: Readable | Writable): number | undefined {
+  const fd = (stream as { fd?: unknown }).fd;
+  return typeof fd === 'number' ? fd : undefined;
+}
+
+function runChild(file: string, args: string[], env: NodeJS.ProcessEnv, ctx: CommandContext): Promise<ChildExit> {
+  const streams = [ctx.stdin, ctx.stdout, ctx.stderr] as const;
+  const fds = streams.map(fdOf);
+  // Off a terminal (CI), the command gets a process group of its own and signals go to the whole group, so a
+  // `sh -c "npm test"` cannot die and leave its test run behind. On a terminal it stays in runpod's group:
+  // a background group that reads the terminal is stopped (SIGTTIN), and Ctrl-C reaches the group anyway.
+  const ownGroup = (ctx.stdin as { isTTY?: boolean }).isTTY !== true;
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, { env, stdio: fds.map((fd) => fd ?? 'pipe'), detached: ownGroup });
+  } catch (err) {
+    return Promise.resolve({ error: err as NodeJS.ErrnoException });
+  }
+  // Streams without a descriptor (a test driving the command in-process) are copied through.
+  if (fds[0] === undefined) ctx.stdin.pipe(child.stdin!);
+  if (fds[1] === undefined) child.stdout!.pipe(ctx.stdout, { end: false });
+  if (fds[2] === undefined) child.stderr!.pipe(ctx.stderr, { end: false });
+
+  const forward = (signal: Sig): void => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      if (ownGroup) kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // Gone between the check and the kill: nothing left to tell.
+    }
+  };
+  // main hands every signal over while the command runs; without it (a test's context), the abort signal.
+  const onAbort = (): void => forward(ctx.interruptedBy() ?? 'SIGINT');
+  const stop = ctx.onSignal ? ctx.onSignal(forward) : (ctx.signal.addEventListener('abort', onAbort), () => ctx.signal.removeEventListener('abort', onAbort));
+
+  return new Promise((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      // 'error' without a pid: the command could not be started at all (no 'exit' follows).
+      if (child.pid === undefined) {
+        stop();
+        resolve({ error });
+      }
+    });
+    child.once('exit', (code, signal) => {
+      stop();
+      resolve({ code, signal });
+    });
+  });
+}

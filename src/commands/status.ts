@@ -1,0 +1,41 @@
+// runpod status (alias ps): the pods runpod manages, or those of the given manifests or names, as the engine
+// has them now. A named pod that does not exist is exit 1, after the others are shown.
+import yaml from 'js-yaml';
+import { ExitCode, NotFoundError } from '../errors.js';
+import { statusDocument, statusTable } from '../report/tables.js';
+import type { CommandContext } from './context.js';
+import { resolveTargets } from './down.js';
+import { connectEngine, openEngine } from './engineSession.js';
+import { findPods } from './pods.js';
+
+export type StatusFormat = 'text' | 'wide' | 'json' | 'yaml';
+
+export interface StatusOptions {
+  /** Manifests, or pod names; none: every pod runpod manages, in every namespace. */
+  targets: string[];
+  namespace: string;
+  output: StatusFormat;
+  host?: string;
+}
+
+export async function statusCommand(o: StatusOptions, ctx: CommandContext): Promise<number> {
+  const refs = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
+  const engine = await openEngine(o.host, ctx.env);
+  await connectEngine(engine, ctx);
+  const pods = await findPods(engine, refs);
+  const now = ctx.now();
+  if (o.output === 'json' || o.output === 'yaml') {
+    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)) };
+    ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
+  } else if (pods.length > 0) {
+    ctx.stdout.write(statusTable(pods, now, o.output === 'wide'));
+  } else if (!refs) {
+    ctx.stderr.write('no pods: runpod manages none on this engine\n');
+  }
+  const missing = (refs ?? []).filter((r) => !pods.some((p) => p.namespace === r.namespace && p.name === r.name));
+  if (missing.length > 0) {
+    const names = missing.map((r) => `${r.namespace}/${r.name}`).join(', ');
+    throw new NotFoundError(`${missing.length === 1 ? 'pod' : 'pods'} ${names} not found`);
+  }
+  return ExitCode.ok;
+}

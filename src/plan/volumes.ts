@@ -1,0 +1,212 @@
+// spec.volumes and volumeMounts → what the engine must hold (pure). Each volume becomes one of:
+// - emptyDir: a named engine volume owned by the pod (named by uid, volume and its spec), kept across re-runs of
+//   the same pod and removed by `runpod down`; medium Memory is a tmpfs volume, sizeLimit its size;
+// - hostPath: a bind mount, its `type` checked on the engine host at apply time (reconcile/volumes.ts);
+// - configMap, secret, downwardAPI, projected: the files the kubelet would write, rendered here as data (so the
+//   hashes cover them) into a content-addressed named volume, mounted read-only as Kubernetes always does;
+// - persistentVolumeClaim: a named engine volume pvc_<namespace>_<claim> that outlives the pod.
+import type { Container, KeyToPath, Pod, VolumeMount } from 'kubernetes-types/core/v1.js';
+import type { CreateOptions } from '../engine/engine.js';
+import { type ConfigObject, configKey } from '../manifest/types.js';
+import { type EnvContext, fieldValue, resourceValue } from './env.js';
+import { Label, managedByValue } from './labels.js';
+import { specHash } from './names.js';
+import { memoryBytes } from './quantity.js';
+import { runtimeRef } from './runtime.js';
+
+export type Mount = NonNullable<NonNullable<CreateOptions['HostConfig']>['Mounts']>[number];
+
+/** One file of a configMap, secret, downwardAPI or projected volume, as the kubelet's AtomicWriter writes it. */
+export interface RenderedFile {
+  /** Relative to the volume root. */
+  path: string;
+  mode: number;
+  /** Group owner: the pod's fsGroup, else root. */
+  gid: number;
+  /** The bytes, base64. */
+  content: string;
+  /** From a Secret: never printed. */
+  secret: boolean;
+}
+
+interface VolumeBase {
+  /** The name in spec.volumes. */
+  name: string;
+}
+export type PlannedVolume =
+  | (VolumeBase & { type: 'emptyDir'; engineName: string; medium: '' | 'Memory'; sizeBytes?: number; labels: Record<string, string> })
+  | (VolumeBase & { type: 'hostPath'; path: string; hostPathType: string })
+  | (VolumeBase & { type: 'configMap' | 'secret' | 'downwardAPI' | 'projected'; engineName: string; files: RenderedFile[]; labels: Record<string, string> })
+  | (VolumeBase & { type: 'persistentVolumeClaim'; engineName: string; claimName: string; readOnly: boolean; labels: Record<string, string> });
+
+export type EngineVolume = Extract<PlannedVolume, { engineName: string }>;
+
+/** Label keys on the volumes runpod creates (besides managed-by and the pod's namespace, name and uid). */
+export const VolumeLabel = {
+  name: 'io.runpod.volume.name',
+  type: 'io.runpod.volume.type',
+  claim: 'io.runpod.pvc.name',
+} as const;
+
+/** SetDefaults_*VolumeSource: defaultMode 0644. */
+const defaultFileMode = 0o644;
+/** The kubelet makes an emptyDir world-writable (0777), so any user in the pod can use it. */
+export const emptyDirMode = 0o777;
+
+export function isEngineVolume(v: PlannedVolume): v is EngineVolume {
+  return v.type !== 'hostPath';
+}
+
+/** Docker allows [a-zA-Z0-9][a-zA-Z0-9_.-] in volume names; Kubernetes names fit (no '_', so '_' separates). */
+function podVolumeName(uid: string, volume: string, hashOf: unknown): string {
+  return `runpod_${uid}_${volume}_${specHash(hashOf).slice(0, 12)}`;
+}
+
+export function planVolumes(ctx: EnvContext): PlannedVolume[] {
+  const { pod, uid } = ctx;
+  const podLabels = (name: string, type: string): Record<string, string> => ({
+    [Label.managedBy]: managedByValue,
+    [Label.podNamespace]: pod.metadata.namespace,
+    [Label.podName]: pod.metadata.name,
+    [Label.podUid]: uid,
+    [VolumeLabel.name]: name,
+    [VolumeLabel.type]: type,
+  });
+  // pod.spec.securityContext.fsGroup owns configMap, secret, downwardAPI and projected files (SetVolumeOwnership).
+  const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
+  const out: PlannedVolume[] = [];
+  for (const v of pod.spec.volumes ?? []) {
+    if (v.emptyDir) {
+      const medium: '' | 'Memory' = v.emptyDir.medium === 'Memory' ? 'Memory' : '';
+      // Only tmpfs can be limited on Docker; a disk sizeLimit is warned about at load time and not enforced.
+      const size = medium === 'Memory' && v.emptyDir.sizeLimit !== undefined ? memoryBytes(v.emptyDir.sizeLimit) : undefined;
+      const spec = { medium, ...(size !== undefined ? { sizeBytes: size } : {}) };
+      out.push({ name: v.name, type: 'emptyDir', engineName: podVolumeName(uid, v.name, spec), ...spec, labels: podLabels(v.name, 'emptyDir') });
+    } else if (v.hostPath) {
+      out.push({ name: v.name, type: 'hostPath', path: v.hostPath.path, hostPathType: v.hostPath.type ?? '' });
+    } else if (v.persistentVolumeClaim) {
+      const claim = v.persistentVolumeClaim.claimName;
+      out.push({
+        name: v.name,
+        type: 'persistentVolumeClaim',
+        engineName: `pvc_${pod.metadata.namespace}_${claim}`,
+        claimName: claim,
+        readOnly: v.persistentVolumeClaim.readOnly === true,
+        // Not the pod's: a claim outlives its pods and may be shared by several, so only its own identity.
+        labels: { [Label.managedBy]: managedByValue, [Label.podNamespace]: pod.metadata.namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
+      });
+    } else {
+      const files = renderFiles(v, ctx, fsGroup);
+      if (files === undefined) continue;
+      const type = v.configMap ? 'configMap' : v.secret ? 'secret' : v.downwardAPI ? 'downwardAPI' : 'projected';
+      // Content-addressed: changed data is a new volume, mounted by new instances of the containers using it,
+      // while the old volume stays whole for any instance still running (removed once unused).
+      out.push({ name: v.name, type, engineName: podVolumeName(uid, v.name, files), files, labels: podLabels(v.name, type) });
+    }
+  }
+  return out;
+}
+
+type Volume = NonNullable<NonNullable<Pod['spec']>['volumes']>[number];
+
+function renderFiles(v: Volume, ctx: EnvContext, fsGroup: number | undefined): RenderedFile[] | undefined {
+  const files: RenderedFile[] = [];
+  const gid = fsGroup ?? 0;
+  const add = (path: string, mode: number, content: string, secret: boolean): void => {
+    // Secret files are never world-readable (runpod's rule: the volume lives on the engine's disk, not tmpfs).
+    let m = secret ? mode & 0o770 : mode;
+    // With an fsGroup the kubelet makes every file group-readable (SetVolumeOwnership, read-only volumes).
+    if (fsGroup !== undefined) m |= 0o040;
+    files.push({ path: normalize(path), mode: m, gid, content, secret });
+  };
+  const fromObject = (kind: 'ConfigMap' | 'Secret', name: string | undefined, items: KeyToPath[] | undefined, defaultMode: number): void => {
+    const obj: ConfigObject | undefined = ctx.configs.get(configKey(kind, name ?? ''));
+    // An optional object that is missing gives no files (the loader refused a missing required one).
+    if (obj === undefined) return;
+    const secret = kind === 'Secret';
+    if (items === undefined || items.length === 0) {
+      for (const key of Object.keys(obj.files).sort()) add(key, defaultMode, obj.files[key]!, secret);
+      return;
+    }
+    for (const it of items) {
+      const content = obj.files[it.key];
+      if (content !== undefined) add(it.path, it.mode ?? defaultMode, content, secret);
+    }
+  };
+  const downward = (items: NonNullable<NonNullable<Volume['downwardAPI']>['items']>, defaultMode: number): void => {
+    const containers = [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers];
+    for (const it of items) {
+      let value = '';
+      if (it.fieldRef) value = fieldValue(it.fieldRef.fieldPath, ctx);
+      else if (it.resourceFieldRef) {
+        const c: Container | undefined = containers.find((x) => x.name === it.resourceFieldRef!.containerName);
+        if (c !== undefined) value = resourceValue(c, it.resourceFieldRef.resource, it.resourceFieldRef.divisor);
+      }
+      add(it.path, it.mode ?? defaultMode, Buffer.from(value, 'utf8').toString('base64'), false);
+    }
+  };
+  if (v.configMap) fromObject('ConfigMap', v.configMap.name, v.configMap.items, v.configMap.defaultMode ?? defaultFileMode);
+  else if (v.secret) fromObject('Secret', v.secret.secretName, v.secret.items, v.secret.defaultMode ?? defaultFileMode);
+  else if (v.downwardAPI) downward(v.downwardAPI.items ?? [], v.downwardAPI.defaultMode ?? defaultFileMode);
+  else if (v.projected) {
+    const mode = v.projected.defaultMode ?? defaultFileMode;
+    for (const s of v.projected.sources ?? []) {
+      if (s.configMap) fromObject('ConfigMap', s.configMap.name, s.configMap.items, mode);
+      else if (s.secret) fromObject('Secret', s.secret.name, s.secret.items, mode);
+      else if (s.downwardAPI) downward(s.downwardAPI.items ?? [], mode);
+    }
+  } else return undefined;
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+function normalize(p: string): string {
+  return p.split('/').filter((x) => x !== '' && x !== '.').join('/');
+}
+
+/**
+ * Every emptyDir is also mounted into the infra container, which lives as long as the pod: a tmpfs volume stays
+ * mounted (and keeps its files) while app containers restart, as the kubelet keeps a pod's emptyDir until the pod
+ * is deleted. As part of the infra create options, an emptyDir's spec is a pod-level field (design.md).
+ */
+export function infraMounts(volumes: readonly PlannedVolume[]): Mount[] {
+  return volumes
+    .filter((v): v is Extract<PlannedVolume, { type: 'emptyDir' }> => v.type === 'emptyDir')
+    .map((v) => ({ Type: 'volume', Source: v.engineName, Target: `/runpod/volumes/${v.name}`, VolumeOptions: { NoCopy: true } }) as Mount);
+}
+
+/** A subPath inside a named volume: apply makes sure it exists, and is not a symlink, before binding it. */
+export interface SubPathNeed {
+  engineName: string;
+  subPath: string;
+  /** Mode for a directory apply creates: the volume root's (the kubelet's SafeMakeDir uses the parent's mode). */
+  mode: number;
+}
+
+const propagation: Record<string, 'rprivate' | 'rslave' | 'rshared'> = { None: 'rprivate', HostToContainer: 'rslave', Bidirectional: 'rshared' };
+
+/** A container's volumeMounts as engine mounts, in the order written. */
+export function containerMounts(mounts: readonly VolumeMount[] | undefined, volumes: readonly PlannedVolume[]): { mounts: Mount[]; subPaths: SubPathNeed[] } {
+  const byName = new Map(volumes.map((v) => [v.name, v]));
+  const out: Mount[] = [];
+  const subPaths: SubPathNeed[] = [];
+  for (const m of mounts ?? []) {
+    const v = byName.get(m.name);
+    if (v === undefined) continue; // a mount of an undeclared volume was refused by validation
+    const sub = m.subPath ? normalize(m.subPath) : '';
+    // Kubernetes mounts configMap, secret, downwardAPI and projected volumes read-only, whatever readOnly says.
+    const files = v.type === 'configMap' || v.type === 'secret' || v.type === 'downwardAPI' || v.type === 'projected';
+    const readOnly = files || m.readOnly === true || (v.type === 'persistentVolumeClaim' && v.readOnly);
+    const bindOptions = m.mountPropagation !== undefined ? { BindOptions: { Propagation: propagation[m.mountPropagation] ?? 'rprivate' } } : {};
+    if (v.type === 'hostPath') {
+      out.push({ Type: 'bind', Source: sub ? `${v.path.replace(/\/+$/, '')}/${sub}` : v.path, Target: m.mountPath, ReadOnly: readOnly, ...bindOptions } as Mount);
+    } else if (sub === '') {
+      out.push({ Type: 'volume', Source: v.engineName, Target: m.mountPath, ReadOnly: readOnly, VolumeOptions: { NoCopy: true } } as Mount);
+    } else {
+      // Docker before 26 has no volume subpath option: bind the volume's directory on the engine host joined with
+      // the subPath (design.md), known at apply time.
+      subPaths.push({ engineName: v.engineName, subPath: sub, mode: v.type === 'emptyDir' ? emptyDirMode : 0o755 });
+      out.push({ Type: 'bind', Source: `${runtimeRef(`mountpoint/${v.engineName}`)}/${sub}`, Target: m.mountPath, ReadOnly: readOnly, ...bindOptions } as Mount);
+    }
+  }
+  return { mounts: out, subPaths };
+}

@@ -1,0 +1,222 @@
+// Init containers, pure: where a pod stands in its init phase and the one next step, after the kubelet's
+// computeInitContainerActions (pkg/kubelet/kuberuntime). decide takes the actions; the run-once check takes the
+// account ("waiting for init container X", or a failure that ends the run). Rules followed:
+//  - init containers run one at a time, in order, each to exit 0, before any app container starts
+//    (https://kubernetes.io/docs/concepts/workloads/pods/init-containers/);
+//  - a failed init container is restarted unless restartPolicy is Never, in which case the pod has failed;
+//  - a sidecar (restartPolicy Always on an init container) must be started — running, and past its startupProbe
+//    if it has one — before the next init container, and keeps running beside the app containers
+//    (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/);
+//  - once an app container has run, the init phase is over: a lost init record (a dead instance removed by
+//    `runpod gc`) does not run it again, as the kubelet treats a pod whose main containers ran as initialized;
+//    only a new sandbox (the pod replaced) runs the init containers again.
+import type { ContainerPlan, PodPlan } from '../plan/translate.js';
+import type { Action } from './decide.js';
+import type { ObservedContainer, ObservedPod } from './observe.js';
+
+export interface InitOptions {
+  /** Now, ms since the epoch: a failed init container is restarted only after its back-off (restartDelayMs). */
+  now?: number;
+  /** By instance id: false while a sidecar's startupProbe has not passed. No entry: nothing known, not held. */
+  probeStarted?: ReadonlyMap<string, boolean>;
+  /** By instance id: a sidecar whose startupProbe failed past its threshold is killed, and its policy restarts it. */
+  kills?: ReadonlyMap<string, { reason: string; gracePeriodSeconds: number }>;
+}
+
+export interface InitBlock {
+  /** The init container the pod waits for. */
+  name: string;
+  /** The one line a user reads: "waiting for init container migrate (running)". */
+  reason: string;
+  /** It failed and will not be run again (restartPolicy Never): the pod has failed. */
+  terminal: boolean;
+  instance?: ObservedContainer;
+}
+
+export interface InitPhase {
+  /** Every init container has completed (sidecars: started), or the app containers have already run. */
+  done: boolean;
+  /** What the pod waits for while not done. */
+  block?: InitBlock;
+  /** The next step(s): at most one init container is created or started per sync. */
+  actions: Action[];
+}
+
+/**
+ * The delay before an exited container is run again, by the attempt that exited: the kubelet's CrashLoopBackOff
+ * (first restart at once, then 10 s doubling to 5 min) on run-once's own scale (1 s doubling, at most 30 s, the
+ * --retry-delay and --max-delay defaults), so a failing init container is retried within the run's budget
+ * without a tight loop of new instances.
+ */
+export function restartDelayMs(attempt: number): number {
+  if (attempt <= 0) return 0;
+  return Math.min(1000 * 2 ** (attempt - 1), 30_000);
+}
+
+/** When an exited instance may be replaced: undefined means now (or no clock given). */
+export function restartAt(c: ObservedContainer, now: number | undefined): number | undefined {
+  if (now === undefined || c.finishedAt === undefined) return undefined;
+  const at = c.finishedAt + restartDelayMs(c.attempt);
+  return at > now ? at : undefined;
+}
+
+const live = new Set(['running', 'restarting', 'paused']);
+
+/** Has any app container of the pod run (an instance that was ever started)? Then the init phase is over. */
+export function appContainersRan(observed: ObservedPod): boolean {
+  for (const list of observed.containers.values()) {
+    for (const c of list) if (c.startedAt !== undefined || live.has(c.state)) return true;
+  }
+  return false;
+}
+
+function sidecarStarted(p: ContainerPlan, c: ObservedContainer, opts: InitOptions): boolean {
+  if (c.state !== 'running') return false;
+  if (p.probes?.startup === undefined) return true;
+  return opts.probeStarted?.get(c.id) !== false;
+}
+
+/**
+ * Housekeeping for every init container's history (older instances never run again), and removal of init
+ * containers no longer in the manifest. Returned separately: it is done whatever the phase.
+ */
+export function initHousekeeping(plan: PodPlan, observed: ObservedPod): Action[] {
+  const actions: Action[] = [];
+  const wanted = new Set(plan.initContainers.map((c) => c.name));
+  for (const [name, list] of observed.initContainers) {
+    if (!wanted.has(name)) {
+      for (const c of list) actions.push({ kind: 'remove', container: name, id: c.id, reason: 'the init container is no longer in the manifest' });
+      continue;
+    }
+    for (const old of list.slice(1)) {
+      if (live.has(old.state)) {
+        actions.push({ kind: 'remove', container: name, id: old.id, reason: `an older instance (attempt ${old.attempt}) is still ${old.state}` });
+      } else if (old.engineRestartPolicy !== 'no' && old.engineRestartPolicy !== '') {
+        actions.push({ kind: 'retire', container: name, id: old.id, reason: `dead instance (attempt ${old.attempt}) kept as the init record` });
+      }
+    }
+  }
+  return actions;
+}
+
+/**
+ * Where the pod stands in its init phase, with the step to take. Assumes the sandbox is current and running
+ * (decide replaces the pod first otherwise).
+ */
+export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOptions = {}): InitPhase {
+  const actions: Action[] = [];
+  const ran = appContainersRan(observed);
+  const kind = (p: ContainerPlan): string => (p.initKind === 'sidecar' ? 'sidecar' : 'init container');
+  const blocked = (name: string, reason: string, instance?: ObservedContainer, terminal = false): InitPhase => ({
+    done: false,
+    block: { name, reason, terminal, ...(instance ? { instance } : {}) },
+    actions,
+  });
+
+  for (const p of plan.initContainers) {
+    const instances = observed.initContainers.get(p.name) ?? [];
+    const newest = instances[0];
+    const next = (newest?.attempt ?? -1) + 1;
+    const what = `${kind(p)} ${p.name}`;
+
+    if (p.initKind === 'sidecar') {
+      // A sidecar runs for the pod's life; once the app containers have run it is kept going like them, and
+      // until then it must be started before the next init container.
+      const hold = !ran;
+      if (!newest) {
+        actions.push({ kind: 'create', container: p.name, attempt: 0, reason: `${what} does not exist` });
+        if (hold) return blocked(p.name, `waiting for ${what} to start (creating it)`);
+        continue;
+      }
+      if (newest.hash !== p.hash) {
+        const reason = `its spec changed (hash ${newest.hash} -> ${p.hash})`;
+        actions.push({ kind: 'remove', container: p.name, id: newest.id, reason });
+        actions.push({ kind: 'create', container: p.name, attempt: next, reason });
+        if (hold) return blocked(p.name, `waiting for ${what} to start (replacing it: ${reason})`, newest);
+        continue;
+      }
+      if (newest.state === 'created') {
+        actions.push({ kind: 'start', container: p.name, id: newest.id, reason: `${what} was created but not started` });
+        if (hold) return blocked(p.name, `waiting for ${what} to start`, newest);
+        continue;
+      }
+      if (newest.state === 'exited' || newest.state === 'dead') {
+        // Stopped by hand, so the engine will not bring it back: a new instance, after the back-off.
+        const at = restartAt(newest, opts.now);
+        if (at === undefined) {
+          const reason = `${what} exited (code ${newest.exitCode}) and the engine will not restart it; a sidecar always restarts`;
+          actions.push({ kind: 'create', container: p.name, attempt: next, reason });
+        }
+        if (hold) return blocked(p.name, `waiting for ${what} to start (it exited with code ${newest.exitCode}${at !== undefined ? `; restarting in ${Math.ceil((at - (opts.now ?? 0)) / 1000)}s` : ''})`, newest);
+        continue;
+      }
+      const kill = newest.state === 'running' ? opts.kills?.get(newest.id) : undefined;
+      if (kill) {
+        // "If the startup probe fails, the kubelet kills the container, and the container is subjected to its
+        // restart policy": a sidecar's is always.
+        actions.push({ kind: 'kill', container: p.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
+        if (hold) return blocked(p.name, `waiting for ${what} to start: ${kill.reason}; restarting it`, newest);
+        continue;
+      }
+      if (hold && !sidecarStarted(p, newest, opts)) {
+        const why = newest.state === 'running' ? 'its startupProbe has not passed yet' : newest.state === 'restarting' ? `it is restarting (exited with code ${newest.exitCode}, restarted ${newest.restartCount} times)` : newest.state;
+        return blocked(p.name, `waiting for ${what} to start: ${why}`, newest);
+      }
+      continue;
+    }
+
+    // A regular init container: once the app containers have run it is done, whatever its record says.
+    if (ran) continue;
+    if (!newest) {
+      actions.push({ kind: 'create', container: p.name, attempt: 0, reason: `${what} has not run yet` });
+      return blocked(p.name, `waiting for ${what} (starting it)`);
+    }
+    if (newest.hash !== p.hash) {
+      // Cannot normally happen (the pod hash covers regular init containers), but an interrupted replacement may
+      // leave one behind: it must run again as specified now.
+      if (live.has(newest.state)) actions.push({ kind: 'remove', container: p.name, id: newest.id, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
+      actions.push({ kind: 'create', container: p.name, attempt: next, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
+      return blocked(p.name, `waiting for ${what} (its spec changed)`, newest);
+    }
+    switch (newest.state) {
+      case 'running':
+      case 'restarting':
+      case 'paused':
+        return blocked(p.name, `waiting for ${what} (${newest.state})`, newest);
+      case 'created':
+        actions.push({ kind: 'start', container: p.name, id: newest.id, reason: `${what} was created but not started` });
+        return blocked(p.name, `waiting for ${what} (starting it)`, newest);
+      case 'removing':
+        return blocked(p.name, `waiting for ${what} (being removed)`, newest);
+      default: {
+        if (newest.exitCode === 0) continue; // completed: the next one
+        // exited or dead with a failure.
+        if (plan.restartPolicy === 'Never') {
+          // "If the Pod's restartPolicy is set to Never, and an init container fails during startup of that Pod,
+          // Kubernetes treats the overall Pod as failed."
+          return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} and restartPolicy Never will not restart it`, newest, true);
+        }
+        const at = restartAt(newest, opts.now);
+        if (at !== undefined) {
+          return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); back-off, restarting in ${Math.ceil((at - (opts.now ?? 0)) / 1000)}s`, newest);
+        }
+        actions.push({
+          kind: 'create',
+          container: p.name,
+          attempt: next,
+          reason: `${what} exited with code ${newest.exitCode}; restartPolicy ${plan.restartPolicy} runs it again`,
+        });
+        return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); running it again`, newest);
+      }
+    }
+  }
+  return { done: true, actions };
+}
+
+/** The first step of a new sandbox: its first init container (or, without any, nothing here). */
+export function firstInitAction(plan: PodPlan, observed: ObservedPod, reason: string): Action | undefined {
+  const first = plan.initContainers[0];
+  if (!first) return undefined;
+  const attempt = (observed.initContainers.get(first.name)?.[0]?.attempt ?? -1) + 1;
+  return { kind: 'create', container: first.name, attempt, reason };
+}

@@ -1,0 +1,293 @@
+// The apply step for volumes: make the plan's volumes real on the engine before the containers that mount them
+// are created, and resolve the runtime markers (plan/runtime.ts) in their create options.
+//
+// Named volumes carry runpod's labels (managed-by, the pod's namespace, name and uid, the volume's name and type)
+// and are filled through the engine only: a short-lived helper container of runpod's own infra image mounts the
+// volume (created, never started) and the files go in with PUT /containers/{id}/archive as a tar with their modes
+// and owners; then the helper is removed. Nothing is written outside the engine's own storage, so this works the
+// same on a remote engine. hostPath type checks need the engine's filesystem, so they run only on a local engine.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import type { CreateOptions, Engine, VolumeInfo } from '../engine/engine.js';
+import { EngineRequestError } from '../engine/engine.js';
+import { Label, managedByValue } from '../plan/labels.js';
+import { runtimeKeys, substituteRuntime } from '../plan/runtime.js';
+import type { ContainerPlan, PodPlan } from '../plan/translate.js';
+import { type EngineVolume, type PlannedVolume, type SubPathNeed, VolumeLabel, emptyDirMode } from '../plan/volumes.js';
+import { type TarEntry, tarArchive } from './tar.js';
+
+/** A volume could not be made ready: the pod's problem (exit 1), with the reason a user reads. */
+export class VolumeSetupError extends Error {
+  override name = 'VolumeSetupError';
+}
+
+/** Written last into a files volume: its presence says every file before it is there (a fill can be cut short). */
+const completeMarker = '..runpod-complete';
+/** Label on helper containers: not a pod's container (no pod labels), so observe never sees one. */
+export const helperLabel = 'io.runpod.helper';
+
+type Mounts = NonNullable<NonNullable<CreateOptions['HostConfig']>['Mounts']>;
+
+/** Per sync: each volume is made ready once, however many containers mount it. */
+export class VolumeWork {
+  private readonly once = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly plan: PodPlan,
+  ) {}
+
+  private cached<T>(key: string, make: () => Promise<T>): Promise<T> {
+    let p = this.once.get(key) as Promise<T> | undefined;
+    if (p === undefined) {
+      p = make();
+      this.once.set(key, p);
+    }
+    return p;
+  }
+
+  /** Before the infra container: its emptyDir mounts must exist with runpod's labels, not be made bare by Docker. */
+  async ensureEmptyDirs(): Promise<void> {
+    await Promise.all(this.plan.volumes.filter((v) => v.type === 'emptyDir').map((v) => this.ensureVolume(v as EngineVolume)));
+  }
+
+  /**
+   * Make ready what one container mounts, and return its create options with every runtime marker resolved.
+   * infraId is the pod's infra container (for status.podIP and status.hostIP).
+   */
+  async prepare(c: ContainerPlan, options: CreateOptions, infraId: string | undefined): Promise<CreateOptions> {
+    const mounts: Mounts = options.HostConfig?.Mounts ?? [];
+    const used = this.plan.volumes.filter((v) => mounts.some((m) => mountUses(m, v)));
+    await Promise.all(
+      used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))),
+    );
+    await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
+    if (c.runtime !== true) return options;
+    const keys = new Set(runtimeKeys(JSON.stringify(options).replace(/\\u0000/g, '\u0000')));
+    const values = new Map<string, string>();
+    await Promise.all([...keys].map(async (k) => values.set(k, await this.resolve(k, infraId))));
+    return substituteRuntime(options, (k) => values.get(k) ?? '');
+  }
+
+  /** A runtime marker's value (plan/runtime.ts). */
+  private async resolve(key: string, infraId: string | undefined): Promise<string> {
+    if (key.startsWith('mountpoint/')) {
+      const name = key.slice('mountpoint/'.length);
+      const v = await this.engine.inspectVolume(name);
+      if (v === undefined) throw new VolumeSetupError(`volume ${name} vanished while its subPath was being mounted`);
+      return v.mountpoint;
+    }
+    if (key === 'status.podIP' || key === 'status.hostIP') {
+      const net = await this.cached('net', () => this.infraNetwork(infraId));
+      return key === 'status.podIP' ? net.podIP : net.hostIP;
+    }
+    const host = await this.cached('host', () => this.engine.hostInfo());
+    if (key === 'spec.nodeName') return host.name;
+    // node.cpu/<divisor in millicores>, node.memory/<divisor in bytes>: the allocatable of an unset limit.
+    const [what, div] = key.split('/');
+    const divisor = Number(div) || 1;
+    if (what === 'node.cpu') return String(Math.ceil((host.cpus * 1000) / divisor));
+    if (what === 'node.memory') return String(Math.ceil(host.memoryBytes / divisor));
+    return '';
+  }
+
+  /**
+   * The pod's IP is the infra container's; the host's, as a container sees it, the gateway of that network (the
+   * engine host's address on the bridge). A host-network pod has the host's addresses: its first external IPv4
+   * on a local engine.
+   */
+  private async infraNetwork(infraId: string | undefined): Promise<{ podIP: string; hostIP: string }> {
+    const info = infraId !== undefined ? await this.engine.inspectContainer(infraId) : undefined;
+    const nets = Object.values(info?.NetworkSettings?.Networks ?? {});
+    const podIP = nets.find((n) => n.IPAddress)?.IPAddress ?? '';
+    const gateway = nets.find((n) => n.Gateway)?.Gateway ?? '';
+    if (podIP !== '') return { podIP, hostIP: gateway };
+    const local = this.engine.isLocal
+      ? Object.values(os.networkInterfaces()).flat().find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address ?? ''
+      : '';
+    return { podIP: local, hostIP: local };
+  }
+
+  private ensureVolume(v: EngineVolume): Promise<void> {
+    return this.cached(`vol:${v.engineName}`, async () => {
+      const existing = await this.engine.inspectVolume(v.engineName);
+      if (existing !== undefined) {
+        checkOwner(existing, v, this.plan);
+        if (v.type === 'configMap' || v.type === 'secret' || v.type === 'downwardAPI' || v.type === 'projected') {
+          // Filled before, unless a fill was cut short (no marker): then fill again.
+          await this.withHelper([v.engineName], async (id) => {
+            if ((await this.engine.statPath(id, `/v/0/${completeMarker}`)) === undefined) await this.fill(id, v);
+          });
+        }
+        return;
+      }
+      const tmpfs = v.type === 'emptyDir' && v.medium === 'Memory';
+      // medium: Memory is a tmpfs volume of the local driver, world-writable as an emptyDir is, limited to sizeLimit.
+      const driverOpts = tmpfs ? { type: 'tmpfs', device: 'tmpfs', o: [`mode=${emptyDirMode.toString(8)}`, ...(v.sizeBytes !== undefined ? [`size=${v.sizeBytes}`] : [])].join(',') } : undefined;
+      await this.engine.createVolume(v.engineName, { labels: v.labels, ...(driverOpts ? { driverOpts } : {}) });
+      if (v.type === 'emptyDir' && !tmpfs) {
+        // The kubelet makes an emptyDir 0777; a fresh Docker volume is 0755.
+        await this.withHelper([v.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive([{ path: '0', type: 'dir', mode: emptyDirMode, uid: 0, gid: 0 }])));
+      } else if (v.type !== 'emptyDir' && v.type !== 'persistentVolumeClaim') {
+        await this.withHelper([v.engineName], (id) => this.fill(id, v));
+      }
+    });
+  }
+
+  /** Write a files volume's rendered files (downwardAPI values of the engine host resolved now), then the marker. */
+  private async fill(helperId: string, v: Extract<PlannedVolume, { files: unknown }>): Promise<void> {
+    const entries: TarEntry[] = [{ path: '0', type: 'dir', mode: 0o755, uid: 0, gid: v.files[0]?.gid ?? 0 }];
+    const dirs = new Set<string>();
+    for (const f of v.files) {
+      const parts = f.path.split('/');
+      for (let i = 1; i < parts.length; i++) {
+        const d = parts.slice(0, i).join('/');
+        if (dirs.has(d)) continue;
+        dirs.add(d);
+        entries.push({ path: `0/${d}`, type: 'dir', mode: 0o755, uid: 0, gid: f.gid });
+      }
+      let content = Buffer.from(f.content, 'base64');
+      const text = content.toString('utf8');
+      if (text.includes('\u0000runpod:')) {
+        const values = new Map<string, string>();
+        for (const k of runtimeKeys(text)) values.set(k, await this.resolve(k, undefined));
+        content = Buffer.from(substituteRuntime(text, (k) => values.get(k) ?? ''), 'utf8');
+      }
+      entries.push({ path: `0/${f.path}`, type: 'file', mode: f.mode, uid: 0, gid: f.gid, content });
+    }
+    entries.push({ path: `0/${completeMarker}`, type: 'file', mode: 0o444, uid: 0, gid: 0, content: Buffer.alloc(0) });
+    await this.engine.putArchive(helperId, '/v', tarArchive(entries));
+  }
+
+  /**
+   * A subPath must exist before it is bound (the kubelet creates a missing one as a directory with the volume
+   * root's mode), and no element of it may be a symlink: a link could point anywhere on the engine host, and the
+   * bind would follow it out of the volume (the kubelet resolves links and refuses those that leave the volume;
+   * runpod cannot resolve them safely from outside, so it refuses every link).
+   */
+  private async ensureSubPath(s: SubPathNeed): Promise<void> {
+    await this.withHelper([s.engineName], async (id) => {
+      const parts = s.subPath.split('/');
+      const missing: string[] = [];
+      for (let i = 1; i <= parts.length; i++) {
+        const rel = parts.slice(0, i).join('/');
+        const st = missing.length > 0 ? undefined : await this.engine.statPath(id, `/v/0/${rel}`);
+        if (st === undefined) {
+          missing.push(rel);
+          continue;
+        }
+        if (st.linkTarget !== '') throw new VolumeSetupError(`subPath "${s.subPath}": "${rel}" is a symlink (to ${st.linkTarget}); runpod refuses symlinks in a subPath, which could lead out of the volume`);
+      }
+      if (missing.length === 0) return;
+      await this.engine.putArchive(id, '/v', tarArchive(missing.map((rel) => ({ path: `0/${rel}`, type: 'dir', mode: s.mode, uid: 0, gid: 0 }) as TarEntry)));
+    });
+  }
+
+  /** A created (never started) helper of runpod's infra image with the volumes at /v/0, /v/1 …, removed after. */
+  private async withHelper<T>(volumes: string[], work: (id: string) => Promise<T>): Promise<T> {
+    const name = `runpod_helper_${this.plan.uid}_${randomBytes(4).toString('hex')}`;
+    const id = await this.engine.createContainer(name, {
+      Image: this.plan.infra.image,
+      Labels: { [Label.managedBy]: managedByValue, [helperLabel]: 'volumes', [`${helperLabel}.pod`]: this.plan.key },
+      NetworkDisabled: true,
+      HostConfig: { Mounts: volumes.map((v, i) => ({ Type: 'volume', Source: v, Target: `/v/${i}`, VolumeOptions: { NoCopy: true } }) as Mounts[number]) },
+    });
+    try {
+      return await work(id);
+    } finally {
+      await this.engine.removeContainer(id, { force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** Does this engine mount use that volume? */
+function mountUses(m: Mounts[number], v: PlannedVolume): boolean {
+  if (v.type === 'hostPath') return m.Type === 'bind' && (m.Source === v.path || m.Source.startsWith(`${v.path.replace(/\/+$/, '')}/`));
+  return m.Source === v.engineName || m.Source.includes(`\u0000runpod:mountpoint/${v.engineName}\u0000`);
+}
+
+/** A volume of that name made by someone else, or for another pod, is not touched (runpod's ownership rule). */
+function checkOwner(existing: VolumeInfo, v: EngineVolume, plan: PodPlan): void {
+  const l = existing.labels;
+  const ours = l[Label.managedBy] === managedByValue && (v.type === 'persistentVolumeClaim' ? l[VolumeLabel.claim] === v.claimName : l[Label.podUid] === plan.uid);
+  if (!ours) {
+    throw new VolumeSetupError(`a volume named ${v.engineName} already exists and was not made by runpod for ${v.type === 'persistentVolumeClaim' ? `claim ${v.claimName}` : 'this pod'}; runpod does not touch it: remove or rename it`);
+  }
+}
+
+/**
+ * hostPath `type` checks as the kubelet does them (pkg/volume/hostpath: checkType): DirectoryOrCreate and
+ * FileOrCreate create what is missing (a directory 0755 with its parents; an empty file 0644, not its parent
+ * directory); the others require what exists to be of that type. They need the engine's own filesystem.
+ */
+async function checkHostPath(engine: Engine, v: Extract<PlannedVolume, { type: 'hostPath' }>): Promise<void> {
+  const type = v.hostPathType;
+  if (type === '') return;
+  if (!engine.isLocal) {
+    throw new VolumeSetupError(`hostPath ${v.path}: type ${type} can be checked only on a local engine (${engine.address} is remote); leave type unset to skip the check`);
+  }
+  const fail = (what: string): never => {
+    throw new VolumeSetupError(`hostPath type check failed for volume "${v.name}": ${v.path} ${what}`);
+  };
+  const stat = await fs.stat(v.path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : fail(`cannot be read (${err.code ?? err.message})`)));
+  switch (type) {
+    case 'DirectoryOrCreate':
+      if (stat === undefined) await fs.mkdir(v.path, { recursive: true, mode: 0o755 }).catch((err: Error) => fail(`could not be created: ${err.message}`));
+      else if (!stat.isDirectory()) fail('is not a directory');
+      return;
+    case 'FileOrCreate':
+      if (stat === undefined) {
+        const h = await fs.open(v.path, 'a', 0o644).catch((err: Error) => fail(`could not be created (its directory must exist): ${err.message}`));
+        await h.close();
+      } else if (!stat.isFile()) fail('is not a file');
+      return;
+    case 'Directory':
+      if (stat === undefined) fail('does not exist (type Directory requires an existing directory; DirectoryOrCreate creates it)');
+      else if (!stat.isDirectory()) fail('is not a directory');
+      return;
+    case 'File':
+      if (stat === undefined) fail('does not exist (type File requires an existing file; FileOrCreate creates it)');
+      else if (!stat.isFile()) fail('is not a file');
+      return;
+    case 'Socket':
+      if (stat === undefined || !stat.isSocket()) fail(stat === undefined ? 'does not exist' : 'is not a socket');
+      return;
+    case 'CharDevice':
+      if (stat === undefined || !stat.isCharacterDevice()) fail(stat === undefined ? 'does not exist' : 'is not a character device');
+      return;
+    case 'BlockDevice':
+      if (stat === undefined || !stat.isBlockDevice()) fail(stat === undefined ? 'does not exist' : 'is not a block device');
+      return;
+  }
+}
+
+/**
+ * After a sync that created containers: the pod's volumes the plan no longer names (a changed ConfigMap makes a new
+ * content-addressed volume; a changed emptyDir spec a new emptyDir) go once nothing uses them. One still mounted by
+ * an instance kept for `logs --previous` stays until that instance goes (the engine refuses: left for later).
+ */
+export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise<void> {
+  const wanted = new Set(plan.volumes.flatMap((v) => (v.type === 'hostPath' ? [] : [v.engineName])));
+  const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podUid}=${plan.uid}`]);
+  await Promise.all(
+    list
+      .filter((v) => !wanted.has(v.name) && v.labels[VolumeLabel.type] !== 'persistentVolumeClaim')
+      .map((v) =>
+        engine.removeVolume(v.name).catch((err: unknown) => {
+          if (!(err instanceof EngineRequestError)) throw err;
+        }),
+      ),
+  );
+}
+
+/**
+ * `runpod down`: the pod's own volumes (emptyDir and the rendered configMap, secret, downwardAPI and projected
+ * volumes), found by runpod's labels; never a persistentVolumeClaim's, which outlives the pod. Returns how many.
+ */
+export async function removePodVolumes(engine: Engine, namespace: string, name: string): Promise<number> {
+  const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podNamespace}=${namespace}`, `${Label.podName}=${name}`]);
+  const own = list.filter((v) => v.labels[VolumeLabel.type] !== 'persistentVolumeClaim');
+  await Promise.all(own.map((v) => engine.removeVolume(v.name)));
+  return own.length;
+}

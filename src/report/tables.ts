@@ -1,0 +1,97 @@
+// Plain-text tables for the commands that show state (status, stats, gc): columns padded to the widest cell,
+// no colour, so the output reads the same on a terminal, in a pipe and in a CI log.
+import type { PodSummary } from '../reconcile/podSummary.js';
+
+export function renderTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('   ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)].map((l) => `${l}\n`).join('');
+}
+
+/** kubectl-style age: 45s, 3m, 2h5m, 4d. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h}h${m % 60}m` : `${h}h`;
+  return `${Math.floor(h / 24)}d`;
+}
+
+/** Bytes as docker stats shows them: binary units for memory (MiB), decimal for I/O (kB, MB). */
+export function formatBytes(n: number, binary: boolean): string {
+  const base = binary ? 1024 : 1000;
+  const units = binary ? ['B', 'KiB', 'MiB', 'GiB', 'TiB'] : ['B', 'kB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let u = 0;
+  while (v >= base && u < units.length - 1) {
+    v /= base;
+    u++;
+  }
+  return u === 0 ? `${v}${units[0]}` : `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)}${units[u]}`;
+}
+
+const shortId = (id: string): string => id.slice(0, 12);
+
+/** `runpod status` as a table; wide adds each container's image and id. */
+export function statusTable(pods: PodSummary[], now: number, wide: boolean): string {
+  const headers = ['NAMESPACE/NAME', 'PHASE', 'READY', 'RESTARTS', 'AGE', 'ADDRESS', 'PORTS', 'SOURCE'];
+  if (wide) headers.push('IMAGES', 'CONTAINER IDS');
+  const rows = pods.map((p) => {
+    const row = [
+      `${p.namespace}/${p.name}`,
+      p.phase,
+      `${p.readyCount}/${p.containers.length}`,
+      String(p.restarts),
+      p.createdAt !== undefined ? formatAge(now - p.createdAt) : '-',
+      p.ip ?? '-',
+      p.ports.length ? p.ports.join(',') : '-',
+      p.source ?? '-',
+    ];
+    if (wide) {
+      row.push(
+        p.containers.map((c) => `${c.name}=${c.current.image}`).join(',') || '-',
+        [...(p.infra ? [`POD=${shortId(p.infra.id)}`] : []), ...p.containers.map((c) => `${c.name}=${shortId(c.current.id)}`)].join(','),
+      );
+    }
+    return row;
+  });
+  return renderTable(headers, rows);
+}
+
+/** The machine-readable form of a pod's status (-o json|yaml). */
+export function statusDocument(p: PodSummary, now: number): Record<string, unknown> {
+  return {
+    namespace: p.namespace,
+    name: p.name,
+    uid: p.uid,
+    phase: p.phase,
+    ready: `${p.readyCount}/${p.containers.length}`,
+    restarts: p.restarts,
+    ...(p.createdAt !== undefined ? { createdAt: new Date(p.createdAt).toISOString(), ageSeconds: Math.floor((now - p.createdAt) / 1000) } : {}),
+    ...(p.ip ? { ip: p.ip } : {}),
+    ports: p.ports,
+    ...(p.source ? { source: p.source } : {}),
+    ...(p.infra ? { infra: { id: p.infra.id, name: p.infra.dockerName, state: p.infra.state, attempt: p.infra.attempt } } : {}),
+    containers: p.containers.map((c) => ({
+      name: c.name,
+      id: c.current.id,
+      dockerName: c.current.dockerName,
+      image: c.current.image,
+      state: c.current.state,
+      status: c.status,
+      ready: c.ready,
+      restarts: c.restarts,
+      attempt: c.current.attempt,
+      ...(c.current.state === 'exited' || c.current.state === 'dead' ? { exitCode: c.current.exitCode, oomKilled: c.current.oomKilled } : {}),
+      ...(c.current.startedAt !== undefined ? { startedAt: new Date(c.current.startedAt).toISOString() } : {}),
+      ...(c.current.finishedAt !== undefined && c.current.state !== 'running' ? { finishedAt: new Date(c.current.finishedAt).toISOString() } : {}),
+      previousInstances: c.previous.length,
+    })),
+  };
+}
