@@ -53,3 +53,13 @@ export async function main(argv: string[]): Promise<number> {
     process.off('SIGTERM', sigterm);
   }
 }
+
+/**
+ * Run and exit with the code. Exiting explicitly matters when the engine froze: requests abandoned at the
+ * deadline keep their sockets open and would hold the process after the result is written (stdout and stderr
+ * are synchronous for files and pipes on Linux, so nothing written is lost).
+ */
+export async function mainAndExit(argv: string[]): Promise<never> {
+  const code = await main(argv);
+  process.exit(code);
+}

@@ -102,7 +102,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
 
     // 5. Report: per pod, and the exit code of the whole run.
-    const results = await Promise.all(outcomes.map(async (out) => withPorts(engine, out, await resultWithLogs(engine, out))));
+    // Logs, termination messages and ports are detail: an engine that stopped answering must not hold the exit.
+    const reportBy = ctx.now() + reportAllowanceMs;
+    const results = await Promise.all(
+      outcomes.map(async (out) => {
+        const result = await resultWithLogs(engine, out, reportBy, ctx.now);
+        return within(withPorts(engine, out, result), reportBy, ctx.now, result);
+      }),
+    );
     for (const r of results) reporter.podFinished(r);
     const exitCode = runExitCode(outcomes.map((x) => x.status), ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
@@ -150,7 +157,27 @@ function refuseImpossibleWaits(pods: LoadedPod[], wait: WaitMode): void {
   }
 }
 
-async function resultWithLogs(engine: Engine, outcome: PodOutcome): Promise<PodResult> {
+/** How long the report may spend asking the engine for detail (logs, termination messages, ports). */
+const reportAllowanceMs = 3_000;
+
+/** work, or the fallback when it has not settled by `by` (ms since the epoch); a failure gives the fallback too. */
+function within<T>(work: Promise<T>, by: number, now: () => number, fallback: T): Promise<T> {
+  return new Promise<T>((resolve) => {
+    const timer = setTimeout(() => resolve(fallback), Math.max(0, by - now()));
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(fallback);
+      },
+    );
+  });
+}
+
+async function resultWithLogs(engine: Engine, outcome: PodOutcome, by: number, now: () => number): Promise<PodResult> {
   const logs = new Map<string, string[]>();
   // Termination messages of the failing containers (reconcile/termination.ts), as Kubernetes reports them.
   const messages = new Map<string, string>();
@@ -159,11 +186,11 @@ async function resultWithLogs(engine: Engine, outcome: PodOutcome): Promise<PodR
       (outcome.check?.containers ?? [])
         .filter((v) => !v.ok && v.instance)
         .map(async (v) => {
-          const text = await engine.logs(v.instance!.id, { tail: failureLogLines }).catch(() => '');
+          const text = await within(engine.logs(v.instance!.id, { tail: failureLogLines }), by, now, '');
           const lines = text.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
           logs.set(v.name, lines.slice(-failureLogLines));
           const p = [...outcome.plan.initContainers, ...outcome.plan.containers].find((x) => x.name === v.name);
-          const m = p ? await terminationMessage(engine, p, v.instance!).catch(() => undefined) : undefined;
+          const m = p ? await within(terminationMessage(engine, p, v.instance!), by, now, undefined) : undefined;
           if (m) messages.set(v.name, m.message);
         }),
     );

@@ -21,6 +21,8 @@ export interface RenderedFile {
   /** Relative to the volume root. */
   path: string;
   mode: number;
+  /** Owner: the one user every container mounting the volume runs as (runAsUser), else root. */
+  uid: number;
   /** Group owner: the pod's fsGroup, else root. */
   gid: number;
   /** The bytes, base64. */
@@ -96,7 +98,7 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
         labels: { [Label.managedBy]: managedByValue, [Label.podNamespace]: pod.metadata.namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
       });
     } else {
-      const files = renderFiles(v, ctx, fsGroup);
+      const files = renderFiles(v, ctx, fsGroup, volumeUser(pod, v.name));
       if (files === undefined) continue;
       const type = v.configMap ? 'configMap' : v.secret ? 'secret' : v.downwardAPI ? 'downwardAPI' : 'projected';
       // Content-addressed: changed data is a new volume, mounted by new instances of the containers using it,
@@ -109,7 +111,23 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
 
 type Volume = NonNullable<NonNullable<Pod['spec']>['volumes']>[number];
 
-function renderFiles(v: Volume, ctx: EnvContext, fsGroup: number | undefined): RenderedFile[] | undefined {
+/**
+ * The user that owns a volume's rendered files: the runAsUser (container's, else the pod's) shared by every
+ * container that mounts it, else root. Kubernetes leaves such files root-owned and world-readable (0644); runpod
+ * keeps secret files from the world (see add below), so they belong to the user who must read them.
+ */
+function volumeUser(pod: EnvContext['pod'], volume: string): number {
+  const podUser = (pod.spec.securityContext as { runAsUser?: number } | undefined)?.runAsUser;
+  const users = new Set<number | undefined>();
+  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+    if (!(c.volumeMounts ?? []).some((m) => m.name === volume)) continue;
+    users.add((c.securityContext as { runAsUser?: number } | undefined)?.runAsUser ?? podUser);
+  }
+  const [only] = users;
+  return users.size === 1 && only !== undefined ? only : 0;
+}
+
+function renderFiles(v: Volume, ctx: EnvContext, fsGroup: number | undefined, uid: number): RenderedFile[] | undefined {
   const files: RenderedFile[] = [];
   const gid = fsGroup ?? 0;
   const add = (path: string, mode: number, content: string, secret: boolean): void => {
@@ -117,7 +135,7 @@ function renderFiles(v: Volume, ctx: EnvContext, fsGroup: number | undefined): R
     let m = secret ? mode & 0o770 : mode;
     // With an fsGroup the kubelet makes every file group-readable (SetVolumeOwnership, read-only volumes).
     if (fsGroup !== undefined) m |= 0o040;
-    files.push({ path: normalize(path), mode: m, gid, content, secret });
+    files.push({ path: normalize(path), mode: m, uid, gid, content, secret });
   };
   const fromObject = (kind: 'ConfigMap' | 'Secret', name: string | undefined, items: KeyToPath[] | undefined, defaultMode: number): void => {
     const obj: ConfigObject | undefined = ctx.configs.get(configKey(kind, name ?? ''));

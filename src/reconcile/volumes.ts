@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import type { CreateOptions, Engine, VolumeInfo } from '../engine/engine.js';
 import { EngineRequestError } from '../engine/engine.js';
 import { Label, managedByValue } from '../plan/labels.js';
@@ -154,7 +155,7 @@ export class VolumeWork {
         for (const k of runtimeKeys(text)) values.set(k, await this.resolve(k, undefined));
         content = Buffer.from(substituteRuntime(text, (k) => values.get(k) ?? ''), 'utf8');
       }
-      entries.push({ path: `0/${f.path}`, type: 'file', mode: f.mode, uid: 0, gid: f.gid, content });
+      entries.push({ path: `0/${f.path}`, type: 'file', mode: f.mode, uid: f.uid, gid: f.gid, content });
     }
     entries.push({ path: `0/${completeMarker}`, type: 'file', mode: 0o444, uid: 0, gid: 0, content: Buffer.alloc(0) });
     await this.engine.putArchive(helperId, '/v', tarArchive(entries));
@@ -221,6 +222,28 @@ function checkOwner(existing: VolumeInfo, v: EngineVolume, plan: PodPlan): void 
  * FileOrCreate create what is missing (a directory 0755 with its parents; an empty file 0644, not its parent
  * directory); the others require what exists to be of that type. They need the engine's own filesystem.
  */
+/**
+ * mkdir -p reports ENOENT for the path itself when creating a parent failed (a read-only or full filesystem);
+ * creating each missing ancestor in turn names the real cause (EROFS, ENOSPC, EACCES) and where it happened.
+ */
+async function mkdirCause(target: string, err: NodeJS.ErrnoException): Promise<string> {
+  if (err.code !== 'ENOENT') return err.message;
+  const missing: string[] = [];
+  for (let p = target; p !== path.dirname(p); p = path.dirname(p)) {
+    if (await fs.stat(p).then(() => true, () => false)) break;
+    missing.unshift(p);
+  }
+  for (const dir of missing) {
+    try {
+      await fs.mkdir(dir, { mode: 0o755 });
+    } catch (e) {
+      const inner = e as NodeJS.ErrnoException;
+      if (inner.code !== 'EEXIST') return inner.message;
+    }
+  }
+  return err.message;
+}
+
 async function checkHostPath(engine: Engine, v: Extract<PlannedVolume, { type: 'hostPath' }>): Promise<void> {
   const type = v.hostPathType;
   if (type === '') return;
@@ -233,7 +256,7 @@ async function checkHostPath(engine: Engine, v: Extract<PlannedVolume, { type: '
   const stat = await fs.stat(v.path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : fail(`cannot be read (${err.code ?? err.message})`)));
   switch (type) {
     case 'DirectoryOrCreate':
-      if (stat === undefined) await fs.mkdir(v.path, { recursive: true, mode: 0o755 }).catch((err: Error) => fail(`could not be created: ${err.message}`));
+      if (stat === undefined) await fs.mkdir(v.path, { recursive: true, mode: 0o755 }).catch(async (err: NodeJS.ErrnoException) => fail(`could not be created: ${await mkdirCause(v.path, err)}`));
       else if (!stat.isDirectory()) fail('is not a directory');
       return;
     case 'FileOrCreate':

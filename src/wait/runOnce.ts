@@ -68,7 +68,7 @@ class StopWaiting extends Error {}
  * must not hold the loop past the deadline or a signal (design.md: engine lost mid-wait). The work races them;
  * a lost race abandons it and throws StopWaiting, and the loop's top then ends the run.
  */
-function bounded<T>(work: Promise<T>, ctx: RunPodContext, until: number | undefined = ctx.deadline): Promise<T> {
+function bounded<T>(work: Promise<T>, ctx: RunPodContext, until: number | undefined = ctx.deadline, bySignal = true): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
     const settle = (): void => {
@@ -79,9 +79,9 @@ function bounded<T>(work: Promise<T>, ctx: RunPodContext, until: number | undefi
       settle();
       reject(new StopWaiting());
     }
-    if (ctx.signal.aborted) return stop();
+    if (bySignal && ctx.signal.aborted) return stop();
     if (until !== undefined) timer = setTimeout(stop, Math.max(0, until - ctx.now()));
-    ctx.signal.addEventListener('abort', stop, { once: true });
+    if (bySignal) ctx.signal.addEventListener('abort', stop, { once: true });
     work.then(
       (v) => {
         settle();
@@ -215,6 +215,8 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
         if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : ctx.mode === 'ready' ? 'ready' : 'running'}`);
         if (ctx.mode === 'none') return finish('succeeded', 'nothing to change (--wait none)');
       } else {
+        // Bounded by the deadline only: a signal lets the sync finish (cut short, it would leave half-made work such
+        // as a volume helper behind), and a second signal stops runpod at once (main.ts).
         const result = await bounded(applyActions(plan, decision, {
           engine: ctx.engine,
           images: ctx.images,
@@ -222,7 +224,7 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
             actions.push(a);
             ctx.onAction?.(plan, a);
           },
-        }), ctx);
+        }), ctx, ctx.deadline, false);
         syncErrors = result.errors;
         for (const id of result.created) created.add(id);
         applied = true;

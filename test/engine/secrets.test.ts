@@ -232,7 +232,7 @@ test('Secret values appear in no output (--dry-run, -o json|yaml|env, -v, failur
   assert.ok(execFileSync('grep', ['-rlF', s.token, ...manifestDirs], { encoding: 'utf8' }).includes('.yaml'));
 });
 
-test('a non-root pod without fsGroup reads its own secret files, and other users cannot', { todo: 'runpod bug: secret files are root:root 0640 without fsGroup (src/plan/volumes.ts: gid = fsGroup ?? 0, and the "other" bits are dropped), so a pod running as a non-root user cannot read its own secret; Kubernetes gives 0644 there' }, async (t) => {
+test('a non-root pod without fsGroup reads its own secret files, and other users cannot', async (t) => {
   const s = makeSecrets();
   const name = uniqueName('sec-nofsgroup');
   const secretName = uniqueName('creds');
