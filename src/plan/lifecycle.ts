@@ -3,21 +3,14 @@
 // have no manifest) can still run a container's preStop hook.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
+import { type HttpGetHandler, httpGetHandler } from './handlers.js';
 import { Label } from './labels.js';
 import { specHash } from './names.js';
 
 /** A lifecycle handler with Kubernetes' defaults applied and a named port resolved (pkg/kubelet/lifecycle). */
 export type HookHandler =
   | { type: 'exec'; command: string[] }
-  | {
-      type: 'httpGet';
-      scheme: 'HTTP' | 'HTTPS';
-      /** Empty: the pod's IP (Kubernetes: "Host name to connect to, defaults to the pod IP"). */
-      host: string;
-      path: string;
-      port: number;
-      headers: { name: string; value: string }[];
-    }
+  | HttpGetHandler
   | { type: 'sleep'; seconds: number };
 
 export interface LifecyclePlan {
@@ -47,31 +40,10 @@ export const LifecycleLabel = {
 
 export const defaultTerminationMessagePath = '/dev/termination-log';
 
-/** The kubelet's resolvePort for hooks: a number as is, a numeric string as a number, a name among the container's ports. */
-function resolvePort(c: Container, port: number | string): number | undefined {
-  if (typeof port === 'number') return port;
-  if (/^[0-9]+$/.test(port)) return Number(port);
-  return c.ports?.find((p) => p.name === port)?.containerPort;
-}
-
 function handlerOf(c: Container, h: LifecycleHandler | undefined): HookHandler | undefined {
   if (!h) return undefined;
   if (h.exec) return { type: 'exec', command: h.exec.command ?? [] };
-  if (h.httpGet) {
-    const port = resolvePort(c, h.httpGet.port);
-    if (port === undefined) return undefined;
-    // SetDefaults_HTTPGetAction: path "/" and scheme HTTP.
-    const raw = h.httpGet.path ?? '';
-    const path = raw === '' ? '/' : raw.startsWith('/') ? raw : `/${raw}`;
-    return {
-      type: 'httpGet',
-      scheme: h.httpGet.scheme === 'HTTPS' ? 'HTTPS' : 'HTTP',
-      host: h.httpGet.host ?? '',
-      path,
-      port,
-      headers: (h.httpGet.httpHeaders ?? []).map((x) => ({ name: x.name, value: x.value })),
-    };
-  }
+  if (h.httpGet) return httpGetHandler(c, h.httpGet);
   // The API types lag the feature: sleep is a LifecycleHandler field since Kubernetes 1.29 (KEP-3960).
   const sleep = (h as LifecycleHandler & { sleep?: { seconds?: number } }).sleep;
   if (sleep) return { type: 'sleep', seconds: sleep.seconds ?? 0 };

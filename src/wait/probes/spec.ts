@@ -1,38 +1,16 @@
 // From a Pod's probe fields to ProbeSpecs (pure): Kubernetes' defaults (pkg/apis/core/v1/defaults.go
 // SetDefaults_Probe, SetDefaults_HTTPGetAction) and named ports resolved as the kubelet's FindPort does (against
 // the container's own ports). Validation has already refused what Kubernetes refuses.
+import { httpGetHandler, resolvePort } from '../../plan/handlers.js';
 import type { Container, Probe } from 'kubernetes-types/core/v1.js';
 import type { ContainerProbes, ProbeHandler, ProbeKind, ProbeSpec } from './types.js';
 
 /** SetDefaults_Probe: 0 or unset means the default. */
 const defaults = { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };
 
-/** kubelet FindPort: a number is used as is; a name is looked up among the container's ports. */
-export function resolvePort(c: Container, port: number | string | undefined): number | undefined {
-  if (typeof port === 'number') return port;
-  if (typeof port === 'string') {
-    if (/^[0-9]+$/.test(port)) return Number(port);
-    return c.ports?.find((p) => p.name === port)?.containerPort;
-  }
-  return undefined;
-}
-
 function handlerOf(c: Container, p: Probe): ProbeHandler | undefined {
   if (p.exec) return { type: 'exec', command: p.exec.command ?? [] };
-  if (p.httpGet) {
-    const port = resolvePort(c, p.httpGet.port);
-    if (port === undefined) return undefined;
-    // SetDefaults_HTTPGetAction: path "/" and scheme HTTP.
-    const path = p.httpGet.path ? (p.httpGet.path.startsWith('/') ? p.httpGet.path : `/${p.httpGet.path}`) : '/';
-    return {
-      type: 'httpGet',
-      scheme: p.httpGet.scheme === 'HTTPS' ? 'HTTPS' : 'HTTP',
-      host: p.httpGet.host ?? '',
-      path,
-      port,
-      headers: (p.httpGet.httpHeaders ?? []).map((h) => ({ name: h.name, value: h.value })),
-    };
-  }
+  if (p.httpGet) return httpGetHandler(c, p.httpGet);
   if (p.tcpSocket) {
     const port = resolvePort(c, p.tcpSocket.port);
     return port === undefined ? undefined : { type: 'tcpSocket', host: p.tcpSocket.host ?? '', port };

@@ -1,5 +1,6 @@
 // Probe data shared by the scheduler, the handlers and the manager. Plain data: a plan carries ProbeSpecs, a
 // handler turns one into a ProbeOutcome.
+import type { HttpGetHandler } from '../../plan/handlers.js';
 
 /** Kubernetes' three probe kinds (pkg/kubelet/prober: startup, readiness, liveness). */
 export type ProbeKind = 'startup' | 'readiness' | 'liveness';
@@ -9,16 +10,7 @@ export interface ExecHandler {
   command: string[];
 }
 
-export interface HttpGetHandler {
-  type: 'httpGet';
-  scheme: 'HTTP' | 'HTTPS';
-  /** Empty: the pod's address (Kubernetes: "defaults to the pod IP"). */
-  host: string;
-  path: string;
-  /** The container port, a named port already resolved against the container's ports. */
-  port: number;
-  headers: { name: string; value: string }[];
-}
+export type { HttpGetHandler };
 
 export interface TcpSocketHandler {
   type: 'tcpSocket';
