@@ -37,6 +37,15 @@ for (const file of examples) {
       await eventually('the page from the ConfigMap is served', () => (dockerTry(['exec', shipper.Id, 'wget', '-qO-', 'http://localhost:8080/index.html']).stdout.includes('hello from a ConfigMap') ? true : undefined));
       const web = podContainers(doc.metadata.name, namespace).get('web')!;
       assert.match(dockerTry(['exec', web.Id, 'ls', '-l', '/etc/web/password']).stdout, /^-r--r----- /);
+      // Non-root, read-only root filesystem, the Secret readable by that user, the init container's work there.
+      for (const c of [web, shipper]) {
+        assert.equal(dockerTry(['exec', c.Id, 'id', '-u']).stdout.trim(), '65534');
+        assert.notEqual(dockerTry(['exec', c.Id, 'touch', '/rootfs-write-test']).status, 0, 'the root filesystem is read-only');
+      }
+      assert.equal(dockerTry(['exec', web.Id, 'cat', '/etc/web/password']).stdout, 'change-me');
+      assert.ok(dockerTry(['exec', web.Id, 'cat', '/data/prepared-at']).stdout.trim().length > 0, 'the init container prepared the data directory');
+      const init = podContainers(doc.metadata.name, namespace).get('prepare-data');
+      assert.equal(init?.State.ExitCode, 0, 'the init container ran to exit 0');
     }
     const down = await runpod(['down', '-n', namespace, manifest]);
     assert.equal(down.code, 0, show(down));
