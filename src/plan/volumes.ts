@@ -36,7 +36,7 @@ interface VolumeBase {
   name: string;
 }
 export type PlannedVolume =
-  | (VolumeBase & { type: 'emptyDir'; engineName: string; medium: '' | 'Memory'; sizeBytes?: number; labels: Record<string, string> })
+  | (VolumeBase & { type: 'emptyDir'; engineName: string; medium: '' | 'Memory'; sizeBytes?: number; gid?: number; labels: Record<string, string> })
   | (VolumeBase & { type: 'hostPath'; path: string; hostPathType: string })
   | (VolumeBase & { type: 'configMap' | 'secret' | 'downwardAPI' | 'projected'; engineName: string; files: RenderedFile[]; labels: Record<string, string> })
   | (VolumeBase & { type: 'persistentVolumeClaim'; engineName: string; claimName: string; readOnly: boolean; labels: Record<string, string> });
@@ -82,7 +82,9 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
       const medium: '' | 'Memory' = v.emptyDir.medium === 'Memory' ? 'Memory' : '';
       // Only tmpfs can be limited on Docker; a disk sizeLimit is warned about at load time and not enforced.
       const size = medium === 'Memory' && v.emptyDir.sizeLimit !== undefined ? memoryBytes(v.emptyDir.sizeLimit) : undefined;
-      const spec = { medium, ...(size !== undefined ? { sizeBytes: size } : {}) };
+      // With an fsGroup the kubelet gives an emptyDir to that group, setgid, so files made in it stay the
+      // group's (pkg/volume/emptydir: SetVolumeOwnership).
+      const spec = { medium, ...(size !== undefined ? { sizeBytes: size } : {}), ...(fsGroup !== undefined ? { gid: fsGroup } : {}) };
       out.push({ name: v.name, type: 'emptyDir', engineName: podVolumeName(uid, v.name, spec), ...spec, labels: podLabels(v.name, 'emptyDir') });
     } else if (v.hostPath) {
       out.push({ name: v.name, type: 'hostPath', path: v.hostPath.path, hostPathType: v.hostPath.type ?? '' });

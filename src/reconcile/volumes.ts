@@ -125,11 +125,16 @@ export class VolumeWork {
       }
       const tmpfs = v.type === 'emptyDir' && v.medium === 'Memory';
       // medium: Memory is a tmpfs volume of the local driver, world-writable as an emptyDir is, limited to sizeLimit.
-      const driverOpts = tmpfs ? { type: 'tmpfs', device: 'tmpfs', o: [`mode=${emptyDirMode.toString(8)}`, ...(v.sizeBytes !== undefined ? [`size=${v.sizeBytes}`] : [])].join(',') } : undefined;
+      const gid = v.type === 'emptyDir' ? v.gid : undefined;
+      // fsGroup: the group owns the directory, setgid so new files inherit it (as the kubelet sets an emptyDir up).
+      const dirMode = gid !== undefined ? emptyDirMode | 0o2000 : emptyDirMode;
+      const driverOpts = tmpfs
+        ? { type: 'tmpfs', device: 'tmpfs', o: [`mode=${dirMode.toString(8)}`, ...(gid !== undefined ? [`gid=${gid}`] : []), ...(v.sizeBytes !== undefined ? [`size=${v.sizeBytes}`] : [])].join(',') }
+        : undefined;
       await this.engine.createVolume(v.engineName, { labels: v.labels, ...(driverOpts ? { driverOpts } : {}) });
       if (v.type === 'emptyDir' && !tmpfs) {
         // The kubelet makes an emptyDir 0777; a fresh Docker volume is 0755.
-        await this.withHelper([v.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive([{ path: '0', type: 'dir', mode: emptyDirMode, uid: 0, gid: 0 }])));
+        await this.withHelper([v.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive([{ path: '0', type: 'dir', mode: dirMode, uid: 0, gid: gid ?? 0 }])));
       } else if (v.type !== 'emptyDir' && v.type !== 'persistentVolumeClaim') {
         await this.withHelper([v.engineName], (id) => this.fill(id, v));
       }

@@ -136,6 +136,17 @@ describe('emptyDir, hostPath, persistentVolumeClaim and mounts', () => {
       ['volume', m.engineName, '/m', false],
     ]);
   });
+  it('emptyDir with a pod fsGroup belongs to that group (SetVolumeOwnership); without one, to nobody in particular', () => {
+    const withGroup = plan(podYaml(`  securityContext: {fsGroup: 2000}\n  volumes: [{name: s, emptyDir: {}}]\n${sleeper('    volumeMounts: [{name: s, mountPath: /s}]\n')}`));
+    const without = plan(podYaml(`  volumes: [{name: s, emptyDir: {}}]\n${sleeper('    volumeMounts: [{name: s, mountPath: /s}]\n')}`));
+    const g = volume(withGroup, 's');
+    const n = volume(without, 's');
+    assert.ok(g.type === 'emptyDir' && n.type === 'emptyDir');
+    assert.equal(g.gid, 2000);
+    assert.equal(n.gid, undefined);
+    assert.notEqual(g.engineName, n.engineName, 'the group is part of the volume spec');
+  });
+
   it('a disk emptyDir with sizeLimit is accepted with a warning: Docker cannot enforce it', () => {
     const r = load(podYaml(`  volumes: [{name: s, emptyDir: {sizeLimit: 1Gi}}]\n${sleeper()}`));
     assert.deepEqual(r.problems, []);
