@@ -411,7 +411,7 @@ export const podSecurityContextFields: FieldLevel = {
     seccompProfile: supported('default for every container', seccompProfileFields),
     supplementalGroups: supported('extra groups of every container\'s process'),
     supplementalGroupsPolicy: supported('Merge (default) only: the engine always adds the image\'s /etc/group groups'),
-    fsGroup: supported('an extra group of every container\'s process; group owner of configMap, secret, downwardAPI and projected files'),
+    fsGroup: supported('an extra group of every container\'s process; group owner of emptyDir (setgid), configMap, secret, downwardAPI and projected volumes'),
     fsGroupChangePolicy: supported('accepted; runpod sets ownership when it writes a volume\'s files'),
     sysctls: supported('set in the pod\'s namespaces (on the infra container)', sysctlFields),
     appArmorProfile: later(appArmorNote),
