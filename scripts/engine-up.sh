@@ -26,6 +26,8 @@ command -v htpasswd >/dev/null 2>&1 || need_pkgs+=(apache2-utils)
 # The second-engine tests make TLS certificates for a dockerd on a loopback port; ip makes its bridge.
 command -v openssl >/dev/null 2>&1 || need_pkgs+=(openssl)
 command -v ip >/dev/null 2>&1 || need_pkgs+=(iproute2)
+# The ssh:// engine test starts its own sshd on a loopback port (ssh-keygen, ssh-agent come with it).
+[ -x /usr/sbin/sshd ] || need_pkgs+=(openssh-server)
 
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || { log "missing packages (${need_pkgs[*]}) and not root: install them"; exit 3; }

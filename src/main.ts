@@ -56,10 +56,12 @@ export async function main(argv: string[]): Promise<number> {
 
 /**
  * Run and exit with the code. Exiting explicitly matters when the engine froze: requests abandoned at the
- * deadline keep their sockets open and would hold the process after the result is written (stdout and stderr
- * are synchronous for files and pipes on Linux, so nothing written is lost).
+ * deadline keep their sockets open and would hold the process after the result is written (both streams are
+ * drained first, so nothing written is lost).
  */
 export async function mainAndExit(argv: string[]): Promise<never> {
   const code = await main(argv);
+  // What was written must be out before the exit: a pipe that was full holds the rest in Node's queue.
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))));
   process.exit(code);
 }

@@ -6,7 +6,7 @@ import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/check.js';
 import { parseDuration } from './duration.js';
-import { completeWith, operateCommands } from './operate.js';
+import { completionFor, operateCommands } from './operate.js';
 
 export const version = '0.1.0';
 
@@ -154,7 +154,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     )
     .command(operateCommands(ctx, (code) => (exitCode = code), argv))
     // Hidden: the completion scripts of `runpod completion bash|zsh` call runpod --get-yargs-completions.
-    .completion('__complete', false, completeWith(argv.slice(argv.indexOf('--get-yargs-completions') + 1), ctx.env))
+    .completion('__complete', false, await completionFor(argv.includes('--get-yargs-completions') ? argv.slice(argv.indexOf('--get-yargs-completions') + 1) : undefined, ctx.env))
     .demandCommand(1, 'give a manifest: runpod <manifest...>')
     .strict()
     .version(version)

@@ -177,19 +177,23 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
 }
 
 /**
- * yargs' completion hook: pod and container names from the engine where a command wants one, yargs' own
+ * yargs' completion hook: pod and container names from the engine where a command wants one (looked up before
+ * yargs runs: yargs does not wait for an asynchronous completion, and the process would end first), yargs' own
  * commands and flags everywhere else. words: everything after --get-yargs-completions.
  */
-export function completeWith(words: string[], env: NodeJS.ProcessEnv) {
+export async function completionFor(words: string[] | undefined, env: NodeJS.ProcessEnv) {
+  // Not a completion request: nothing to look up (and nothing loaded on the start-up path).
+  const names =
+    words === undefined
+      ? undefined
+      : await import('../commands/completion.js').then(({ completeNames }) => completeNames(words, env)).catch((): string[] => []);
   return (
     _current: string,
     _argv: unknown,
     defaults: (done: (err: Error | null, list: string[] | undefined) => void) => void,
     done: (list: string[]) => void,
   ): void => {
-    import('../commands/completion.js')
-      .then(({ completeNames }) => completeNames(words, env))
-      .then((names) => (names === undefined ? defaults((_err, list) => done(list ?? [])) : done(names)))
-      .catch(() => done([]));
+    if (names === undefined) defaults((_err, list) => done(list ?? []));
+    else done(names);
   };
 }

@@ -32,6 +32,19 @@ import {
   NameConflictError,
 } from './engine.js';
 
+/**
+ * docker-modem formats its request URLs for protocol "ssh" with url.format, which Node deprecates for such URLs
+ * (DEP0170) with a warning on every ssh:// run that says nothing to a runpod user. Only that one code is dropped.
+ */
+function hideSshUrlDeprecation(): void {
+  const emit = process.emitWarning.bind(process);
+  const code = (rest: unknown[]): unknown => (typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { code?: unknown }).code : rest[1]);
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]): void => {
+    if (code(rest) === 'DEP0170') return;
+    (emit as (w: string | Error, ...r: unknown[]) => void)(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
+
 /** Errors from the socket itself: the engine is not there (or not yet). */
 const connectionCodes = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_SSL_WRONG_VERSION_NUMBER']);
 
@@ -87,7 +100,15 @@ export class DockerEngine implements Engine {
     const e = this.endpoint;
     if (e.kind === 'unix') return new DockerodeCtor({ socketPath: e.socketPath! });
     if (e.kind === 'ssh') {
-      return new DockerodeCtor({ protocol: 'ssh', host: e.host!, port: e.port!, ...(e.username ? { username: e.username } : {}) });
+      // docker-modem gives ssh2 the agent (SSH_AUTH_SOCK) only when it parses DOCKER_HOST itself, which it
+      // must not (above): without it ssh2 has no key to offer and every login fails.
+      const agent = process.env.SSH_AUTH_SOCK;
+      hideSshUrlDeprecation();
+      return new DockerodeCtor({
+        protocol: 'ssh', host: e.host!, port: e.port!,
+        ...(e.username ? { username: e.username } : {}),
+        ...(agent ? { sshOptions: { agent } } : {}),
+      });
     }
     if (e.tls) {
       const { certPath, verify } = e.tls;
