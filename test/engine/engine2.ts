@@ -12,10 +12,9 @@
 //   await e.restart();                              // stop and start the daemon again, state kept
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { busybox } from './harness.js';
+import { busybox, freePort } from './harness.js';
 
 export interface Engine2Options {
   /** Also listen on tcp://127.0.0.1:<free port> with --tlsverify, and make CA, server and client certificates. */
@@ -45,17 +44,6 @@ export interface Engine2 {
   restart(): Promise<void>;
   /** Remove every container, stop the daemon (by pid), remove the pid file and all state. Safe to repeat. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

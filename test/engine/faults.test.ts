@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Engine2, startEngine2 } from './engine2.js';
-import { type CliResult, type Inspected, removePod, runpodBin, uniqueName } from './harness.js';
+import { type CliResult, type Inspected, alive, removePod, runpodBin, uniqueName } from './harness.js';
 import {
   busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, inspect, must, podContainerIds, podContainers,
   podFile, runpod, show, sleep, sleeper, type Obj,
@@ -32,16 +32,6 @@ function fetchInside(run: (args: string[]) => { status: number | null; stdout: s
   // (busybox-static's wget crashes with -T here: no timeout option; a refused connection fails at once.)
   const r = run(['exec', id, 'wget', '-q', '-O', '-', `http://localhost:${port}/`]);
   return r.status === 0 ? r.stdout.trim() : `wget failed (${r.status}): ${r.stderr.trim()}`;
-}
-
-/** Is this process alive (not yet reaped)? */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('on an engine of its own that restarts, stops and freezes', () => {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
+import net from 'node:net';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const runpodBin = path.join(repoRoot, 'bin', 'runpod');
@@ -110,4 +111,26 @@ export function writeManifest(text: string, fileName = 'pod.yaml'): string {
   const file = path.join(dir, fileName);
   fs.writeFileSync(file, text);
   return file;
+}
+
+/** A TCP port on 127.0.0.1 nothing listens on right now (bound to port 0 and released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Is a process of that pid alive, not yet reaped (signal 0 checks without sending anything)? */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

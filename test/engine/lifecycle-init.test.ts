@@ -38,18 +38,11 @@ const sh = (name: string, script: string, extra: Record<string, unknown> = {}): 
 test('init containers run one at a time, in order, each to exit 0, before the app container', async (t) => {
   const name = uniqueName('init-order');
   cleanupPod(t, name);
-  const file = podFile([
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name },
-      spec: {
-        terminationGracePeriodSeconds: 0,
-        initContainers: [sh('first', 'echo first >> /dev/shm/order; sleep 1'), sh('second', 'echo second >> /dev/shm/order')],
-        containers: [sh('app', 'cat /dev/shm/order; exec sleep 3600')],
-      },
-    },
-  ]);
+  const file = podFile({
+    name,
+    initContainers: [sh('first', 'echo first >> /dev/shm/order; sleep 1'), sh('second', 'echo second >> /dev/shm/order')],
+    containers: [sh('app', 'cat /dev/shm/order; exec sleep 3600')],
+  });
   cleanupFile(t, file);
   const r = await runpod(['--timeout', '90s', file]);
   assert.equal(r.code, 0, show(r));
@@ -75,19 +68,12 @@ test('init containers run one at a time, in order, each to exit 0, before the ap
 test('an init container failing under restartPolicy Never fails the pod: exit 1 with its exit code and logs', async (t) => {
   const name = uniqueName('init-never');
   cleanupPod(t, name);
-  const file = podFile([
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name },
-      spec: {
-        restartPolicy: 'Never',
-        terminationGracePeriodSeconds: 0,
-        initContainers: [sh('setup', 'echo cannot reach the database >&2; exit 3')],
-        containers: [sleeper('app')],
-      },
-    },
-  ]);
+  const file = podFile({
+    name,
+    restartPolicy: 'Never',
+    initContainers: [sh('setup', 'echo cannot reach the database >&2; exit 3')],
+    containers: [sleeper('app')],
+  });
   cleanupFile(t, file);
   const r = await runpod(['--timeout', '90s', file]);
   assert.equal(r.code, 1, show(r));
@@ -102,18 +88,11 @@ test('an init container failing under restartPolicy Always is run again (a new i
   const name = uniqueName('init-retry');
   cleanupPod(t, name);
   // The first instance leaves a mark in the pod's /dev/shm and fails; the next one finds it and succeeds.
-  const file = podFile([
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name },
-      spec: {
-        terminationGracePeriodSeconds: 0,
-        initContainers: [sh('flaky', 'if [ -f /dev/shm/tried ]; then echo second try; exit 0; fi; touch /dev/shm/tried; echo first try fails; exit 1')],
-        containers: [sleeper('app')],
-      },
-    },
-  ]);
+  const file = podFile({
+    name,
+    initContainers: [sh('flaky', 'if [ -f /dev/shm/tried ]; then echo second try; exit 0; fi; touch /dev/shm/tried; echo first try fails; exit 1')],
+    containers: [sleeper('app')],
+  });
   cleanupFile(t, file);
   const r = await runpod(['-o', 'json', '--timeout', '90s', file]);
   assert.equal(r.code, 0, show(r));
@@ -130,14 +109,7 @@ test('an init container failing under restartPolicy Always is run again (a new i
 test('a re-run of a pod whose init containers succeeded does not run them again', async (t) => {
   const name = uniqueName('init-rerun');
   cleanupPod(t, name);
-  const file = podFile([
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name },
-      spec: { terminationGracePeriodSeconds: 0, initContainers: [sh('once', 'echo ran')], containers: [sleeper('app')] },
-    },
-  ]);
+  const file = podFile({ name, initContainers: [sh('once', 'echo ran')], containers: [sleeper('app')] });
   cleanupFile(t, file);
   const first = await runpod(['--timeout', '90s', file]);
   assert.equal(first.code, 0, show(first));
@@ -152,22 +124,15 @@ test('a re-run of a pod whose init containers succeeded does not run them again'
 test('a sidecar init container starts before the next init container and keeps running with the app', async (t) => {
   const name = uniqueName('init-sidecar');
   cleanupPod(t, name);
-  const file = podFile([
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name },
-      spec: {
-        terminationGracePeriodSeconds: 0,
-        initContainers: [
-          sh('proxy', 'touch /dev/shm/proxy-up; exec sleep 3600', { restartPolicy: 'Always' }),
-          // Started means running: the sidecar's first command has had its moment, so wait a little for its mark.
-          sh('check', 'for i in $(seq 50); do [ -f /dev/shm/proxy-up ] && echo proxy is up && exit 0; sleep 0.2; done; exit 1'),
-        ],
-        containers: [sleeper('app')],
-      },
-    },
-  ]);
+  const file = podFile({
+    name,
+    initContainers: [
+      sh('proxy', 'touch /dev/shm/proxy-up; exec sleep 3600', { restartPolicy: 'Always' }),
+      // Started means running: the sidecar's first command has had its moment, so wait a little for its mark.
+      sh('check', 'for i in $(seq 50); do [ -f /dev/shm/proxy-up ] && echo proxy is up && exit 0; sleep 0.2; done; exit 1'),
+    ],
+    containers: [sleeper('app')],
+  });
   cleanupFile(t, file);
   const r = await runpod(['--timeout', '90s', file]);
   assert.equal(r.code, 0, show(r));
@@ -187,21 +152,14 @@ test('a sidecar init container starts before the next init container and keeps r
 test('terminationMessagePath and FallbackToLogsOnError feed the failure report', async (t) => {
   const name = uniqueName('term-msg');
   cleanupPod(t, name);
-  const file = podFile([
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name },
-      spec: {
-        restartPolicy: 'Never',
-        terminationGracePeriodSeconds: 0,
-        containers: [
-          sh('writer', 'echo "config key db.url is missing" > /tmp/why; exit 2', { terminationMessagePath: '/tmp/why' }),
-          sh('logger', 'echo noise; echo "panic: out of cheese"; exit 4', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
-        ],
-      },
-    },
-  ]);
+  const file = podFile({
+    name,
+    restartPolicy: 'Never',
+    containers: [
+      sh('writer', 'echo "config key db.url is missing" > /tmp/why; exit 2', { terminationMessagePath: '/tmp/why' }),
+      sh('logger', 'echo noise; echo "panic: out of cheese"; exit 4', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
+    ],
+  });
   cleanupFile(t, file);
   const r = await runpod(['--wait', 'completed', '--timeout', '90s', file]);
   assert.equal(r.code, 1, show(r));

@@ -4,7 +4,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from './harness.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,21 +31,6 @@ function registryBinary(): string {
   const found = registryBinaries.find((p) => fs.existsSync(p));
   if (found === undefined) throw new Error(`no registry binary (${registryBinaries.join(', ')}): run scripts/engine-up.sh`);
   return found;
-}
-
-/** Bind port 0 to let the kernel choose a free port, then release it for the registry to take. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no port from listen(0)'));
-      });
-    });
-  });
 }
 
 function httpStatus(url: string): Promise<number | undefined> {

@@ -4,14 +4,13 @@ import { after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { busybox, docker, inspect, podContainerIds, removePod, runpod, writeManifest, type CliResult, type Inspected } from './harness.js';
+import { busybox, docker, freePort, inspect, podContainerIds, removePod, runpod, writeManifest, type CliResult, type Inspected } from './harness.js';
 
-export { busybox };
+export { busybox, freePort };
 
 /** Inspect fields the harness type leaves out. */
 export type InspectedFull = Inspected & {
@@ -29,6 +28,7 @@ export interface PodSpecInput {
   restartPolicy?: 'Always' | 'OnFailure' | 'Never';
   /** Default 0: sh and sleep as PID 1 ignore SIGTERM, so a grace period is only waited out. */
   grace?: number;
+  initContainers?: Obj[];
   containers: Obj[];
 }
 
@@ -40,6 +40,7 @@ export function podObject(p: PodSpecInput): Obj {
   if (p.annotations) metadata.annotations = p.annotations;
   const spec: Obj = { terminationGracePeriodSeconds: p.grace ?? 0, containers: p.containers };
   if (p.restartPolicy) spec.restartPolicy = p.restartPolicy;
+  if (p.initContainers) spec.initContainers = p.initContainers;
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
 }
 
@@ -98,18 +99,6 @@ export function podContainers(name: string, namespace = 'default'): Map<string, 
 export function must<T>(v: T | undefined, what: string): T {
   assert.ok(v !== undefined, `${what} is missing`);
   return v;
-}
-
-/** A TCP port nothing listens on right now (bound to port 0 and released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export function httpGet(host: string, port: number, urlPath = '/'): Promise<{ status: number; body: string }> {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runpodBin, uniqueName } from './harness.js';
+import { alive, runpodBin, uniqueName } from './harness.js';
 import {
   busybox, checkNothingLeftBehind, cleanupPod, eventually, podContainerIds, podContainers, podObject, runpod, show, tempDir,
   toYaml, must,
@@ -40,16 +40,6 @@ function writeIn(dir: string, file: string, text: string): string {
   const p = path.join(dir, file);
   fs.writeFileSync(p, text);
   return p;
-}
-
-/** Is a process of that pid alive (signal 0 checks without sending anything)? */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Pids of live processes in a process group, read from /proc (field 5 of stat is the group). */
