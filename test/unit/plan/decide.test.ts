@@ -6,23 +6,21 @@ import { decidePodActions, type Action } from '../../../src/reconcile/decide.js'
 import { groupPod, type ObservedContainer } from '../../../src/reconcile/observe.js';
 import { checkPod, type WaitMode } from '../../../src/wait/check.js';
 
-function makePlan(restartPolicy: 'Always' | 'OnFailure' | 'Never' = 'Always'): PodPlan {
-  const loaded = {
-    pod: {
-      metadata: { name: 'web', namespace: 'default' },
-      spec: {
-        restartPolicy,
-        terminationGracePeriodSeconds: 30,
-        containers: [
-          { name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
-          { name: 'b', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
-        ],
-      },
-    },
-    source: { file: '<stdin>' },
-    line: 1,
-  } as LoadedPod;
+/** A plan of pod "web" in "default" with the given spec, as translatePod makes it. */
+function planOf(spec: LoadedPod['pod']['spec']): PodPlan {
+  const loaded = { pod: { metadata: { name: 'web', namespace: 'default' }, spec }, source: { file: '<stdin>' }, line: 1 } as LoadedPod;
   return translatePod(loaded, { infraImage: 'pause:test' });
+}
+
+function makePlan(restartPolicy: 'Always' | 'OnFailure' | 'Never' = 'Always'): PodPlan {
+  return planOf({
+    restartPolicy,
+    terminationGracePeriodSeconds: 30,
+    containers: [
+      { name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+      { name: 'b', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+    ],
+  });
 }
 
 let seq = 0;
@@ -200,30 +198,22 @@ describe('checkPod (run-once check)', () => {
 // docs and the kubelet's computeInitContainerActions); sidecars (restartPolicy Always) started before the next.
 describe('decidePodActions: init containers and sidecars', () => {
   function initPlan(restartPolicy: 'Always' | 'OnFailure' | 'Never' = 'Always', extra: { sidecarStartupProbe?: boolean } = {}): PodPlan {
-    const loaded = {
-      pod: {
-        metadata: { name: 'web', namespace: 'default' },
-        spec: {
-          restartPolicy,
-          terminationGracePeriodSeconds: 30,
-          initContainers: [
-            { name: 'i1', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
-            {
-              name: 'side',
-              image: 'busybox:1',
-              imagePullPolicy: 'IfNotPresent',
-              restartPolicy: 'Always',
-              ...(extra.sidecarStartupProbe ? { startupProbe: { exec: { command: ['true'] } } } : {}),
-            },
-            { name: 'i2', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
-          ],
-          containers: [{ name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' }],
+    return planOf({
+      restartPolicy,
+      terminationGracePeriodSeconds: 30,
+      initContainers: [
+        { name: 'i1', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+        {
+          name: 'side',
+          image: 'busybox:1',
+          imagePullPolicy: 'IfNotPresent',
+          restartPolicy: 'Always',
+          ...(extra.sidecarStartupProbe ? { startupProbe: { exec: { command: ['true'] } } } : {}),
         },
-      },
-      source: { file: '<stdin>' },
-      line: 1,
-    } as LoadedPod;
-    return translatePod(loaded, { infraImage: 'pause:test' });
+        { name: 'i2', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' },
+      ],
+      containers: [{ name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent' }],
+    });
   }
   const plan = initPlan();
   const never = initPlan('Never');
