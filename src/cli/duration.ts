@@ -16,11 +16,3 @@ export function parseDuration(text: string): number | undefined {
   }
   return matched === t.length && t.length > 0 ? total : undefined;
 }
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return s ? `${m}m${s}s` : `${m}m`;
-}

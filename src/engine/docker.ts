@@ -743,18 +743,10 @@ function tlsReason(e: DockerodeError, endpoint: Endpoint): string {
   return `TLS: the engine's certificate could not be verified${where}: ${code}${e.message ? ` (${e.message})` : ''}`;
 }
 
-/**
- * Split the Engine API's multiplexed log stream (non-TTY containers): frames of an 8-byte header — stream
- * type, three zero bytes, big-endian length — then the payload. stdout and stderr are joined in order.
- */
-export function demultiplex(buf: Buffer): string {
+/** A whole multiplexed log body (non-TTY containers) as text, stdout and stderr joined in order. */
+function demultiplex(buf: Buffer): string {
   const parts: Buffer[] = [];
-  let i = 0;
-  while (i + 8 <= buf.length) {
-    const size = buf.readUInt32BE(i + 4);
-    parts.push(buf.subarray(i + 8, i + 8 + size));
-    i += 8 + size;
-  }
+  new FrameDemuxer((_stream, payload) => parts.push(payload)).push(buf);
   return Buffer.concat(parts).toString('utf8');
 }
 

@@ -55,10 +55,6 @@ const defaultFileMode = 0o644;
 /** The kubelet makes an emptyDir world-writable (0777), so any user in the pod can use it. */
 export const emptyDirMode = 0o777;
 
-export function isEngineVolume(v: PlannedVolume): v is EngineVolume {
-  return v.type !== 'hostPath';
-}
-
 /** Docker allows [a-zA-Z0-9][a-zA-Z0-9_.-] in volume names; Kubernetes names fit (no '_', so '_' separates). */
 function podVolumeName(uid: string, volume: string, hashOf: unknown): string {
   return `runpod_${uid}_${volume}_${specHash(hashOf).slice(0, 12)}`;
