@@ -4,7 +4,7 @@
 // leave their marks there for the next container to read (no volume needed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { uniqueName } from './harness.js';
+import { type CliResult, uniqueName } from './harness.js';
 import {
   busybox,
   checkNothingLeftBehind,
@@ -150,21 +150,23 @@ test('a sidecar init container starts before the next init container and keeps r
 });
 
 test('terminationMessagePath and FallbackToLogsOnError feed the failure report', async (t) => {
-  const name = uniqueName('term-msg');
-  cleanupPod(t, name);
-  const file = podFile({
-    name,
-    restartPolicy: 'Never',
-    containers: [
-      sh('writer', 'echo "config key db.url is missing" > /tmp/why; exit 2', { terminationMessagePath: '/tmp/why' }),
-      sh('logger', 'echo noise; echo "panic: out of cheese"; exit 4', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
-    ],
-  });
-  cleanupFile(t, file);
-  const r = await runpod(['--wait', 'completed', '--timeout', '90s', file]);
-  assert.equal(r.code, 1, show(r));
-  assert.match(r.stderr, /termination message: config key db\.url is missing/, show(r));
-  assert.match(r.stderr, /termination message:\n(.*\n)*\s+> panic: out of cheese/, show(r));
+  // One pod each: with restartPolicy Never the first failed container ends the run, so two failing containers in
+  // one pod would race for the report.
+  const pods = [
+    { name: uniqueName('term-msg'), container: sh('writer', 'echo "config key db.url is missing" > /tmp/why; exit 2', { terminationMessagePath: '/tmp/why' }) },
+    { name: uniqueName('term-logs'), container: sh('logger', 'echo noise; echo "panic: out of cheese"; exit 4', { terminationMessagePolicy: 'FallbackToLogsOnError' }) },
+  ];
+  const runs = await Promise.all(pods.map(async ({ name, container }) => {
+    cleanupPod(t, name);
+    const file = podFile({ name, restartPolicy: 'Never', containers: [container] });
+    cleanupFile(t, file);
+    return runpod(['--wait', 'completed', '--timeout', '90s', file]);
+  }));
+  const [writer, logger] = runs as [CliResult, CliResult];
+  assert.equal(writer.code, 1, show(writer));
+  assert.match(writer.stderr, /termination message: config key db\.url is missing/, show(writer));
+  assert.equal(logger.code, 1, show(logger));
+  assert.match(logger.stderr, /termination message:\n(.*\n)*\s+> panic: out of cheese/, show(logger));
 });
 
 test('a kubectl export (terminationMessagePath /dev/termination-log, policy File on every container) passes validation', async (t) => {
