@@ -1,11 +1,12 @@
-// The Engine interface over a real Docker engine, through dockerode. The only module that imports
-// dockerode, and it does so lazily: loading it costs ~170-200 ms (ssh2, gRPC), which commands that never
-// reach the engine (validate, --help, a manifest error) should not pay.
+// The Engine interface over a real Docker engine, through the Engine API (api.ts): node:http for unix, tcp and
+// TLS engines; dockerode's modem for ssh only. This is the only module that imports dockerode, and only for an
+// ssh engine: loading it costs ~200 ms (ssh2, gRPC), which every command on a local engine would pay.
 import fs from 'node:fs/promises';
+import type http from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
+import { type ApiRequest, type ApiTransport, HttpTransport, ModemTransport, readAll } from './api.js';
 import { EngineError, EngineUnreachableError } from '../errors.js';
 import type { Endpoint } from './connection.js';
 import { FrameDemuxer } from './demux.js';
@@ -72,44 +73,21 @@ const pingTimeoutMs = 5_000;
 
 export class DockerEngine implements Engine {
   readonly address: string;
-  private clientPromise: Promise<Dockerode> | undefined;
+  private transportPromise: Promise<ApiTransport> | undefined;
 
   constructor(private readonly endpoint: Endpoint) {
     this.address = endpoint.address;
   }
 
-  private client(): Promise<Dockerode> {
-    this.clientPromise ??= this.connect();
-    return this.clientPromise;
+  private transport(): Promise<ApiTransport> {
+    this.transportPromise ??= this.connect();
+    return this.transportPromise;
   }
 
-  private async connect(): Promise<Dockerode> {
-    const { default: Imported } = await import('dockerode');
-    // docker-modem reads DOCKER_HOST and DOCKER_CERT_PATH from process.env by itself when it is constructed, and
-    // throws when a certificate file there is missing (before runpod could say so with exit 3). runpod has
-    // already resolved the endpoint by the docker CLI's rules, so the constructor must not see them.
-    const DockerodeCtor = function (options: Dockerode.DockerOptions): Dockerode {
-      const saved = process.env.DOCKER_HOST;
-      delete process.env.DOCKER_HOST;
-      try {
-        return new Imported(options);
-      } finally {
-        if (saved !== undefined) process.env.DOCKER_HOST = saved;
-      }
-    } as unknown as new (options: Dockerode.DockerOptions) => Dockerode;
+  private async connect(): Promise<ApiTransport> {
     const e = this.endpoint;
-    if (e.kind === 'unix') return new DockerodeCtor({ socketPath: e.socketPath! });
-    if (e.kind === 'ssh') {
-      // docker-modem gives ssh2 the agent (SSH_AUTH_SOCK) only when it parses DOCKER_HOST itself, which it
-      // must not (above): without it ssh2 has no key to offer and every login fails.
-      const agent = process.env.SSH_AUTH_SOCK;
-      hideSshUrlDeprecation();
-      return new DockerodeCtor({
-        protocol: 'ssh', host: e.host!, port: e.port!,
-        ...(e.username ? { username: e.username } : {}),
-        ...(agent ? { sshOptions: { agent } } : {}),
-      });
-    }
+    if (e.kind === 'unix') return new HttpTransport({ socketPath: e.socketPath! });
+    if (e.kind === 'ssh') return new ModemTransport((await this.sshClient()).modem);
     if (e.tls) {
       const { certPath, verify } = e.tls;
       const read = async (f: string): Promise<Buffer | undefined> => fs.readFile(path.join(certPath, f)).catch(() => undefined);
@@ -118,18 +96,36 @@ export class DockerEngine implements Engine {
       // certificate is sent when cert.pem and key.pem both exist (an engine started with --tlsverify refuses
       // a client without one, and that refusal is what the user should see).
       if (verify && !ca) throw new EngineUnreachableError(this.address, `TLS verification is on (DOCKER_TLS_VERIFY) but ${path.join(certPath, 'ca.pem')} cannot be read`);
-      // docker-modem passes no rejectUnauthorized of its own, so the TLS settings travel in an agent; an
-      // agent's options take precedence over the request's.
-      const { Agent } = await import('node:https');
-      const agent = new Agent({ ...(ca ? { ca } : {}), ...(cert && key ? { cert, key } : {}), rejectUnauthorized: verify });
-      // docker-modem honours `agent`, which the dockerode typings leave out.
-      const options: Dockerode.DockerOptions & { agent: InstanceType<typeof Agent> } = { protocol: 'https', host: e.host!, port: e.port!, agent };
-      return new DockerodeCtor(options);
+      const https = await import('node:https');
+      return new HttpTransport({ host: e.host!, port: e.port! }, { https, options: { ...(ca ? { ca } : {}), ...(cert && key ? { cert, key } : {}), rejectUnauthorized: verify } });
     }
-    return new DockerodeCtor({ protocol: 'http', host: e.host!, port: e.port! });
+    return new HttpTransport({ host: e.host!, port: e.port! });
   }
 
-  /** Turn a dockerode failure into runpod's error classes. */
+  /** dockerode for an ssh engine: its modem runs `docker system dial-stdio` over ssh2. */
+  private async sshClient(): Promise<Dockerode> {
+    const { default: Imported } = await import('dockerode');
+    const e = this.endpoint;
+    // docker-modem reads DOCKER_HOST by itself when it is constructed; runpod has already resolved the endpoint by
+    // the docker CLI's rules, so the constructor must not see it.
+    const saved = process.env.DOCKER_HOST;
+    delete process.env.DOCKER_HOST;
+    try {
+      // docker-modem gives ssh2 the agent (SSH_AUTH_SOCK) only when it parses DOCKER_HOST itself, which it
+      // must not (above): without it ssh2 has no key to offer and every login fails.
+      const agent = process.env.SSH_AUTH_SOCK;
+      hideSshUrlDeprecation();
+      return new Imported({
+        protocol: 'ssh', host: e.host!, port: e.port!,
+        ...(e.username ? { username: e.username } : {}),
+        ...(agent ? { sshOptions: { agent } } : {}),
+      });
+    } finally {
+      if (saved !== undefined) process.env.DOCKER_HOST = saved;
+    }
+  }
+
+  /** Turn a failed request into runpod's error classes. */
   private fail(err: unknown, what: string): never {
     const e = asDockerodeError(err);
     if (e.code !== undefined && connectionCodes.has(e.code)) {
@@ -144,14 +140,45 @@ export class DockerEngine implements Engine {
     throw new EngineUnreachableError(this.address, `${what}: ${e.message ?? String(err)}`);
   }
 
+  /** The answer to a request as a stream; answers with a status in `absent` resolve to undefined. */
+  private async open(req: ApiRequest, what: string, absent: readonly number[] = []): Promise<http.IncomingMessage | undefined> {
+    try {
+      return await (await this.transport()).open(req);
+    } catch (err) {
+      const code = asDockerodeError(err).statusCode;
+      if (code !== undefined && absent.includes(code)) return undefined;
+      this.fail(err, what);
+    }
+  }
+
+  /** The answer's JSON body (undefined when empty, or when its status is in `absent`). */
+  private async call<T>(req: ApiRequest, what: string, absent: readonly number[] = []): Promise<T | undefined> {
+    const res = await this.open(req, what, absent);
+    if (res === undefined) return undefined;
+    const body = await readAll(res).catch((err: unknown) => this.fail(err, what));
+    if (body.length === 0) return undefined;
+    try {
+      return JSON.parse(body.toString('utf8')) as T;
+    } catch {
+      throw new EngineUnreachableError(this.address, `${what}: the answer is not JSON: ${body.toString('utf8').slice(0, 200)}`);
+    }
+  }
+
+  /** As call, for answers that must have a body. */
+  private async must<T>(req: ApiRequest, what: string): Promise<T> {
+    const v = await this.call<T>(req, what);
+    if (v === undefined) throw new EngineUnreachableError(this.address, `${what}: the engine sent an empty answer`);
+    return v;
+  }
+
   async ping(): Promise<EngineInfo> {
-    const docker = await this.client();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${pingTimeoutMs / 1000}s`), { code: 'ETIMEDOUT' })), pingTimeoutMs);
     });
     try {
-      const v = await Promise.race([docker.version(), timeout]);
+      const res = await Promise.race([(await this.transport()).open({ method: 'GET', path: '/version' }), timeout]);
+      const v = JSON.parse((await Promise.race([readAll(res), timeout])).toString('utf8')) as { Version: string; ApiVersion: string; Arch: string; Os: string };
       return { version: v.Version, apiVersion: v.ApiVersion, arch: v.Arch, os: v.Os };
     } catch (err) {
       const e = asDockerodeError(err);
@@ -163,36 +190,24 @@ export class DockerEngine implements Engine {
   }
 
   async listContainers(labels: string[]): Promise<ContainerSummary[]> {
-    const docker = await this.client();
-    try {
-      const list = await docker.listContainers({ all: true, filters: { label: labels } });
-      return list.map((c) => ({
-        id: c.Id,
-        name: (c.Names[0] ?? '').replace(/^\//, ''),
-        labels: c.Labels ?? {},
-        state: c.State,
-        created: c.Created,
-      }));
-    } catch (err) {
-      this.fail(err, 'list containers');
-    }
+    const list = await this.must<RawContainerSummary[]>({ method: 'GET', path: '/containers/json', query: { all: true, filters: { label: labels } } }, 'list containers');
+    return list.map((c) => ({
+      id: c.Id,
+      name: (c.Names?.[0] ?? '').replace(/^\//, ''),
+      labels: c.Labels ?? {},
+      state: c.State,
+      created: c.Created,
+    }));
   }
 
-  async inspectContainer(id: string): Promise<ContainerInspect | undefined> {
-    const docker = await this.client();
-    try {
-      return await docker.getContainer(id).inspect();
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return undefined;
-      this.fail(err, 'inspect container');
-    }
+  inspectContainer(id: string): Promise<ContainerInspect | undefined> {
+    return this.call<ContainerInspect>({ method: 'GET', path: `/containers/${id}/json` }, 'inspect container', [404]);
   }
 
   async createContainer(name: string, options: CreateOptions): Promise<string> {
-    const docker = await this.client();
     try {
-      const c = await docker.createContainer({ ...options, name });
-      return c.id;
+      const res = await (await this.transport()).open({ method: 'POST', path: '/containers/create', query: { name }, body: options });
+      return (JSON.parse((await readAll(res)).toString('utf8')) as { Id: string }).Id;
     } catch (err) {
       if (asDockerodeError(err).statusCode === 409) throw new NameConflictError(name);
       this.fail(err, 'create container');
@@ -200,36 +215,22 @@ export class DockerEngine implements Engine {
   }
 
   async startContainer(id: string): Promise<void> {
-    const docker = await this.client();
-    try {
-      await docker.getContainer(id).start();
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 304) return; // already started
-      this.fail(err, 'start container');
-    }
+    // 304: already started.
+    await this.call({ method: 'POST', path: `/containers/${id}/start` }, 'start container', [304]);
   }
 
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    const docker = await this.client();
-    try {
-      if (timeoutSeconds <= 0) {
-        // Grace period 0: kill at once (the Pod API's "delete immediately").
-        await docker.getContainer(id).kill({ signal: 'SIGKILL' });
-      } else {
-        await docker.getContainer(id).stop({ t: timeoutSeconds });
-      }
-    } catch (err) {
-      const code = asDockerodeError(err).statusCode;
-      if (code === 304 || code === 404) return; // already stopped, or gone
-      if (code === 409) return; // kill of a container that is not running
-      this.fail(err, 'stop container');
-    }
+    // Grace period 0: kill at once (the Pod API's "delete immediately"). Already stopped (304), gone (404), or a
+    // kill of a container that is not running (409): nothing to do.
+    const req: ApiRequest = timeoutSeconds <= 0
+      ? { method: 'POST', path: `/containers/${id}/kill`, query: { signal: 'SIGKILL' } }
+      : { method: 'POST', path: `/containers/${id}/stop`, query: { t: timeoutSeconds } };
+    await this.call(req, 'stop container', [304, 404, 409]);
   }
 
   async removeContainer(id: string, options: { force?: boolean } = {}): Promise<void> {
-    const docker = await this.client();
     try {
-      await docker.getContainer(id).remove({ force: options.force ?? false, v: true });
+      await readAll(await (await this.transport()).open({ method: 'DELETE', path: `/containers/${id}`, query: { force: options.force ?? false, v: true } }));
     } catch (err) {
       const e = asDockerodeError(err);
       if (e.statusCode === 404) return;
@@ -240,98 +241,51 @@ export class DockerEngine implements Engine {
   }
 
   async updateRestartPolicy(id: string, name: 'no' | 'always' | 'on-failure' | 'unless-stopped'): Promise<void> {
-    const docker = await this.client();
-    try {
-      await docker.getContainer(id).update({ RestartPolicy: { Name: name, MaximumRetryCount: 0 } });
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return;
-      this.fail(err, 'update container');
-    }
+    await this.call({ method: 'POST', path: `/containers/${id}/update`, body: { RestartPolicy: { Name: name, MaximumRetryCount: 0 } } }, 'update container', [404]);
   }
 
   async inspectImage(ref: string): Promise<ImageSummary | undefined> {
-    const docker = await this.client();
-    try {
-      const info = await docker.getImage(ref).inspect();
-      return {
-        id: info.Id,
-        ...(info.Architecture ? { architecture: info.Architecture } : {}),
-        ...(typeof info.Config?.User === 'string' ? { user: info.Config.User } : {}),
-      };
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return undefined;
-      this.fail(err, 'inspect image');
-    }
+    const info = await this.call<{ Id: string; Architecture?: string; Config?: { User?: unknown } }>({ method: 'GET', path: `/images/${ref}/json` }, 'inspect image', [404]);
+    if (info === undefined) return undefined;
+    return {
+      id: info.Id,
+      ...(info.Architecture ? { architecture: info.Architecture } : {}),
+      ...(typeof info.Config?.User === 'string' ? { user: info.Config.User } : {}),
+    };
   }
 
   async pullImage(ref: string, auth: RegistryAuth | undefined, onProgress?: (p: PullProgress) => void): Promise<void> {
-    const docker = await this.client();
-    let stream: NodeJS.ReadableStream;
-    try {
-      stream = (await docker.pull(ref, auth ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
-    } catch (err) {
-      this.fail(err, `pull ${ref}`);
-    }
+    const { repo, tag } = splitReference(ref);
+    // The credentials travel in X-Registry-Auth, never in the URL: JSON in URL-safe base64 with its padding (the
+    // engine decodes it with Go's base64.URLEncoding, which refuses unpadded input: then it pulls with no auth).
+    const headers = auth ? { 'X-Registry-Auth': Buffer.from(JSON.stringify(auth)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_') } : undefined;
+    const res = (await this.open({ method: 'POST', path: '/images/create', query: { fromImage: repo, tag }, ...(headers ? { headers } : {}) }, `pull ${ref}`))!;
     // The engine reports a failed pull inside the progress stream ({"error": …}) with status 200.
-    await new Promise<void>((resolve, reject) => {
-      docker.modem.followProgress(
-        stream,
-        (err: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => {
-          if (err) return reject(new EngineRequestError(`pull ${ref}: ${err.message}`, undefined));
-          const failed = output.find((o) => o.error !== undefined);
-          if (failed) return reject(new EngineRequestError(`pull ${ref}: ${failed.errorDetail?.message ?? failed.error}`, undefined));
-          resolve();
-        },
-        (event: { id?: string; status?: string; progressDetail?: { current?: number; total?: number } }) => {
-          if (!onProgress || event.status === undefined) return;
-          onProgress({
-            status: event.status,
-            ...(event.id !== undefined ? { id: event.id } : {}),
-            ...(event.progressDetail?.current !== undefined ? { current: event.progressDetail.current } : {}),
-            ...(event.progressDetail?.total !== undefined ? { total: event.progressDetail.total } : {}),
-          });
-        },
-      );
+    const events = await progressOf(res, onProgress).catch((err: unknown) => {
+      throw new EngineRequestError(`pull ${ref}: ${err instanceof Error ? err.message : String(err)}`, undefined);
     });
+    const failed = events.find((o) => o.error !== undefined);
+    if (failed) throw new EngineRequestError(`pull ${ref}: ${failed.errorDetail?.message ?? failed.error}`, undefined);
   }
 
   async importImage(tar: Buffer, ref: string, changes: string[]): Promise<void> {
-    const docker = await this.client();
-    const colon = ref.lastIndexOf(':');
-    const repo = colon > ref.lastIndexOf('/') ? ref.slice(0, colon) : ref;
-    const tag = colon > ref.lastIndexOf('/') ? ref.slice(colon + 1) : 'latest';
-    try {
-      const stream = await docker.importImage(Readable.from([tar]), { repo, tag, changes });
-      await new Promise<void>((resolve, reject) => {
-        docker.modem.followProgress(stream, (err: Error | null, output: { error?: string }[]) => {
-          const failed = output?.find((o) => o.error !== undefined);
-          if (err || failed) reject(new EngineRequestError(`import ${ref}: ${err?.message ?? failed?.error}`, undefined));
-          else resolve();
-        });
-      });
-    } catch (err) {
-      if (err instanceof EngineRequestError) throw err;
-      this.fail(err, `import ${ref}`);
-    }
+    const { repo, tag } = splitReference(ref);
+    const res = (await this.open({ method: 'POST', path: '/images/create', query: { fromSrc: '-', repo, tag, changes }, raw: { data: tar, contentType: 'application/x-tar' } }, `import ${ref}`))!;
+    const events = await progressOf(res).catch((err: unknown) => {
+      throw new EngineRequestError(`import ${ref}: ${err instanceof Error ? err.message : String(err)}`, undefined);
+    });
+    const failed = events.find((o) => o.error !== undefined);
+    if (failed) throw new EngineRequestError(`import ${ref}: ${failed.error}`, undefined);
   }
 
   async logs(id: string, options: LogsOptions): Promise<string> {
-    const docker = await this.client();
-    try {
-      const container = docker.getContainer(id);
-      const info = await container.inspect();
-      const buf = (await container.logs({
-        stdout: true,
-        stderr: true,
-        follow: false,
-        ...(options.tail !== undefined ? { tail: options.tail } : {}),
-        timestamps: options.timestamps ?? false,
-      })) as unknown as Buffer;
-      return info.Config.Tty ? buf.toString('utf8') : demultiplex(buf);
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return '';
-      this.fail(err, 'read logs');
-    }
+    const info = await this.inspectContainer(id);
+    if (info === undefined) return '';
+    const query = { stdout: true, stderr: true, follow: false, tail: options.tail, timestamps: options.timestamps ?? false };
+    const res = await this.open({ method: 'GET', path: `/containers/${id}/logs`, query }, 'read logs', [404]);
+    if (res === undefined) return '';
+    const buf = await readAll(res).catch((err: unknown) => this.fail(err, 'read logs'));
+    return info.Config.Tty ? buf.toString('utf8') : demultiplex(buf);
   }
 
   async subscribeEvents(
@@ -339,15 +293,7 @@ export class DockerEngine implements Engine {
     onEvent: (e: EngineEvent) => void,
     onError: (err: Error) => void,
   ): Promise<EventSubscription> {
-    const docker = await this.client();
-    let stream: NodeJS.ReadableStream & { destroy?: () => void };
-    try {
-      stream = (await docker.getEvents({ filters: { type: ['container'], label: labels } })) as NodeJS.ReadableStream & {
-        destroy?: () => void;
-      };
-    } catch (err) {
-      this.fail(err, 'subscribe to events');
-    }
+    const stream = (await this.open({ method: 'GET', path: '/events', query: { filters: { type: ['container'], label: labels } } }, 'subscribe to events'))!;
     let closed = false;
     let pending = '';
     stream.on('data', (chunk: Buffer) => {
@@ -381,28 +327,27 @@ export class DockerEngine implements Engine {
     return {
       close: () => {
         closed = true;
-        stream.destroy?.();
+        stream.destroy();
       },
     };
   }
 
   async streamLogs(id: string, options: LogStreamOptions, onOutput: (stream: OutputStream, chunk: Buffer) => void): Promise<void> {
-    const docker = await this.client();
-    const container = docker.getContainer(id);
-    const common = {
+    const query = {
       stdout: true,
       stderr: true,
       timestamps: options.timestamps ?? false,
+      follow: options.follow ?? false,
       ...(options.tail !== undefined && options.tail >= 0 ? { tail: options.tail } : {}),
       ...(options.since !== undefined ? { since: options.since } : {}),
     };
     let tty: boolean;
-    let source: Buffer | NodeJS.ReadableStream;
+    let stream: http.IncomingMessage;
     try {
-      tty = (await container.inspect()).Config.Tty;
-      source = options.follow
-        ? await container.logs({ ...common, follow: true, ...(options.signal ? { abortSignal: options.signal } : {}) })
-        : ((await container.logs({ ...common, follow: false })) as unknown as Buffer);
+      const info = await this.inspectContainer(id);
+      if (info === undefined) throw Object.assign(new Error(`No such container: ${id}`), { statusCode: 404, json: { message: `No such container: ${id}` } });
+      tty = info.Config.Tty;
+      stream = (await (await this.transport()).open({ method: 'GET', path: `/containers/${id}/logs`, query, ...(options.signal ? { signal: options.signal } : {}) }));
     } catch (err) {
       if (options.signal?.aborted) return;
       this.fail(err, 'read logs');
@@ -410,14 +355,9 @@ export class DockerEngine implements Engine {
     // A TTY container's output is one raw stream; otherwise frames say which stream each piece is.
     const demux = tty ? undefined : new FrameDemuxer(onOutput);
     const deliver = (chunk: Buffer): void => (demux ? demux.push(chunk) : onOutput('stdout', chunk));
-    if (Buffer.isBuffer(source)) {
-      deliver(source);
-      return;
-    }
-    const stream = source as NodeJS.ReadableStream & { destroy?: () => void };
     await new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
-        stream.destroy?.();
+        stream.destroy();
         resolve();
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -433,19 +373,35 @@ export class DockerEngine implements Engine {
     }).catch((err: unknown) => this.fail(err, 'read logs'));
   }
 
-  async execAttached(id: string, o: ExecOptions): Promise<number> {
-    const docker = await this.client();
-    let exec: Dockerode.Exec;
-    let socket: Duplex;
+  /** Create an exec and start it attached: the raw stream both ways (the API's hijacked connection). */
+  private async startExec(id: string, cmd: string[], o: { stdin: boolean; tty: boolean }): Promise<{ execId: string; socket: Duplex }> {
+    const created = await this.must<{ Id: string }>({
+      method: 'POST', path: `/containers/${id}/exec`,
+      body: { Cmd: cmd, AttachStdin: o.stdin, AttachStdout: true, AttachStderr: true, Tty: o.tty },
+    }, 'exec');
     try {
-      exec = await docker.getContainer(id).exec({ Cmd: o.cmd, AttachStdin: o.stdin !== undefined, AttachStdout: true, AttachStderr: true, Tty: o.tty });
-      // hijack: the HTTP connection becomes the command's stdin and output, both ways at once.
-      socket = (await exec.start({ hijack: true, stdin: o.stdin !== undefined, Detach: false, Tty: o.tty })) as unknown as Duplex;
+      const socket = await (await this.transport()).upgrade({ method: 'POST', path: `/exec/${created.Id}/start`, body: { Detach: false, Tty: o.tty } });
+      return { execId: created.Id, socket };
     } catch (err) {
       this.fail(err, 'exec');
     }
+  }
+
+  /** An exec's exit code once the engine has it: the stream can close a moment before the engine records it. */
+  private async execExitCode(execId: string, deadline: number): Promise<number | undefined> {
+    for (;;) {
+      const info = await this.must<{ Running: boolean; ExitCode: number | null }>({ method: 'GET', path: `/exec/${execId}/json` }, 'inspect exec');
+      if (!info.Running && info.ExitCode !== null) return info.ExitCode;
+      if (Date.now() >= deadline) return undefined;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  async execAttached(id: string, o: ExecOptions): Promise<number> {
+    const { execId, socket } = await this.startExec(id, o.cmd, { stdin: o.stdin !== undefined, tty: o.tty });
     const resize = (size: { rows: number; columns: number }): void => {
-      exec.resize({ h: size.rows, w: size.columns }).catch(() => undefined); // cosmetic; the command runs on regardless
+      // Cosmetic; the command runs on regardless.
+      this.call({ method: 'POST', path: `/exec/${execId}/resize`, query: { h: size.rows, w: size.columns } }, 'resize exec').catch(() => undefined);
     };
     if (o.tty && o.size) resize(o.size);
     o.onStarted?.(resize);
@@ -477,31 +433,17 @@ export class DockerEngine implements Engine {
         stdin.removeListener('end', endInput);
         stdin.pause();
       }
+      socket.destroy();
     }
-    // The stream can close a moment before the engine records the exit code.
-    for (let i = 0; ; i++) {
-      let info: { Running: boolean; ExitCode: number | null };
-      try {
-        info = (await exec.inspect()) as { Running: boolean; ExitCode: number | null };
-      } catch (err) {
-        this.fail(err, 'inspect exec');
-      }
-      if (!info.Running && info.ExitCode !== null) return info.ExitCode;
-      if (i >= 100) throw new EngineError(this.address, `the command's output ended but the engine reports no exit code for it`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const code = await this.execExitCode(execId, Date.now() + 5_000);
+    if (code === undefined) throw new EngineError(this.address, `the command's output ended but the engine reports no exit code for it`);
+    return code;
   }
 
   async containerStats(id: string): Promise<ContainerStats | undefined> {
-    const docker = await this.client();
-    let raw: RawStats;
-    try {
-      // stream=false: one sample, taken after the engine has a previous CPU reading to compare with.
-      raw = (await docker.getContainer(id).stats({ stream: false })) as unknown as RawStats;
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return undefined;
-      this.fail(err, 'read stats');
-    }
+    // stream=false: one sample, taken after the engine has a previous CPU reading to compare with.
+    const raw = await this.call<RawStats>({ method: 'GET', path: `/containers/${id}/stats`, query: { stream: false } }, 'read stats', [404]);
+    if (raw === undefined) return undefined;
     const mem = raw.memory_stats ?? {};
     // cgroup v1 reports total_inactive_file, v2 inactive_file: what `docker stats` subtracts from usage.
     const inactive = mem.stats?.total_inactive_file ?? mem.stats?.inactive_file;
@@ -532,39 +474,17 @@ export class DockerEngine implements Engine {
   }
 
   async listVolumes(labels: string[]): Promise<VolumeSummary[]> {
-    const docker = await this.client();
-    try {
-      const res = await docker.listVolumes({ filters: { label: labels } });
-      return (res.Volumes ?? []).map((v) => {
-        const createdAt = (v as { CreatedAt?: string }).CreatedAt;
-        return { name: v.Name, labels: (v.Labels as Record<string, string> | null) ?? {}, ...(createdAt ? { createdAt } : {}) };
-      });
-    } catch (err) {
-      this.fail(err, 'list volumes');
-    }
+    const res = await this.must<{ Volumes: RawVolume[] | null }>({ method: 'GET', path: '/volumes', query: { filters: { label: labels } } }, 'list volumes');
+    return (res.Volumes ?? []).map((v) => ({ name: v.Name, labels: v.Labels ?? {}, ...(v.CreatedAt ? { createdAt: v.CreatedAt } : {}) }));
   }
 
   async removeVolume(name: string): Promise<void> {
-    const docker = await this.client();
-    try {
-      await docker.getVolume(name).remove();
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return;
-      this.fail(err, 'remove volume');
-    }
+    await this.call({ method: 'DELETE', path: `/volumes/${name}` }, 'remove volume', [404]);
   }
 
   async execCapture(id: string, cmd: string[], timeoutMs: number): Promise<ExecCaptureResult> {
-    const docker = await this.client();
     const deadline = Date.now() + timeoutMs;
-    let exec: Dockerode.Exec;
-    let stream: Duplex;
-    try {
-      exec = await docker.getContainer(id).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false });
-      stream = (await exec.start({ hijack: true, stdin: false, Detach: false })) as unknown as Duplex;
-    } catch (err) {
-      this.fail(err, 'exec');
-    }
+    const { execId, socket } = await this.startExec(id, cmd, { stdin: false, tty: false });
     let output = '';
     const demux = new FrameDemuxer((_stream, payload) => {
       if (output.length < execCaptureLimit) output += payload.toString('utf8');
@@ -573,41 +493,26 @@ export class DockerEngine implements Engine {
       // No way to kill an exec through the API: on timeout the connection is dropped and the command abandoned.
       const timer = setTimeout(() => {
         resolve(false);
-        stream.destroy();
+        socket.destroy();
       }, Math.max(0, deadline - Date.now()));
       const end = (): void => {
         clearTimeout(timer);
         resolve(true);
       };
-      stream.on('data', (c: Buffer) => demux.push(c));
-      stream.on('end', end);
-      stream.on('close', end);
-      stream.on('error', end);
+      socket.on('data', (c: Buffer) => demux.push(c));
+      socket.on('end', end);
+      socket.on('close', end);
+      socket.on('error', end);
     });
+    socket.destroy();
     if (!finished) return { output, timedOut: true };
-    // The stream can close a moment before the engine records the exit code.
-    for (;;) {
-      let info: { Running: boolean; ExitCode: number | null };
-      try {
-        info = (await exec.inspect()) as { Running: boolean; ExitCode: number | null };
-      } catch (err) {
-        this.fail(err, 'inspect exec');
-      }
-      if (!info.Running && info.ExitCode !== null) return { exitCode: info.ExitCode, output, timedOut: false };
-      if (Date.now() >= deadline) return { output, timedOut: true };
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const exitCode = await this.execExitCode(execId, deadline);
+    return exitCode === undefined ? { output, timedOut: true } : { exitCode, output, timedOut: false };
   }
 
   async readContainerFile(id: string, filePath: string, maxBytes: number): Promise<Buffer | undefined> {
-    const docker = await this.client();
-    let stream: NodeJS.ReadableStream;
-    try {
-      stream = await docker.getContainer(id).getArchive({ path: filePath });
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return undefined;
-      this.fail(err, 'read file from container');
-    }
+    const stream = await this.open({ method: 'GET', path: `/containers/${id}/archive`, query: { path: filePath } }, 'read file from container', [404]);
+    if (stream === undefined) return undefined;
     // The answer is a tar archive of that one path: its first header says what it is and how long.
     const chunks: Buffer[] = [];
     let size = 0;
@@ -620,8 +525,7 @@ export class DockerEngine implements Engine {
       stream.on('end', resolve);
       stream.on('error', reject);
     }).catch((err: unknown) => this.fail(err, 'read file from container'));
-    const tar = Buffer.concat(chunks);
-    return firstTarFile(tar, maxBytes);
+    return firstTarFile(Buffer.concat(chunks), maxBytes);
   }
 
   // Volumes and archives (reconcile/volumes.ts): named volumes made and filled through the engine only.
@@ -631,65 +535,34 @@ export class DockerEngine implements Engine {
   }
 
   async createVolume(name: string, options: VolumeCreate): Promise<VolumeInfo> {
-    const docker = await this.client();
-    try {
-      const v = (await docker.createVolume({
-        Name: name,
-        Driver: 'local',
-        Labels: options.labels,
-        ...(options.driverOpts ? { DriverOpts: options.driverOpts } : {}),
-      })) as unknown as Dockerode.VolumeInspectInfo;
-      return toVolumeInfo(v);
-    } catch (err) {
-      this.fail(err, 'create volume');
-    }
+    const body = { Name: name, Driver: 'local', Labels: options.labels, ...(options.driverOpts ? { DriverOpts: options.driverOpts } : {}) };
+    return toVolumeInfo(await this.must<RawVolume>({ method: 'POST', path: '/volumes/create', body }, 'create volume'));
   }
 
   async inspectVolume(name: string): Promise<VolumeInfo | undefined> {
-    const docker = await this.client();
-    try {
-      return toVolumeInfo(await docker.getVolume(name).inspect());
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return undefined;
-      this.fail(err, 'inspect volume');
-    }
+    const v = await this.call<RawVolume>({ method: 'GET', path: `/volumes/${name}` }, 'inspect volume', [404]);
+    return v === undefined ? undefined : toVolumeInfo(v);
   }
 
   async putArchive(id: string, dest: string, tar: Buffer): Promise<void> {
-    const docker = await this.client();
-    try {
-      await docker.getContainer(id).putArchive(tar, { path: dest });
-    } catch (err) {
-      this.fail(err, 'write files into a container');
-    }
+    await this.call({ method: 'PUT', path: `/containers/${id}/archive`, query: { path: dest }, raw: { data: tar, contentType: 'application/x-tar' } }, 'write files into a container');
   }
 
   async statPath(id: string, target: string): Promise<PathStat | undefined> {
-    const docker = await this.client();
-    try {
-      // HEAD /containers/{id}/archive answers with the stat as base64 JSON in X-Docker-Container-Path-Stat.
-      const res = (await docker.getContainer(id).infoArchive({ path: target })) as unknown as { headers?: Record<string, string> } | Record<string, string>;
-      const headers = ('headers' in res && res.headers ? res.headers : res) as Record<string, string>;
-      // A HEAD answer has no body, but the stream must still be drained to free the socket.
-      (res as { resume?: () => void }).resume?.();
-      const raw = headers['x-docker-container-path-stat'];
-      if (raw === undefined) return undefined;
-      const stat = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { name?: string; size?: number; mode?: number; linkTarget?: string };
-      return { name: stat.name ?? '', size: stat.size ?? 0, mode: stat.mode ?? 0, linkTarget: stat.linkTarget ?? '' };
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 404) return undefined;
-      this.fail(err, 'stat a path in a container');
-    }
+    // HEAD /containers/{id}/archive answers with the stat as base64 JSON in X-Docker-Container-Path-Stat.
+    const res = await this.open({ method: 'HEAD', path: `/containers/${id}/archive`, query: { path: target } }, 'stat a path in a container', [404]);
+    if (res === undefined) return undefined;
+    // A HEAD answer has no body, but the stream must still be drained to free the socket.
+    res.resume();
+    const raw = res.headers['x-docker-container-path-stat'];
+    if (typeof raw !== 'string') return undefined;
+    const stat = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { name?: string; size?: number; mode?: number; linkTarget?: string };
+    return { name: stat.name ?? '', size: stat.size ?? 0, mode: stat.mode ?? 0, linkTarget: stat.linkTarget ?? '' };
   }
 
   async hostInfo(): Promise<HostInfo> {
-    const docker = await this.client();
-    try {
-      const info = (await docker.info()) as { Name?: string; NCPU?: number; MemTotal?: number };
-      return { name: info.Name ?? '', cpus: info.NCPU ?? 0, memoryBytes: info.MemTotal ?? 0 };
-    } catch (err) {
-      this.fail(err, 'engine info');
-    }
+    const info = await this.must<{ Name?: string; NCPU?: number; MemTotal?: number }>({ method: 'GET', path: '/info' }, 'engine info');
+    return { name: info.Name ?? '', cpus: info.NCPU ?? 0, memoryBytes: info.MemTotal ?? 0 };
   }
 
   async killForRestart(id: string, gracePeriodSeconds: number): Promise<'signalled' | 'stopped'> {
@@ -773,6 +646,85 @@ export function firstTarFile(tar: Buffer, maxBytes: number): Buffer | undefined 
   return tar.subarray(512, 512 + Math.min(size, maxBytes));
 }
 
-function toVolumeInfo(v: Dockerode.VolumeInspectInfo): VolumeInfo {
+/** The fields of GET /containers/json that runpod reads. */
+interface RawContainerSummary {
+  Id: string;
+  Names?: string[];
+  Labels?: Record<string, string> | null;
+  State: string;
+  Created: number;
+}
+
+/** The fields of a volume (GET /volumes, /volumes/{name}) that runpod reads. */
+interface RawVolume {
+  Name: string;
+  Mountpoint: string;
+  Driver: string;
+  Labels?: Record<string, string> | null;
+  Options?: Record<string, string> | null;
+  CreatedAt?: string;
+}
+
+/** One line of a pull or import progress stream. */
+interface ProgressLine {
+  id?: string;
+  status?: string;
+  progressDetail?: { current?: number; total?: number };
+  error?: string;
+  errorDetail?: { message?: string };
+}
+
+/** Read a progress stream (newline-separated JSON) to its end: every line, each passed to onProgress as it comes. */
+function progressOf(res: http.IncomingMessage, onProgress?: (p: PullProgress) => void): Promise<ProgressLine[]> {
+  return new Promise((resolve, reject) => {
+    const lines: ProgressLine[] = [];
+    let pending = '';
+    const take = (line: string): void => {
+      if (line.trim() === '') return;
+      let event: ProgressLine;
+      try {
+        event = JSON.parse(line) as ProgressLine;
+      } catch {
+        return; // not a progress line
+      }
+      lines.push(event);
+      if (!onProgress || event.status === undefined) return;
+      onProgress({
+        status: event.status,
+        ...(event.id !== undefined ? { id: event.id } : {}),
+        ...(event.progressDetail?.current !== undefined ? { current: event.progressDetail.current } : {}),
+        ...(event.progressDetail?.total !== undefined ? { total: event.progressDetail.total } : {}),
+      });
+    };
+    res.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        take(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+      }
+    });
+    res.on('end', () => {
+      take(pending);
+      resolve(lines);
+    });
+    res.on('error', reject);
+  });
+}
+
+/**
+ * An image reference as POST /images/create takes it: the repository, and the tag or digest apart (a digest
+ * after '@'; a tag after the last ':' that follows the last '/', else "latest"). Without a tag the engine would
+ * pull every tag of the repository.
+ */
+export function splitReference(ref: string): { repo: string; tag: string } {
+  const at = ref.indexOf('@');
+  if (at >= 0) return { repo: ref.slice(0, at), tag: ref.slice(at + 1) };
+  const colon = ref.lastIndexOf(':');
+  if (colon > ref.lastIndexOf('/')) return { repo: ref.slice(0, colon), tag: ref.slice(colon + 1) };
+  return { repo: ref, tag: 'latest' };
+}
+
+function toVolumeInfo(v: RawVolume): VolumeInfo {
   return { name: v.Name, mountpoint: v.Mountpoint, labels: v.Labels ?? {}, driver: v.Driver, options: v.Options ?? {} };
 }
