@@ -14,7 +14,7 @@ export { busybox, freePort };
 
 /** Inspect fields the harness type leaves out. */
 export type InspectedFull = Inspected & {
-  HostConfig: Inspected['HostConfig'] & { CpuQuota: number; CpuPeriod: number; MemoryReservation: number };
+  HostConfig: Inspected['HostConfig'] & { CpuQuota: number; CpuPeriod: number; MemoryReservation: number; Privileged: boolean };
 };
 
 export type Obj = Record<string, unknown>;
