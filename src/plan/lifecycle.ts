@@ -1,6 +1,7 @@
 // Init containers, lifecycle hooks and termination messages in the plan (pure): what the kubelet keeps per
 // container for them, as plain data, and the labels that carry it on the engine so `runpod down` (which may
 // have no manifest) can still run a container's preStop hook.
+import { posix } from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
 import { type HttpGetHandler, httpGetHandler } from './handlers.js';
@@ -25,6 +26,12 @@ export interface TerminationMessagePlan {
   path: string;
   /** Default File (SetDefaults_Container). */
   policy: TerminationMessagePolicy;
+  /**
+   * Each instance gets a file of the pod's termination-log volume bound at path (plan/volumes.ts), so a message
+   * outlives the container even under /dev, a tmpfs on Docker. False when one of the container's volumeMounts is
+   * at that very path: that volume holds the message, and Docker refuses two mounts at one path.
+   */
+  bound: boolean;
 }
 
 /** What kind of init container an instance is, in the type label; app containers carry no such label. */
@@ -60,7 +67,13 @@ export function lifecycleOf(c: Container): LifecyclePlan | undefined {
 export function terminationMessageOf(c: Container): TerminationMessagePlan {
   const path = c.terminationMessagePath !== undefined && c.terminationMessagePath !== '' ? c.terminationMessagePath : defaultTerminationMessagePath;
   const policy: TerminationMessagePolicy = c.terminationMessagePolicy === 'FallbackToLogsOnError' ? 'FallbackToLogsOnError' : 'File';
-  return { path, policy };
+  const bound = !(c.volumeMounts ?? []).some((m) => cleanPath(m.mountPath) === cleanPath(path));
+  return { path, policy, bound };
+}
+
+/** The path Docker compares mount points by (filepath.Clean): no '.', '..', doubled or trailing '/'. */
+function cleanPath(p: string): string {
+  return posix.resolve('/', p);
 }
 
 /**

@@ -8,7 +8,17 @@ import { legacyPullSecretKey, pullSecretKey } from '../manifest/configs.js';
 import { expandVars } from './expand.js';
 import { type EnvContext, containerEnv, expandsSecret } from './env.js';
 import { hasRuntimeRef } from './runtime.js';
-import { type PlannedVolume, type SubPathNeed, containerMounts, infraMounts, planVolumes } from './volumes.js';
+import {
+  type PlannedVolume,
+  type SubPathNeed,
+  type TerminationLogVolume,
+  containerMounts,
+  infraMounts,
+  planVolumes,
+  terminationFile,
+  terminationLogVolume,
+  terminationMount,
+} from './volumes.js';
 import { Label, annotationPrefix, infraContainerName, managedByValue } from './labels.js';
 import { dockerContainerName, podUid, specHash } from './names.js';
 import { memoryBytes, milliCpu } from './quantity.js';
@@ -95,6 +105,8 @@ export interface PodPlan {
   namespaces: PodNamespaces;
   /** spec.volumes as the engine holds them (volumes.ts); made real by reconcile/volumes.ts. */
   volumes: PlannedVolume[];
+  /** runpod's volume for the containers' termination-message files (volumes.ts), created when first needed. */
+  terminationLog: TerminationLogVolume;
   /**
    * Registry credentials from spec.imagePullSecrets, in order: each Secret's Docker config (JSON). Credentials,
    * not spec: no hash covers them and no plan output prints them.
@@ -181,6 +193,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     containers,
     namespaces: podNamespaces(pod.spec),
     volumes,
+    terminationLog: terminationLogVolume(pod, uid),
     pullSecrets: pullSecretsOf(loaded),
   };
 }
@@ -382,8 +395,13 @@ function resourceLimits(c: Container): NonNullable<CreateOptions['HostConfig']> 
 }
 
 /**
- * The options for one instance of a container: the attempt number goes in its name and restartCount label,
- * and an app container joins the infra container's network and IPC namespaces.
+ * The options for one instance of a container: the attempt number goes in its name and restartCount label, an
+ * app container joins the infra container's network and IPC namespaces, and the instance's own termination-message
+ * file is bound at its terminationMessagePath.
+ *
+ * None of these is in the container's hash: they belong to the instance, not the spec. The kubelet likewise adds
+ * the termination-message mount when it creates each instance, outside the spec its container hash covers; and
+ * so a container made before runpod bound these files is not replaced for the lack of one.
  */
 export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: number, infraId?: string): { name: string; options: CreateOptions } {
   const name = dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt);
@@ -392,6 +410,12 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
   if (infraId !== undefined) {
     // Network always from the infra container; IPC and PID as hostIPC, hostPID and shareProcessNamespace say.
     options.HostConfig = { ...c.create.HostConfig, ...appNamespaceModes(plan.namespaces, infraId) };
+  }
+  const tm = c.terminationMessage;
+  if (tm?.bound) {
+    const file = terminationFile(c.name, c.initKind !== undefined, attempt);
+    const mounts = [...(options.HostConfig?.Mounts ?? []), terminationMount(plan.terminationLog, file, tm.path)];
+    options.HostConfig = { ...options.HostConfig, Mounts: mounts };
   }
   return { name, options };
 }

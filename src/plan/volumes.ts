@@ -5,6 +5,8 @@
 // - configMap, secret, downwardAPI, projected: the files the kubelet would write, rendered here as data (so the
 //   hashes cover them) into a content-addressed named volume, mounted read-only as Kubernetes always does;
 // - persistentVolumeClaim: a named engine volume pvc_<namespace>_<claim> that outlives the pod.
+// Besides spec.volumes, runpod keeps one volume of its own per pod for the containers' termination messages
+// (terminationLogVolume below).
 import type { Container, KeyToPath, Pod, VolumeMount } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
 import { type ConfigObject, configKey } from '../manifest/types.js';
@@ -50,6 +52,18 @@ export const VolumeLabel = {
   claim: 'io.runpod.pvc.name',
 } as const;
 
+/** Labels of a volume owned by the pod: runpod's, the pod's namespace, name and uid, and the volume's own. */
+function podVolumeLabels(pod: EnvContext['pod'], uid: string, type: string, name?: string): Record<string, string> {
+  return {
+    [Label.managedBy]: managedByValue,
+    [Label.podNamespace]: pod.metadata.namespace,
+    [Label.podName]: pod.metadata.name,
+    [Label.podUid]: uid,
+    ...(name !== undefined ? { [VolumeLabel.name]: name } : {}),
+    [VolumeLabel.type]: type,
+  };
+}
+
 /** SetDefaults_*VolumeSource: defaultMode 0644. */
 const defaultFileMode = 0o644;
 /** The kubelet makes an emptyDir world-writable (0777), so any user in the pod can use it. */
@@ -62,14 +76,7 @@ function podVolumeName(uid: string, volume: string, hashOf: unknown): string {
 
 export function planVolumes(ctx: EnvContext): PlannedVolume[] {
   const { pod, uid } = ctx;
-  const podLabels = (name: string, type: string): Record<string, string> => ({
-    [Label.managedBy]: managedByValue,
-    [Label.podNamespace]: pod.metadata.namespace,
-    [Label.podName]: pod.metadata.name,
-    [Label.podUid]: uid,
-    [VolumeLabel.name]: name,
-    [VolumeLabel.type]: type,
-  });
+  const podLabels = (name: string, type: string): Record<string, string> => podVolumeLabels(pod, uid, type, name);
   // pod.spec.securityContext.fsGroup owns configMap, secret, downwardAPI and projected files (SetVolumeOwnership).
   const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
   const out: PlannedVolume[] = [];
@@ -225,4 +232,44 @@ export function containerMounts(mounts: readonly VolumeMount[] | undefined, volu
     }
   }
   return { mounts: out, subPaths };
+}
+
+/**
+ * runpod's own volume for the termination messages of the pod's containers: not in spec.volumes, created on
+ * demand, labelled as the pod's (so `runpod down`, `gc` and `--prune` remove it with the pod's other volumes).
+ * Its name ends without a content hash, so it cannot meet a spec volume's runpod_<uid>_<volume>_<hash>.
+ */
+export interface TerminationLogVolume {
+  type: 'terminationLog';
+  engineName: string;
+  labels: Record<string, string>;
+}
+
+export function terminationLogVolume(pod: EnvContext['pod'], uid: string): TerminationLogVolume {
+  return { type: 'terminationLog', engineName: `runpod_${uid}_termination-log`, labels: podVolumeLabels(pod, uid, 'terminationLog') };
+}
+
+/**
+ * The kubelet creates a container's termination-message file empty and chmods it 0666 whatever the umask, so
+ * that any user the container runs as can write it (pkg/kubelet/kuberuntime/kuberuntime_container.go, makeMounts).
+ */
+export const terminationFileMode = 0o666;
+
+/**
+ * One file per container instance, as the kubelet makes one per instance (makeMounts: the pod's container
+ * directory plus a random id), so a message is never read for an instance that did not write it:
+ * <init|app>_<container>_<attempt>. Container names are DNS labels (no '_'), and the kind keeps an init and an
+ * app container of one name apart.
+ */
+export function terminationFile(container: string, init: boolean, attempt: number): string {
+  return `${init ? 'init' : 'app'}_${container}_${attempt}`;
+}
+
+/**
+ * The bind of an instance's file at its terminationMessagePath, as the kubelet binds its host file there
+ * (writable whatever readOnlyRootFilesystem says). Docker before 26 cannot mount a file of a named volume, so,
+ * as for a subPath, the volume's directory on the engine host is resolved at apply time.
+ */
+export function terminationMount(volume: TerminationLogVolume, file: string, target: string): Mount {
+  return { Type: 'bind', Source: `${runtimeRef(`mountpoint/${volume.engineName}`)}/${file}`, Target: target } as Mount;
 }

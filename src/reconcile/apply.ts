@@ -166,7 +166,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       const c = byName.get(a.container)!;
       try {
         await ctx.images.ensure(c.image, c.pullPolicy, podAuth);
-        const id = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId));
+        const id = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
         created.push(id);
         await ctx.engine.startContainer(id);
         await postStart(a.container, id);

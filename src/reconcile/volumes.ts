@@ -13,9 +13,19 @@ import path from 'node:path';
 import type { CreateOptions, Engine, VolumeInfo } from '../engine/engine.js';
 import { EngineRequestError } from '../engine/engine.js';
 import { Label, managedByValue } from '../plan/labels.js';
+import { dockerContainerName } from '../plan/names.js';
 import { runtimeKeys, substituteRuntime } from '../plan/runtime.js';
 import type { ContainerPlan, PodPlan } from '../plan/translate.js';
-import { type EngineVolume, type PlannedVolume, type SubPathNeed, VolumeLabel, emptyDirMode } from '../plan/volumes.js';
+import {
+  type EngineVolume,
+  type PlannedVolume,
+  type SubPathNeed,
+  type TerminationLogVolume,
+  VolumeLabel,
+  emptyDirMode,
+  terminationFile,
+  terminationFileMode,
+} from '../plan/volumes.js';
 import { type TarEntry, tarArchive } from './tar.js';
 
 /** A volume could not be made ready: the pod's problem (exit 1), with the reason a user reads. */
@@ -54,17 +64,19 @@ export class VolumeWork {
   }
 
   /**
-   * Make ready what one container mounts, and return its create options with every runtime marker resolved.
-   * infraId is the pod's infra container (for status.podIP and status.hostIP).
+   * Make ready what one instance (attempt) of a container mounts, and return its create options with every
+   * runtime marker resolved. infraId is the pod's infra container (for status.podIP and status.hostIP).
    */
-  async prepare(c: ContainerPlan, options: CreateOptions, infraId: string | undefined): Promise<CreateOptions> {
+  async prepare(c: ContainerPlan, options: CreateOptions, infraId: string | undefined, attempt: number): Promise<CreateOptions> {
     const mounts: Mounts = options.HostConfig?.Mounts ?? [];
     const used = this.plan.volumes.filter((v) => mounts.some((m) => mountUses(m, v)));
     await Promise.all(
       used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))),
     );
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
-    if (c.runtime !== true) return options;
+    if (c.terminationMessage?.bound) await this.ensureTerminationFile(c, attempt);
+    // The termination-message bind (instanceCreateOptions) refers to its volume by a marker too.
+    if (c.runtime !== true && c.terminationMessage?.bound !== true) return options;
     const keys = new Set(runtimeKeys(JSON.stringify(options).replace(/\\u0000/g, '\u0000')));
     const values = new Map<string, string>();
     await Promise.all([...keys].map(async (k) => values.set(k, await this.resolve(k, infraId))));
@@ -110,7 +122,7 @@ export class VolumeWork {
     return { podIP: local, hostIP: local };
   }
 
-  private ensureVolume(v: EngineVolume): Promise<void> {
+  private ensureVolume(v: EngineVolume | TerminationLogVolume): Promise<void> {
     return this.cached(`vol:${v.engineName}`, async () => {
       const existing = await this.engine.inspectVolume(v.engineName);
       if (existing !== undefined) {
@@ -135,7 +147,7 @@ export class VolumeWork {
       if (v.type === 'emptyDir' && !tmpfs) {
         // The kubelet makes an emptyDir 0777; a fresh Docker volume is 0755.
         await this.withHelper([v.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive([{ path: '0', type: 'dir', mode: dirMode, uid: 0, gid: gid ?? 0 }])));
-      } else if (v.type !== 'emptyDir' && v.type !== 'persistentVolumeClaim') {
+      } else if (v.type !== 'emptyDir' && v.type !== 'persistentVolumeClaim' && v.type !== 'terminationLog') {
         await this.withHelper([v.engineName], (id) => this.fill(id, v));
       }
     });
@@ -190,6 +202,24 @@ export class VolumeWork {
     });
   }
 
+  /**
+   * The empty, world-writable file an instance's terminationMessagePath is bound to (plan/volumes.ts), in the
+   * pod's termination-log volume, made before the instance is created (Docker refuses a bind of a missing file).
+   * A file of that name left by an earlier instance of the same attempt number (attempts start again at 0 once
+   * all of a container's instances are gone: removed from the manifest, `runpod gc`, `docker rm`) is emptied, so
+   * its message is never reported for this one. Unless the instance exists already: another runpod created it
+   * first (createInstance adopts it), and its file may hold its message by now.
+   */
+  private async ensureTerminationFile(c: ContainerPlan, attempt: number): Promise<void> {
+    const { plan } = this;
+    await this.ensureVolume(plan.terminationLog);
+    const instance = dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt);
+    if ((await this.engine.inspectContainer(instance)) !== undefined) return;
+    const file = `0/${terminationFile(c.name, c.initKind !== undefined, attempt)}`;
+    const empty: TarEntry = { path: file, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) };
+    await this.withHelper([plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive([empty])));
+  }
+
   /** A created (never started) helper of runpod's infra image with the volumes at /v/0, /v/1 …, removed after. */
   private async withHelper<T>(volumes: string[], work: (id: string) => Promise<T>): Promise<T> {
     const name = `runpod_helper_${this.plan.uid}_${randomBytes(4).toString('hex')}`;
@@ -214,7 +244,7 @@ function mountUses(m: Mounts[number], v: PlannedVolume): boolean {
 }
 
 /** A volume of that name made by someone else, or for another pod, is not touched (runpod's ownership rule). */
-function checkOwner(existing: VolumeInfo, v: EngineVolume, plan: PodPlan): void {
+function checkOwner(existing: VolumeInfo, v: EngineVolume | TerminationLogVolume, plan: PodPlan): void {
   const l = existing.labels;
   const ours = l[Label.managedBy] === managedByValue && (v.type === 'persistentVolumeClaim' ? l[VolumeLabel.claim] === v.claimName : l[Label.podUid] === plan.uid);
   if (!ours) {
@@ -296,7 +326,7 @@ async function checkHostPath(engine: Engine, v: Extract<PlannedVolume, { type: '
  * an instance kept for `logs --previous` stays until that instance goes (the engine refuses: left for later).
  */
 export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise<void> {
-  const wanted = new Set(plan.volumes.flatMap((v) => (v.type === 'hostPath' ? [] : [v.engineName])));
+  const wanted = new Set([...plan.volumes.flatMap((v) => (v.type === 'hostPath' ? [] : [v.engineName])), plan.terminationLog.engineName]);
   const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podUid}=${plan.uid}`]);
   await Promise.all(
     list
@@ -310,8 +340,8 @@ export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise
 }
 
 /**
- * `runpod down`: the pod's own volumes (emptyDir and the rendered configMap, secret, downwardAPI and projected
- * volumes), found by runpod's labels; never a persistentVolumeClaim's, which outlives the pod. Returns how many.
+ * `runpod down`: the pod's own volumes (emptyDir, the rendered configMap, secret, downwardAPI and projected
+ * volumes, and the termination-log volume), found by runpod's labels; never a persistentVolumeClaim's, which outlives the pod. Returns how many.
  */
 export async function removePodVolumes(engine: Engine, namespace: string, name: string): Promise<number> {
   const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podNamespace}=${namespace}`, `${Label.podName}=${name}`]);

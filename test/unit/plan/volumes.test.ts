@@ -3,10 +3,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseManifests } from '../../../src/manifest/parse.js';
-import { type PodPlan, translatePod } from '../../../src/plan/translate.js';
+import { type ContainerPlan, type PodPlan, instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
 import { printableCreate, printableVolumes } from '../../../src/plan/redact.js';
 import { runtimeRef } from '../../../src/plan/runtime.js';
-import type { PlannedVolume } from '../../../src/plan/volumes.js';
+import { type PlannedVolume, terminationFile } from '../../../src/plan/volumes.js';
 
 const cm = `apiVersion: v1
 kind: ConfigMap
@@ -174,6 +174,58 @@ describe('emptyDir, hostPath, persistentVolumeClaim and mounts', () => {
     assert.equal(v.engineName, 'pvc_default_db');
     assert.equal(v.labels['io.kubernetes.pod.uid'], undefined);
     assert.equal(p.containers[0]!.create.HostConfig?.Mounts?.[0]?.ReadOnly, true);
+  });
+});
+
+describe('termination-message files (the kubelet binds one per container instance at terminationMessagePath)', () => {
+  const withInit = podYaml(`  initContainers:\n  - {name: setup, image: busybox:1, command: ["true"]}\n  - {name: proxy, image: busybox:1, restartPolicy: Always}\n${sleeper('    securityContext: {runAsUser: 1000, readOnlyRootFilesystem: true}\n')}`);
+  const mountsOf = (p: PodPlan, c: ContainerPlan, attempt: number) => instanceCreateOptions(p, c, attempt, 'infra123').options.HostConfig?.Mounts ?? [];
+
+  it('one volume per pod, runpod_<uid>_termination-log, labelled as the pod\'s so down, gc and prune find it', () => {
+    const p = plan(withInit);
+    assert.deepEqual(p.terminationLog, {
+      type: 'terminationLog',
+      engineName: `runpod_${p.uid}_termination-log`,
+      labels: {
+        'app.kubernetes.io/managed-by': 'runpod',
+        'io.kubernetes.pod.namespace': 'default',
+        'io.kubernetes.pod.name': 'web',
+        'io.kubernetes.pod.uid': p.uid,
+        'io.runpod.volume.type': 'terminationLog',
+      },
+    });
+  });
+  it('every app, init and sidecar instance binds its own file at the default /dev/termination-log; the infra none', () => {
+    const p = plan(withInit);
+    const vol = runtimeRef(`mountpoint/${p.terminationLog.engineName}`);
+    const [setup, proxy] = p.initContainers as [ContainerPlan, ContainerPlan];
+    assert.deepEqual(mountsOf(p, p.containers[0]!, 3), [{ Type: 'bind', Source: `${vol}/app_app_3`, Target: '/dev/termination-log' }]);
+    assert.deepEqual(mountsOf(p, setup, 0), [{ Type: 'bind', Source: `${vol}/init_setup_0`, Target: '/dev/termination-log' }]);
+    assert.deepEqual(mountsOf(p, proxy, 1), [{ Type: 'bind', Source: `${vol}/init_proxy_1`, Target: '/dev/termination-log' }]);
+    assert.equal(instanceCreateOptions(p, p.infra, 0).options.HostConfig?.Mounts, undefined);
+  });
+  it('an init and an app container of one name never share a file', () => {
+    assert.notEqual(terminationFile('x', true, 0), terminationFile('x', false, 0));
+  });
+  it('a terminationMessagePath of its own is bound after the volumeMounts, which keep their order', () => {
+    const p = plan(podYaml(`  volumes: [{name: s, emptyDir: {}}]\n${sleeper('    terminationMessagePath: /s/why\n    volumeMounts: [{name: s, mountPath: /s}]\n')}`));
+    assert.deepEqual(mountsOf(p, p.containers[0]!, 0).map((m) => m.Target), ['/s', '/s/why']);
+  });
+  it('a volumeMount at that very path holds the message instead: no second mount there (Docker refuses it)', () => {
+    const p = plan(podYaml(`  volumes: [{name: s, emptyDir: {}}]\n${sleeper('    terminationMessagePath: /msg/\n    volumeMounts: [{name: s, mountPath: /msg}]\n')}`));
+    const c = p.containers[0]!;
+    assert.equal(c.terminationMessage?.bound, false);
+    assert.deepEqual(mountsOf(p, c, 0).map((m) => m.Target), ['/msg']);
+  });
+  it('the bind is per instance, outside what the hash covers: hashes are those runpod computed before it bound these files', () => {
+    // Computed by the commit before termination files (f9c877d) for this very pod: an upgrade replaces nothing.
+    const p = plan(withInit);
+    assert.deepEqual({ pod: p.hash, init: p.initContainers.map((c) => c.hash), app: p.containers.map((c) => c.hash) }, {
+      pod: '95ea26d37378875c',
+      init: ['0a0897717f014186', 'd6090ff4464fca79'],
+      app: ['ed160ba4032ed061'],
+    });
+    assert.equal(p.containers[0]!.create.HostConfig?.Mounts, undefined, 'the plan\'s create options, which the hash covers, hold no bind');
   });
 });
 
