@@ -262,6 +262,7 @@ function planDocument(plan: PodPlan): {
   pod: string; uid: string; hash: string; restartPolicy: string; infra: { image: string; create: unknown };
   containers: { name: string; image: string; pullPolicy: string; hash: string; create: unknown }[];
   volumes?: PrintableVolume[];
+  terminationLog?: { engineVolume: string; paths: Record<string, string> };
 } {
   return {
     pod: plan.key,
@@ -272,5 +273,16 @@ function planDocument(plan: PodPlan): {
     // Secrets are never printed: env values, arguments and files that hold Secret data are masked (redact.ts).
     containers: plan.containers.map((c) => ({ name: c.name, image: c.image, pullPolicy: c.pullPolicy, hash: c.hash, create: printableCreate(c) })),
     ...(plan.volumes.length > 0 ? { volumes: printableVolumes(plan.volumes) } : {}),
+    ...terminationLogDocument(plan),
   };
+}
+
+/**
+ * runpod's termination-log volume and, by container, the path each instance's file is bound at: the binds are
+ * per instance (instanceCreateOptions), so no printed `create` shows them.
+ */
+function terminationLogDocument(plan: PodPlan): { terminationLog?: { engineVolume: string; paths: Record<string, string> } } {
+  const paths: Record<string, string> = {};
+  for (const c of [...plan.initContainers, ...plan.containers]) if (c.terminationMessage?.bound) paths[c.name] = c.terminationMessage.path;
+  return Object.keys(paths).length > 0 ? { terminationLog: { engineVolume: plan.terminationLog.engineName, paths } } : {};
 }
