@@ -470,7 +470,7 @@ export const containerFields: FieldLevel = {
     restartPolicy: later('only on init containers (Always: a sidecar)'),
     restartPolicyRules: later(),
     securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
-    terminationMessagePath: supported('read from the dead container for the failure report; the default /dev/termination-log is lost on Docker (/dev is a tmpfs): use a path in the container\'s filesystem'),
+    terminationMessagePath: supported('default /dev/termination-log; a 0666 file per instance is bound there, as the kubelet does, and read for the failure report'),
     terminationMessagePolicy: supported('File (default) or FallbackToLogsOnError (last log lines when the file is empty and the container failed)'),
     volumeDevices: later(),
     volumeMounts: supported(undefined, volumeMountFields),

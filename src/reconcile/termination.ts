@@ -5,7 +5,13 @@
 //  - FallbackToLogsOnError: the same, but when the file is empty and the container exited with an error, the last
 //    log lines instead (the kubelet's last 80 lines, at most 2048 bytes).
 // On Docker /dev is a tmpfs that goes with the container's process, so a message written to the default
-// /dev/termination-log does not survive the container; a path in its own filesystem (or a volume) does.
+// /dev/termination-log would not survive the container. As the kubelet does, every instance gets a file of its
+// own bound at terminationMessagePath, default or not (plan/volumes.ts terminationFile, made by
+// reconcile/volumes.ts in the pod's termination-log volume); the engine's archive API mounts a dead container's
+// binds before reading, so the file is read through the container as any other path. A container made before
+// runpod bound these files, or one with a volumeMount at that path, is read from its own filesystem or volume.
+// An instance the engine restarts in place (its restart policy) keeps its file: a message from an earlier run
+// stays until the new run overwrites it.
 import type { Engine } from '../engine/engine.js';
 import type { ContainerPlan } from '../plan/translate.js';
 import type { ObservedContainer } from './observe.js';
@@ -22,7 +28,7 @@ export interface TerminationMessage {
 
 /** The termination message of a dead instance, or undefined when it left none. */
 export async function terminationMessage(engine: Engine, p: ContainerPlan, c: ObservedContainer): Promise<TerminationMessage | undefined> {
-  // A dead instance, or one the engine is about to restart (its file survives in its own filesystem).
+  // A dead instance, or one the engine is about to restart (its file survives: bound, or in its own filesystem).
   if (c.state !== 'exited' && c.state !== 'dead' && c.state !== 'restarting') return undefined;
   const tm = p.terminationMessage;
   if (!tm) return undefined;
