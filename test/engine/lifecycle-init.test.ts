@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type CliResult, uniqueName } from './harness.js';
+import { podUid } from '../../src/plan/names.js';
 import {
   busybox,
   checkNothingLeftBehind,
@@ -20,6 +21,7 @@ import {
   sleeper,
   type InspectedFull,
 } from './run-helpers.js';
+import { podVolumes } from './volumes-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -167,6 +169,37 @@ test('terminationMessagePath and FallbackToLogsOnError feed the failure report',
   assert.match(writer.stderr, /termination message: config key db\.url is missing/, show(writer));
   assert.equal(logger.code, 1, show(logger));
   assert.match(logger.stderr, /termination message:\n(.*\n)*\s+> panic: out of cheese/, show(logger));
+});
+
+test('the default /dev/termination-log outlives the container (a file bound there per instance), for app and init containers, non-root and read-only too; down removes its volume', async (t) => {
+  // One pod each (restartPolicy Never: the first failed container ends the run). No terminationMessagePath set:
+  // the default, under /dev, a tmpfs on Docker.
+  const pods = [
+    { name: uniqueName('term-default'), message: 'db is down', spec: { containers: [sh('app', 'echo "db is down" > /dev/termination-log; exit 3')] } },
+    {
+      name: uniqueName('term-nonroot'),
+      message: 'cannot write as 1000',
+      spec: {
+        containers: [sh('app', 'echo "cannot write as $(id -u)" > /dev/termination-log; exit 3', { securityContext: { runAsUser: 1000, readOnlyRootFilesystem: true } })],
+      },
+    },
+    { name: uniqueName('term-init'), message: 'schema too new', spec: { initContainers: [sh('migrate', 'echo "schema too new" > /dev/termination-log; exit 5')], containers: [sleeper('app')] } },
+  ];
+  const runs = await Promise.all(pods.map(async ({ name, spec }) => {
+    cleanupPod(t, name);
+    const file = podFile({ name, restartPolicy: 'Never', ...spec });
+    cleanupFile(t, file);
+    return { file, r: await runpod(['--wait', 'completed', '--timeout', '90s', file]) };
+  }));
+  for (const [i, { name, message }] of pods.entries()) {
+    const { file, r } = runs[i]!;
+    assert.equal(r.code, 1, show(r));
+    assert.ok(r.stderr.includes(`termination message: ${message}`), show(r));
+    assert.deepEqual(podVolumes(name), [`runpod_${podUid('default', name)}_termination-log`], `the pod's one volume: its termination-log\n${show(r)}`);
+    const down = await runpod(['down', file]);
+    assert.equal(down.code, 0, show(down));
+    assert.deepEqual(podVolumes(name), [], 'down leaves no volume of the pod');
+  }
 });
 
 test('a kubectl export (terminationMessagePath /dev/termination-log, policy File on every container) passes validation', async (t) => {
