@@ -130,8 +130,14 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
           },
         };
   let infraId = decision.infraId;
-  // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts).
+  const byName = new Map([...plan.initContainers, ...plan.containers].map((c) => [c.name, c]));
+  // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts); the
+  // termination-message files of this sync's instances are made meanwhile, beside the infra container.
   const volumes = new VolumeWork(ctx.engine, plan);
+  const creates = of('create').map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
+  const termFiles = volumes.makeTerminationFiles(creates, creates.length > 0 ? ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy) : undefined);
+  // Its helper container must be gone before this returns, even when no create gets to wait for it.
+  const settled = (): Promise<void> => termFiles.catch(() => undefined);
   for (const a of [...of('createInfra'), ...of('startInfra')]) {
     ctx.onAction?.(a);
     try {
@@ -147,11 +153,11 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     } catch (err) {
       record(plan.infra.name, err);
       // Without a sandbox no container can join it: they wait for the next sync.
+      await settled();
       return { errors, created, final };
     }
   }
 
-  const byName = new Map([...plan.initContainers, ...plan.containers].map((c) => [c.name, c]));
   // postStart right after the start; a failure kills the container (with its preStop and grace period, as the
   // kubelet's killContainer) and is this container's sync error, FailedPostStartHook (hooks.ts).
   const postStart = async (name: string, id: string): Promise<void> => {
@@ -184,6 +190,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       }
     }),
   ]);
+  await settled();
   // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
   if (of('create').length > 0) {
     await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {

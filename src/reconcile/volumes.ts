@@ -43,6 +43,8 @@ type Mounts = NonNullable<NonNullable<CreateOptions['HostConfig']>['Mounts']>;
 /** Per sync: each volume is made ready once, however many containers mount it. */
 export class VolumeWork {
   private readonly once = new Map<string, Promise<unknown>>();
+  /** The termination-message file of each instance, by file name: the batch that makes it. */
+  private readonly termFiles = new Map<string, Promise<void>>();
 
   constructor(
     private readonly engine: Engine,
@@ -74,7 +76,7 @@ export class VolumeWork {
       used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))),
     );
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
-    if (c.terminationMessage?.bound) await this.ensureTerminationFile(c, attempt);
+    if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }]);
     // The termination-message bind (instanceCreateOptions) refers to its volume by a marker too.
     if (c.runtime !== true && c.terminationMessage?.bound !== true) return options;
     const keys = new Set(runtimeKeys(JSON.stringify(options).replace(/\\u0000/g, '\u0000')));
@@ -87,9 +89,12 @@ export class VolumeWork {
   private async resolve(key: string, infraId: string | undefined): Promise<string> {
     if (key.startsWith('mountpoint/')) {
       const name = key.slice('mountpoint/'.length);
-      const v = await this.engine.inspectVolume(name);
-      if (v === undefined) throw new VolumeSetupError(`volume ${name} vanished while its subPath was being mounted`);
-      return v.mountpoint;
+      // Once per sync, however many containers bind files of it.
+      return this.cached(key, async () => {
+        const v = await this.engine.inspectVolume(name);
+        if (v === undefined) throw new VolumeSetupError(`volume ${name} vanished while a file of it was being mounted`);
+        return v.mountpoint;
+      });
     }
     if (key === 'status.podIP' || key === 'status.hostIP') {
       const net = await this.cached('net', () => this.infraNetwork(infraId));
@@ -203,21 +208,38 @@ export class VolumeWork {
   }
 
   /**
-   * The empty, world-writable file an instance's terminationMessagePath is bound to (plan/volumes.ts), in the
-   * pod's termination-log volume, made before the instance is created (Docker refuses a bind of a missing file).
-   * A file of that name left by an earlier instance of the same attempt number (attempts start again at 0 once
-   * all of a container's instances are gone: removed from the manifest, `runpod gc`, `docker rm`) is emptied, so
-   * its message is never reported for this one. Unless the instance exists already: another runpod created it
-   * first (createInstance adopts it), and its file may hold its message by now.
+   * The empty, world-writable files the terminationMessagePath of every instance this sync creates is bound to
+   * (plan/volumes.ts), in the pod's termination-log volume: all in one helper and one archive, started before
+   * the infra container so that it runs beside it (Docker refuses a bind of a missing file, so each create waits
+   * for them in prepare). The helper runs the infra image: helperImage resolves once it is on the engine. A file of that name left by an earlier instance of the same attempt number (attempts
+   * start again at 0 once all of a container's instances are gone: removed from the manifest, `runpod gc`,
+   * `docker rm`) is emptied, so its message is never reported for this one. Not for an instance that exists
+   * already: another runpod created it first (createInstance adopts it), and its file may hold its message by now.
    */
-  private async ensureTerminationFile(c: ContainerPlan, attempt: number): Promise<void> {
+  makeTerminationFiles(instances: readonly { container: ContainerPlan; attempt: number }[], helperImage: Promise<unknown> = Promise.resolve()): Promise<void> {
     const { plan } = this;
-    await this.ensureVolume(plan.terminationLog);
-    const instance = dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt);
-    if ((await this.engine.inspectContainer(instance)) !== undefined) return;
-    const file = `0/${terminationFile(c.name, c.initKind !== undefined, attempt)}`;
-    const empty: TarEntry = { path: file, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) };
-    await this.withHelper([plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive([empty])));
+    // A failure to get the image is the batch's (below), or nobody's when no file is wanted.
+    helperImage.catch(() => undefined);
+    const wanted = instances
+      .filter((i) => i.container.terminationMessage?.bound === true)
+      .map(({ container: c, attempt }) => ({ c, attempt, file: terminationFile(c.name, c.initKind !== undefined, attempt) }));
+    const fresh = wanted.filter((w) => !this.termFiles.has(w.file));
+    if (fresh.length > 0) {
+      const batch = (async (): Promise<void> => {
+        await Promise.all([helperImage, this.ensureVolume(plan.terminationLog)]);
+        const absent = await Promise.all(
+          fresh.map(async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt))) === undefined),
+        );
+        const files = fresh
+          .filter((_, i) => absent[i])
+          .map(({ file }): TarEntry => ({ path: `0/${file}`, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) }));
+        if (files.length > 0) await this.withHelper([plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(files)));
+      })();
+      // Awaited by each create that binds one (prepare); a failure is that container's, reported there.
+      batch.catch(() => undefined);
+      for (const w of fresh) this.termFiles.set(w.file, batch);
+    }
+    return Promise.all(wanted.map((w) => this.termFiles.get(w.file))).then(() => undefined);
   }
 
   /** A created (never started) helper of runpod's infra image with the volumes at /v/0, /v/1 …, removed after. */
