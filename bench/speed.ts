@@ -64,7 +64,10 @@ async function planPods(inputs: string[]): Promise<BarePod[]> {
     return {
       infra: { name: infra.name, options: infra.options as Record<string, unknown> },
       containers: plan.containers.map((c) => {
-        const x = instanceCreateOptions(plan, c, 0);
+        // Without the termination-message bind: its volume and file are runpod's own extra work (one helper
+        // container per sync, beside the infra container's start), which the bare client and the CLI skip.
+        const unbound = c.terminationMessage ? { ...c, terminationMessage: { ...c.terminationMessage, bound: false } } : c;
+        const x = instanceCreateOptions(plan, unbound, 0);
         return { name: x.name, options: x.options as Record<string, unknown> };
       }),
       selector: podSelector(plan.namespace, plan.name),
