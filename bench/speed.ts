@@ -111,9 +111,17 @@ function dockerScript(pods: BarePod[], which: 'up' | 'down'): string {
   return `${pods.map((p) => `(\n${dockerScripts(p)[which]}\n) &`).join('\n')}\nwait\n`;
 }
 
+/** Remove the benchmark's pods: their containers, then runpod's volumes of them (termination messages). */
 function cleanup(prefix: string): void {
   const ids = spawnSync('docker', ['ps', '-aq', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--filter', `name=_${prefix}`], { encoding: 'utf8' }).stdout.trim();
   if (ids) spawnSync('docker', ['rm', '-f', '-v', ...ids.split('\n')]);
+  const pod = prefix.replace(/_$/, '');
+  const volumes = spawnSync('docker', ['volume', 'ls', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--format', '{{.Name}} {{.Label "io.kubernetes.pod.name"}}'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((l) => l.split(' '))
+    .filter(([name, of]) => name && of !== undefined && (prefix.endsWith('_') ? of === pod : of.startsWith(prefix)))
+    .map(([name]) => name!);
+  if (volumes.length > 0) spawnSync('docker', ['volume', 'rm', ...volumes]);
 }
 
 interface Row {
