@@ -136,8 +136,10 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   const volumes = new VolumeWork(ctx.engine, plan);
   const creates = of('create').map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
   const termFiles = volumes.makeTerminationFiles(creates, creates.length > 0 ? ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy) : undefined);
-  // Its helper container must be gone before this returns, even when no create gets to wait for it.
-  const settled = (): Promise<void> => termFiles.catch(() => undefined);
+  // Its helper container must be gone before this returns, even when no create gets to wait for it; its failure
+  // is the failure of the creates that wait for it (prepare), handled here so that it is never unhandled.
+  const termFilesDone = termFiles.catch(() => undefined);
+  const settled = (): Promise<void> => termFilesDone;
   for (const a of [...of('createInfra'), ...of('startInfra')]) {
     ctx.onAction?.(a);
     try {
