@@ -33,6 +33,15 @@ export class ContainerConfigError extends Error {
 }
 
 /**
+ * The engine refused to start a container under restartPolicy Never. Kubernetes records such a container as
+ * terminated (reason StartError, exit code 128), and Never does not start it again: the pod has failed. Under
+ * Always and OnFailure the start is retried with backoff, as the kubelet retries it.
+ */
+export class ContainerStartError extends Error {
+  override name = 'ContainerStartError';
+}
+
+/**
  * The container's plan with the image's user taken into account, when its security context needs it (security.ts):
  * refuses runAsNonRoot against a root image, and gives runAsGroup without runAsUser the image's user.
  */
@@ -63,7 +72,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   const created: string[] = [];
   const record = (container: string, err: unknown): void => {
     if (err instanceof EngineUnreachableError) throw err;
-    if (err instanceof ContainerConfigError) {
+    if (err instanceof ContainerConfigError || err instanceof ContainerStartError) {
       errors.set(container, err.message);
       final.set(container, err.message);
       return;
@@ -160,6 +169,14 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     }
   }
 
+  const startInstance = async (id: string): Promise<void> => {
+    try {
+      await ctx.engine.startContainer(id);
+    } catch (err) {
+      if (err instanceof EngineRequestError && plan.restartPolicy === 'Never') throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
+      throw err;
+    }
+  };
   // postStart right after the start; a failure kills the container (with its preStop and grace period, as the
   // kubelet's killContainer) and is this container's sync error, FailedPostStartHook (hooks.ts).
   const postStart = async (name: string, id: string): Promise<void> => {
@@ -176,7 +193,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
         await ctx.images.ensure(c.image, c.pullPolicy, podAuth);
         const id = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
         created.push(id);
-        await ctx.engine.startContainer(id);
+        await startInstance(id);
         await postStart(a.container, id);
       } catch (err) {
         record(a.container, err);
@@ -185,7 +202,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     ...of('start').map(async (a) => {
       ctx.onAction?.(a);
       try {
-        await ctx.engine.startContainer(a.id);
+        await startInstance(a.id);
         await postStart(a.container, a.id);
       } catch (err) {
         record(a.container, err);

@@ -145,18 +145,22 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
     };
   };
 
+  /** One last look before the end, so the account shows where each container stands now, not at the previous check. */
+  const lookOnceMore = async (by: number): Promise<void> => {
+    try {
+      observed = await bounded(observePod(ctx.engine, plan.namespace, plan.name), ctx, by);
+      probes?.update(observed);
+      probeStatus = probes?.statuses();
+      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs, ...probeInput() });
+    } catch {
+      // The engine is gone too; the last check is the best account there is.
+    }
+  };
+
   for (;;) {
     if (ctx.signal.aborted) return finish('interrupted', 'interrupted while waiting');
     if (ctx.deadline !== undefined && ctx.now() >= ctx.deadline) {
-      // One last look, so the account shows where each container stands now, not at the previous check.
-      try {
-        observed = await bounded(observePod(ctx.engine, plan.namespace, plan.name), ctx, ctx.deadline + lastLookMs);
-        probes?.update(observed);
-        probeStatus = probes?.statuses();
-        check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs, ...probeInput() });
-      } catch {
-        // The engine is gone too; the last check is the best account there is.
-      }
+      await lookOnceMore(ctx.deadline + lastLookMs);
       return finish('timeout', `--timeout passed before the pod was ${ctx.mode}: ${summarize(check)}`);
     }
     let applied = false;
@@ -231,6 +235,7 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
         // A sync error no retry can cure (runAsNonRoot against a root image) fails the pod now, as the kubelet
         // would keep reporting CreateContainerConfigError for it.
         if (result.final !== undefined && result.final.size > 0) {
+          await lookOnceMore(ctx.now() + lastLookMs);
           return finish('failed', [...result.final].map(([n, e]) => `${n}: ${e}`).join('; '));
         }
         if (ctx.mode === 'none') {
