@@ -18,7 +18,8 @@ export interface ApplyResult {
   /** Ids of the instances this apply created (their restart counts start from 0). */
   created: string[];
   /**
-   * Sync errors that no retry can cure (a container whose runAsNonRoot the image breaks): the pod has failed.
+   * Sync errors that no retry can cure (a container whose runAsNonRoot the image breaks, a start the engine
+   * refused under restartPolicy Never): the pod has failed.
    * A subset of errors.
    */
   final?: Map<string, string>;
@@ -148,7 +149,6 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   // Its helper container must be gone before this returns, even when no create gets to wait for it; its failure
   // is the failure of the creates that wait for it (prepare), handled here so that it is never unhandled.
   const termFilesDone = termFiles.catch(() => undefined);
-  const settled = (): Promise<void> => termFilesDone;
   for (const a of [...of('createInfra'), ...of('startInfra')]) {
     ctx.onAction?.(a);
     try {
@@ -164,7 +164,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     } catch (err) {
       record(plan.infra.name, err);
       // Without a sandbox no container can join it: they wait for the next sync.
-      await settled();
+      await termFilesDone;
       return { errors, created, final };
     }
   }
@@ -209,7 +209,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       }
     }),
   ]);
-  await settled();
+  await termFilesDone;
   // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
   if (of('create').length > 0) {
     await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {

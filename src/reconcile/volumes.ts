@@ -211,10 +211,11 @@ export class VolumeWork {
    * The empty, world-writable files the terminationMessagePath of every instance this sync creates is bound to
    * (plan/volumes.ts), in the pod's termination-log volume: all in one helper and one archive, started before
    * the infra container so that it runs beside it (Docker refuses a bind of a missing file, so each create waits
-   * for them in prepare). The helper runs the infra image: helperImage resolves once it is on the engine. A file of that name left by an earlier instance of the same attempt number (attempts
-   * start again at 0 once all of a container's instances are gone: removed from the manifest, `runpod gc`,
-   * `docker rm`) is emptied, so its message is never reported for this one. Not for an instance that exists
-   * already: another runpod created it first (createInstance adopts it), and its file may hold its message by now.
+   * for them in prepare). The helper runs the infra image: helperImage resolves once it is on the engine.
+   * A file of that name left by an earlier instance of the same attempt number (attempts start again at 0 once
+   * all of a container's instances are gone: removed from the manifest, `runpod gc`, `docker rm`) is emptied, so
+   * its message is never reported for this one. Not for an instance that exists already: another runpod created
+   * it first (createInstance adopts it), and its file may hold its message by now.
    */
   makeTerminationFiles(instances: readonly { container: ContainerPlan; attempt: number }[], helperImage: Promise<unknown> = Promise.resolve()): Promise<void> {
     const { plan } = this;
@@ -363,7 +364,8 @@ export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise
 
 /**
  * `runpod down`: the pod's own volumes (emptyDir, the rendered configMap, secret, downwardAPI and projected
- * volumes, and the termination-log volume), found by runpod's labels; never a persistentVolumeClaim's, which outlives the pod. Returns how many.
+ * volumes, and the termination-log volume), found by runpod's labels; never a persistentVolumeClaim's, which
+ * outlives the pod. Returns how many.
  */
 export async function removePodVolumes(engine: Engine, namespace: string, name: string): Promise<number> {
   const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podNamespace}=${namespace}`, `${Label.podName}=${name}`]);

@@ -232,8 +232,8 @@ export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutc
         syncErrors = result.errors;
         for (const id of result.created) created.add(id);
         applied = true;
-        // A sync error no retry can cure (runAsNonRoot against a root image) fails the pod now, as the kubelet
-        // would keep reporting CreateContainerConfigError for it.
+        // A sync error no retry can cure fails the pod now: runAsNonRoot against a root image (the kubelet would
+        // keep reporting CreateContainerConfigError), a start refused under restartPolicy Never (StartError).
         if (result.final !== undefined && result.final.size > 0) {
           await lookOnceMore(ctx.now() + lastLookMs);
           return finish('failed', [...result.final].map(([n, e]) => `${n}: ${e}`).join('; '));
