@@ -78,10 +78,33 @@ function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-
 const stdinToken = '\u0000stdin';
 const fromToken = (list: unknown): string[] => (list as string[]).map((s) => (s === stdinToken ? '-' : s));
 
+/** Every command's name (and alias), for the options given before it. */
+const commandNames = new Set(['run', 'down', 'validate', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
+/** The options every command has (common above): the ones that may come before the command's name. */
+const commonValueFlags = new Set(['-n', '--namespace', '--host']);
+const commonBooleanFlags = new Set(['-q', '--quiet', '-v', '--verbose']);
+
+/**
+ * `runpod -n ci down pod.yaml` as `runpod down -n ci pod.yaml`: options every command has may come before the
+ * command's name, as with kubectl and docker (yargs would take the name for a manifest of the default command).
+ * Anything else before it leaves the arguments as they are.
+ */
+export function commandFirst(args: readonly string[]): string[] {
+  let i = 0;
+  while (i < args.length) {
+    const a = args[i]!;
+    if (commonBooleanFlags.has(a) || /^--(namespace|host)=/.test(a)) i += 1;
+    else if (commonValueFlags.has(a)) i += 2;
+    else break;
+  }
+  if (i === 0 || i >= args.length || !commandNames.has(args[i]!)) return [...args];
+  return [args[i]!, ...args.slice(0, i), ...args.slice(i + 1)];
+}
+
 export async function runCli(argv: string[], ctx: CommandContext): Promise<number> {
   let exitCode = 0;
   const dashDash = argv.indexOf('--');
-  const args = argv.map((a, i) => (a === '-' && (dashDash < 0 || i < dashDash) ? stdinToken : a));
+  const args = commandFirst(argv.map((a, i) => (a === '-' && (dashDash < 0 || i < dashDash) ? stdinToken : a)));
   await yargs(args)
     .scriptName('runpod')
     .usage('$0 [run] <manifest...>  run Kubernetes Pod manifests on a Docker engine and wait until they run')

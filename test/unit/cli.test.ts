@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseDuration } from '../../src/cli/duration.js';
 import { Backoff } from '../../src/wait/backoff.js';
 import { runExitCode } from '../../src/commands/run.js';
+import { commandFirst } from '../../src/cli/cli.js';
 import { parseEngineAddress } from '../../src/engine/connection.js';
 import { defaultPullPolicy, parseImageRef } from '../../src/imageRef.js';
 
@@ -68,4 +69,19 @@ describe('image references and pull policy defaults', () => {
   // https://kubernetes.io/docs/concepts/containers/images/#imagepullpolicy-defaulting
   const policies: [string, string][] = [['busybox', 'Always'], ['busybox:latest', 'Always'], ['busybox:1.36', 'IfNotPresent'], ['busybox@sha256:abc', 'IfNotPresent'], ['host:5000/x', 'Always']];
   for (const [ref, want] of policies) it(`${ref} -> ${want}`, () => assert.equal(defaultPullPolicy(ref), want));
+});
+
+describe('commandFirst: options every command has may come before its name', () => {
+  const cases: [string[], string[]][] = [
+    [['-q', 'down', 'pod.yaml'], ['down', '-q', 'pod.yaml']],
+    [['-n', 'ci', '--host', 'unix:///x.sock', 'status'], ['status', '-n', 'ci', '--host', 'unix:///x.sock']],
+    [['--namespace=ci', '-v', 'logs', 'web', '-c', 'app'], ['logs', '--namespace=ci', '-v', 'web', '-c', 'app']],
+    // Already first, no command at all, or an option only run has before it: as given.
+    [['down', '-q', 'pod.yaml'], ['down', '-q', 'pod.yaml']],
+    [['-q', 'pod.yaml'], ['-q', 'pod.yaml']],
+    [['--wait', 'ready', 'down'], ['--wait', 'ready', 'down']],
+    // The value of -n is never taken for a command.
+    [['-n', 'down', 'pod.yaml'], ['-n', 'down', 'pod.yaml']],
+  ];
+  for (const [given, want] of cases) it(given.join(' '), () => assert.deepEqual(commandFirst(given), want));
 });
