@@ -7,7 +7,7 @@ import { loadManifests } from '../manifest/load.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
-import { removePodVolumes } from '../reconcile/volumes.js';
+import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 
@@ -87,6 +87,7 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
   await Promise.all(containers.map((c) => engine.removeContainer(c.id, { force: true })));
   // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
   // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
+  await removePodHelpers(engine, ref.namespace, ref.name);
   await removePodVolumes(engine, ref.namespace, ref.name);
   return containers.length;
 }

@@ -141,11 +141,15 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
         };
   let infraId = decision.infraId;
   const byName = new Map([...plan.initContainers, ...plan.containers].map((c) => [c.name, c]));
-  // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts); the
-  // termination-message files of this sync's instances are made meanwhile, beside the infra container.
+  // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts). When
+  // this sync makes the pod's infra container, the termination-message files of its new instances are made
+  // meanwhile, beside it; otherwise each create makes its own in prepare, once its image is there (so a
+  // container whose image never comes costs no helper container on every sync).
   const volumes = new VolumeWork(ctx.engine, plan);
   const creates = of('create').map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
-  const termFiles = volumes.makeTerminationFiles(creates, creates.length > 0 ? ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy) : undefined);
+  const termFiles = of('createInfra').length > 0 && creates.length > 0
+    ? volumes.makeTerminationFiles(creates, ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy))
+    : Promise.resolve();
   // Its helper container must be gone before this returns, even when no create gets to wait for it; its failure
   // is the failure of the creates that wait for it (prepare), handled here so that it is never unhandled.
   const termFilesDone = termFiles.catch(() => undefined);

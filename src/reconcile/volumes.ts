@@ -363,6 +363,16 @@ export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise
 }
 
 /**
+ * Volume helper containers of a pod that a run cut short left behind (a deadline or a second signal ends runpod
+ * while a helper exists): they hold the pod's volumes, so they go before the volumes do. Returns how many.
+ */
+export async function removePodHelpers(engine: Engine, namespace: string, name: string): Promise<number> {
+  const list = await engine.listContainers([`${Label.managedBy}=${managedByValue}`, `${helperLabel}.pod=${namespace}/${name}`]);
+  await Promise.all(list.map((c) => engine.removeContainer(c.id, { force: true })));
+  return list.length;
+}
+
+/**
  * `runpod down`: the pod's own volumes (emptyDir, the rendered configMap, secret, downwardAPI and projected
  * volumes, and the termination-log volume), found by runpod's labels; never a persistentVolumeClaim's, which
  * outlives the pod. Returns how many.

@@ -94,7 +94,9 @@ export function inspect(ids: string[]): Inspected[] {
 /** Remove every container of a pod by its labels: the cleanup every test runs, whatever happened. */
 export function removePod(name: string, namespace = 'default'): void {
   const ids = podContainerIds(name, namespace);
-  if (ids.length > 0) docker(['rm', '-f', '-v', ...ids]);
+  // A volume helper a cut-short run left holds the pod's volumes: it goes too.
+  const helpers = docker(['ps', '-aq', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--filter', `label=io.runpod.helper.pod=${namespace}/${name}`]);
+  if (ids.length > 0 || helpers) docker(['rm', '-f', '-v', ...ids, ...(helpers ? helpers.split('\n') : [])]);
   // Then the pod's own volumes (emptyDir, rendered configMap/secret files), found by runpod's volume labels.
   const volumes = docker([
     'volume', 'ls', '-q',

@@ -11,6 +11,8 @@ import {
   checkNothingLeftBehind,
   cleanupFile,
   cleanupPod,
+  docker,
+  dockerTry,
   eventually,
   inspect,
   logsOf,
@@ -200,6 +202,26 @@ test('the default /dev/termination-log outlives the container (a file bound ther
     assert.equal(down.code, 0, show(down));
     assert.deepEqual(podVolumes(name), [], 'down leaves no volume of the pod');
   }
+});
+
+test('down removes a volume helper container a cut-short run left holding the pod\'s volume, then the volume', async (t) => {
+  const name = uniqueName('term-helper');
+  cleanupPod(t, name);
+  const file = podFile({ name, containers: [sleeper('app')] });
+  cleanupFile(t, file);
+  const up = await runpod(['--timeout', '90s', file]);
+  assert.equal(up.code, 0, show(up));
+  const volume = `runpod_${podUid('default', name)}_termination-log`;
+  // What a run that a deadline or a second signal ended mid-fill leaves: a created helper mounting the volume.
+  const helper = docker([
+    'create', '--label', 'app.kubernetes.io/managed-by=runpod', '--label', 'io.runpod.helper=volumes', '--label', `io.runpod.helper.pod=default/${name}`,
+    '--mount', `type=volume,source=${volume},target=/v/0`, busybox, 'true',
+  ]).trim();
+  t.after(() => dockerTry(['rm', '-f', helper]));
+  const down = await runpod(['down', file]);
+  assert.equal(down.code, 0, show(down));
+  assert.notEqual(dockerTry(['inspect', helper]).status, 0, 'the helper is gone');
+  assert.deepEqual(podVolumes(name), [], 'and so is the volume it held');
 });
 
 test('a kubectl export (terminationMessagePath /dev/termination-log, policy File on every container) passes validation', async (t) => {
