@@ -11,6 +11,7 @@ import { loadManifests } from '../src/manifest/load.js';
 import { instanceCreateOptions, translatePod } from '../src/plan/translate.js';
 import { pauseImageRef } from '../src/engine/pauseImage.js';
 import { podSelector } from '../src/plan/labels.js';
+import { infraTerminationLogPath } from '../src/plan/volumes.js';
 import type { BarePod, BareSpec } from './lib/bare.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -61,11 +62,14 @@ async function planPods(inputs: string[]): Promise<BarePod[]> {
   return pods.map((p) => {
     const plan = translatePod(p, { infraImage: pauseImageRef(arch) });
     const infra = instanceCreateOptions(plan, plan.infra, 0);
+    // Without the termination-log volume the infra container holds for runpod (see the containers below).
+    const infraMounts = (infra.options.HostConfig?.Mounts ?? []).filter((m) => m.Target !== infraTerminationLogPath);
+    const infraOptions = { ...infra.options, HostConfig: { ...infra.options.HostConfig, Mounts: infraMounts } };
     return {
-      infra: { name: infra.name, options: infra.options as Record<string, unknown> },
+      infra: { name: infra.name, options: infraOptions as Record<string, unknown> },
       containers: plan.containers.map((c) => {
-        // Without the termination-message bind: its volume and file are runpod's own extra work (one helper
-        // container per sync, beside the infra container's start), which the bare client and the CLI skip.
+        // Without the termination-message bind: its volume and files are runpod's own extra work (a volume, and
+        // one archive through the infra container while it starts), which the bare client and the CLI skip.
         const unbound = c.terminationMessage ? { ...c, terminationMessage: { ...c.terminationMessage, bound: false } } : c;
         const x = instanceCreateOptions(plan, unbound, 0);
         return { name: x.name, options: x.options as Record<string, unknown> };

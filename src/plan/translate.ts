@@ -14,6 +14,7 @@ import {
   type TerminationLogVolume,
   containerMounts,
   infraMounts,
+  infraTerminationMount,
   planVolumes,
   terminationFile,
   terminationLogVolume,
@@ -397,7 +398,7 @@ function resourceLimits(c: Container): NonNullable<CreateOptions['HostConfig']> 
 /**
  * The options for one instance of a container: the attempt number goes in its name and restartCount label, an
  * app container joins the infra container's network and IPC namespaces, and the instance's own termination-message
- * file is bound at its terminationMessagePath.
+ * file is bound at its terminationMessagePath; the infra container holds the volume of those files.
  *
  * None of these is in the container's hash: they belong to the instance, not the spec. The kubelet likewise adds
  * the termination-message mount when it creates each instance, outside the spec its container hash covers; and
@@ -411,6 +412,8 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
     // Network always from the infra container; IPC and PID as hostIPC, hostPID and shareProcessNamespace say.
     options.HostConfig = { ...c.create.HostConfig, ...appNamespaceModes(plan.namespaces, infraId) };
   }
+  // The infra container holds the termination-log volume (volumes.ts infraTerminationMount).
+  if (c === plan.infra) options.HostConfig = { ...options.HostConfig, Mounts: [...(options.HostConfig?.Mounts ?? []), infraTerminationMount(plan.terminationLog)] };
   const tm = c.terminationMessage;
   if (tm?.bound) {
     const file = terminationFile(c.name, c.initKind !== undefined, attempt);

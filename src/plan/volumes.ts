@@ -266,6 +266,17 @@ export function terminationFile(container: string, init: boolean, attempt: numbe
 }
 
 /**
+ * Where the infra container holds the pod's termination-log volume: runpod writes each instance's empty file
+ * through it (PUT archive), with no helper container, and the volume is in use for as long as the pod is, so
+ * `docker volume prune` leaves it alone. Not in the infra container's hash: a sandbox made before it is kept.
+ */
+export const infraTerminationLogPath = '/runpod-termination-log';
+
+export function infraTerminationMount(volume: TerminationLogVolume): Mount {
+  return { Type: 'volume', Source: volume.engineName, Target: infraTerminationLogPath } as Mount;
+}
+
+/**
  * The bind of an instance's file at its terminationMessagePath, as the kubelet binds its host file there
  * (writable whatever readOnlyRootFilesystem says). Docker before 26 cannot mount a file of a named volume, so,
  * as for a subPath, the volume's directory on the engine host is resolved at apply time.

@@ -142,25 +142,26 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   let infraId = decision.infraId;
   const byName = new Map([...plan.initContainers, ...plan.containers].map((c) => [c.name, c]));
   // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts). When
-  // this sync makes the pod's infra container, the termination-message files of its new instances are made
-  // meanwhile, beside it; otherwise each create makes its own in prepare, once its image is there (so a
-  // container whose image never comes costs no helper container on every sync).
+  // this sync makes the pod's infra container, the termination-message files of its new instances are written
+  // through it while it starts; otherwise each create makes its own in prepare, once its image is there.
   const volumes = new VolumeWork(ctx.engine, plan);
   const creates = of('create').map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
-  const termFiles = of('createInfra').length > 0 && creates.length > 0
-    ? volumes.makeTerminationFiles(creates, ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy))
-    : Promise.resolve();
-  // Its helper container must be gone before this returns, even when no create gets to wait for it; its failure
-  // is the failure of the creates that wait for it (prepare), handled here so that it is never unhandled.
-  const termFilesDone = termFiles.catch(() => undefined);
+  let termFiles: Promise<void> = Promise.resolve();
+  // Work still under way when this returns would be cut off with runpod; its failure is the failure of the
+  // creates that wait for it (prepare), handled here so that it is never unhandled.
+  const termFilesDone = (): Promise<void> => termFiles.catch(() => undefined);
   for (const a of [...of('createInfra'), ...of('startInfra')]) {
     ctx.onAction?.(a);
     try {
       if (a.kind === 'createInfra') {
         await ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy);
-        await volumes.ensureEmptyDirs();
+        await volumes.ensureInfraVolumes();
         infraId = await createInstance(ctx.engine, plan, plan.infra, a.attempt, undefined);
         created.push(infraId);
+        if (creates.length > 0) {
+          termFiles = volumes.makeTerminationFiles(creates, infraId);
+          termFiles.catch(() => undefined);
+        }
       } else {
         infraId = a.id;
       }
@@ -168,7 +169,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     } catch (err) {
       record(plan.infra.name, err);
       // Without a sandbox no container can join it: they wait for the next sync.
-      await termFilesDone;
+      await termFilesDone();
       return { errors, created, final };
     }
   }
@@ -213,7 +214,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       }
     }),
   ]);
-  await termFilesDone;
+  await termFilesDone();
   // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
   if (of('create').length > 0) {
     await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {

@@ -23,6 +23,7 @@ import {
   type TerminationLogVolume,
   VolumeLabel,
   emptyDirMode,
+  infraTerminationLogPath,
   terminationFile,
   terminationFileMode,
 } from '../plan/volumes.js';
@@ -60,9 +61,15 @@ export class VolumeWork {
     return p;
   }
 
-  /** Before the infra container: its emptyDir mounts must exist with runpod's labels, not be made bare by Docker. */
-  async ensureEmptyDirs(): Promise<void> {
-    await Promise.all(this.plan.volumes.filter((v) => v.type === 'emptyDir').map((v) => this.ensureVolume(v as EngineVolume)));
+  /**
+   * Before the infra container: the volumes it mounts (its emptyDirs, and the termination-log volume it holds)
+   * must exist with runpod's labels, not be made bare by Docker.
+   */
+  async ensureInfraVolumes(): Promise<void> {
+    await Promise.all([
+      ...this.plan.volumes.filter((v) => v.type === 'emptyDir').map((v) => this.ensureVolume(v as EngineVolume)),
+      this.ensureVolume(this.plan.terminationLog),
+    ]);
   }
 
   /**
@@ -76,7 +83,7 @@ export class VolumeWork {
       used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))),
     );
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
-    if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }]);
+    if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }], infraId);
     // The termination-message bind (instanceCreateOptions) refers to its volume by a marker too.
     if (c.runtime !== true && c.terminationMessage?.bound !== true) return options;
     const keys = new Set(runtimeKeys(JSON.stringify(options).replace(/\\u0000/g, '\u0000')));
@@ -208,39 +215,46 @@ export class VolumeWork {
   }
 
   /**
-   * The empty, world-writable files the terminationMessagePath of every instance this sync creates is bound to
-   * (plan/volumes.ts), in the pod's termination-log volume: all in one helper and one archive, started before
-   * the infra container so that it runs beside it (Docker refuses a bind of a missing file, so each create waits
-   * for them in prepare). The helper runs the infra image: helperImage resolves once it is on the engine.
+   * The empty, world-writable files the terminationMessagePath of each new instance is bound to (plan/volumes.ts),
+   * in the pod's termination-log volume, made before the instance is created (Docker refuses a bind of a missing
+   * file): all of one call in one archive, written through the infra container, which holds the volume
+   * (infraTerminationMount); through a helper container for a sandbox made before it held it.
    * A file of that name left by an earlier instance of the same attempt number (attempts start again at 0 once
    * all of a container's instances are gone: removed from the manifest, `runpod gc`, `docker rm`) is emptied, so
    * its message is never reported for this one. Not for an instance that exists already: another runpod created
    * it first (createInstance adopts it), and its file may hold its message by now.
    */
-  makeTerminationFiles(instances: readonly { container: ContainerPlan; attempt: number }[], helperImage: Promise<unknown> = Promise.resolve()): Promise<void> {
+  makeTerminationFiles(instances: readonly { container: ContainerPlan; attempt: number }[], infraId: string | undefined): Promise<void> {
     const { plan } = this;
-    // A failure to get the image is the batch's (below), or nobody's when no file is wanted.
-    helperImage.catch(() => undefined);
     const wanted = instances
       .filter((i) => i.container.terminationMessage?.bound === true)
       .map(({ container: c, attempt }) => ({ c, attempt, file: terminationFile(c.name, c.initKind !== undefined, attempt) }));
     const fresh = wanted.filter((w) => !this.termFiles.has(w.file));
     if (fresh.length > 0) {
       const batch = (async (): Promise<void> => {
-        await Promise.all([helperImage, this.ensureVolume(plan.terminationLog)]);
+        const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(plan.terminationLog)]);
         const absent = await Promise.all(
           fresh.map(async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt))) === undefined),
         );
-        const files = fresh
-          .filter((_, i) => absent[i])
-          .map(({ file }): TarEntry => ({ path: `0/${file}`, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) }));
-        if (files.length > 0) await this.withHelper([plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(files)));
+        const files = fresh.filter((_, i) => absent[i]).map((f) => f.file);
+        if (files.length === 0) return;
+        const entries = (dir: string): TarEntry[] =>
+          files.map((file): TarEntry => ({ path: `${dir}${file}`, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) }));
+        if (held) await this.engine.putArchive(infraId!, infraTerminationLogPath, tarArchive(entries('')));
+        else await this.withHelper([plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(entries('0/'))));
       })();
       // Awaited by each create that binds one (prepare); a failure is that container's, reported there.
       batch.catch(() => undefined);
       for (const w of fresh) this.termFiles.set(w.file, batch);
     }
     return Promise.all(wanted.map((w) => this.termFiles.get(w.file))).then(() => undefined);
+  }
+
+  /** Does the pod's infra container hold the termination-log volume (a sandbox made before it did not)? */
+  private async infraHoldsTerminationLog(infraId: string | undefined): Promise<boolean> {
+    if (infraId === undefined) return false;
+    const info = await this.engine.inspectContainer(infraId);
+    return (info?.Mounts ?? []).some((m) => m.Name === this.plan.terminationLog.engineName && m.Destination === infraTerminationLogPath);
   }
 
   /** A created (never started) helper of runpod's infra image with the volumes at /v/0, /v/1 …, removed after. */

@@ -6,7 +6,7 @@ import { parseManifests } from '../../../src/manifest/parse.js';
 import { type ContainerPlan, type PodPlan, instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
 import { printableCreate, printableVolumes } from '../../../src/plan/redact.js';
 import { runtimeRef } from '../../../src/plan/runtime.js';
-import { type PlannedVolume, terminationFile } from '../../../src/plan/volumes.js';
+import { type PlannedVolume, infraTerminationLogPath, terminationFile } from '../../../src/plan/volumes.js';
 
 const cm = `apiVersion: v1
 kind: ConfigMap
@@ -195,14 +195,15 @@ describe('termination-message files (the kubelet binds one per container instanc
       },
     });
   });
-  it('every app, init and sidecar instance binds its own file at the default /dev/termination-log; the infra none', () => {
+  it('every app, init and sidecar instance binds its own file at the default /dev/termination-log; the infra holds the volume', () => {
     const p = plan(withInit);
     const vol = runtimeRef(`mountpoint/${p.terminationLog.engineName}`);
     const [setup, proxy] = p.initContainers as [ContainerPlan, ContainerPlan];
     assert.deepEqual(mountsOf(p, p.containers[0]!, 3), [{ Type: 'bind', Source: `${vol}/app_app_3`, Target: '/dev/termination-log' }]);
     assert.deepEqual(mountsOf(p, setup, 0), [{ Type: 'bind', Source: `${vol}/init_setup_0`, Target: '/dev/termination-log' }]);
     assert.deepEqual(mountsOf(p, proxy, 1), [{ Type: 'bind', Source: `${vol}/init_proxy_1`, Target: '/dev/termination-log' }]);
-    assert.equal(instanceCreateOptions(p, p.infra, 0).options.HostConfig?.Mounts, undefined);
+    // The infra container holds the volume (the files are written through it), and binds no file itself.
+    assert.deepEqual(instanceCreateOptions(p, p.infra, 0).options.HostConfig?.Mounts, [{ Type: 'volume', Source: p.terminationLog.engineName, Target: infraTerminationLogPath }]);
   });
   it('an init and an app container of one name never share a file', () => {
     assert.notEqual(terminationFile('x', true, 0), terminationFile('x', false, 0));
