@@ -7,8 +7,9 @@
 // On Docker /dev is a tmpfs that goes with the container's process, so a message written to the default
 // /dev/termination-log would not survive the container. As the kubelet does, every instance gets a file of its
 // own bound at terminationMessagePath, default or not (plan/volumes.ts terminationFile, made by
-// reconcile/volumes.ts in the pod's termination-log volume); the engine's archive API mounts a dead container's
-// binds before reading, so the file is read through the container as any other path. A container made before
+// reconcile/volumes.ts in the pod's termination-log volume, which the infra container holds); the engine's
+// archive API mounts a dead container's binds before reading, so the file is read through the container as any
+// other path. A container made before
 // runpod bound these files, or one with a volumeMount at that path, is read from its own filesystem or volume.
 // An instance the engine restarts in place (its restart policy) keeps its file: a message from an earlier run
 // stays until the new run overwrites it.
