@@ -6,7 +6,7 @@ import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/check.js';
 import { parseDuration } from './duration.js';
-import { completionFor, operateCommands } from './operate.js';
+import { completionFor, hostOption, operateCommands } from './operate.js';
 
 export const version = '0.1.0';
 
@@ -27,12 +27,15 @@ function nonNegativeInteger(flag: string) {
   };
 }
 
-const common = (y: Argv) =>
-  y
-    .option('namespace', { alias: 'n', type: 'string', default: 'default', describe: 'namespace for pods whose manifest names none' })
-    .option('host', { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' })
-    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only failures and the result' })
-    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'print every action and check' });
+/** The options every command has; they may also come before the command's name (commandFirst). */
+const commonOptions = {
+  namespace: { alias: 'n', type: 'string', default: 'default', describe: 'namespace for pods whose manifest names none' },
+  host: hostOption,
+  quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print only failures and the result' },
+  verbose: { alias: 'v', type: 'boolean', default: false, describe: 'print every action and check' },
+} as const;
+
+const common = (y: Argv) => y.options(commonOptions);
 
 const runOptions = (y: Argv) =>
   common(y)
@@ -80,9 +83,13 @@ const fromToken = (list: unknown): string[] => (list as string[]).map((s) => (s 
 
 /** Every command's name (and alias), for the options given before it. */
 const commandNames = new Set(['run', 'down', 'validate', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
-/** The options every command has (common above): the ones that may come before the command's name. */
-const commonValueFlags = new Set(['-n', '--namespace', '--host']);
-const commonBooleanFlags = new Set(['-q', '--quiet', '-v', '--verbose']);
+/** The spellings of the common options, each with whether a value follows it. */
+const commonFlags = new Map<string, boolean>(
+  Object.entries(commonOptions).flatMap(([name, o]) => {
+    const takesValue = o.type === 'string';
+    return [[`--${name}`, takesValue], ...('alias' in o ? [[`-${o.alias}`, takesValue] as const] : [])];
+  }),
+);
 
 /**
  * `runpod -n ci down pod.yaml` as `runpod down -n ci pod.yaml`: options every command has may come before the
@@ -93,9 +100,11 @@ export function commandFirst(args: readonly string[]): string[] {
   let i = 0;
   while (i < args.length) {
     const a = args[i]!;
-    if (commonBooleanFlags.has(a) || /^--(namespace|host)=/.test(a)) i += 1;
-    else if (commonValueFlags.has(a)) i += 2;
-    else break;
+    // --namespace=ci carries its value; -n ci and --namespace ci are followed by it.
+    const inline = a.startsWith('--') && a.includes('=');
+    const takesValue = commonFlags.get(inline ? a.slice(0, a.indexOf('=')) : a);
+    if (takesValue === undefined || (inline && !takesValue)) break;
+    i += takesValue && !inline ? 2 : 1;
   }
   if (i === 0 || i >= args.length || !commandNames.has(args[i]!)) return [...args];
   return [args[i]!, ...args.slice(0, i), ...args.slice(i + 1)];

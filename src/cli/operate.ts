@@ -7,10 +7,13 @@ import { parseDuration } from './duration.js';
 
 type Args = Record<string, unknown>;
 
+/** --host, as every command that reaches the engine has it. */
+export const hostOption = { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' } as const;
+
 const engineOptions = <T>(y: Argv<T>) =>
   y
     .option('namespace', { alias: 'n', type: 'string', default: 'default', describe: 'namespace of a pod given by name alone' })
-    .option('host', { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' });
+    .option('host', hostOption);
 
 function durationMs(flag: string, v: unknown): number {
   const ms = parseDuration(String(v));
@@ -141,7 +144,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
       describe: "remove dead containers runpod made (the kubelet's policy), and what is left of pods that no longer exist",
       builder: (y) =>
         y
-          .option('host', { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' })
+          .option('host', hostOption)
           .option('min-age', { type: 'string', default: '1m', describe: 'leave dead containers created less than this ago' })
           .option('max-per-container', { type: 'string', default: '1', describe: 'dead instances kept per container of a pod (-1: no limit)' })
           .option('max-containers', { type: 'string', default: '-1', describe: 'dead containers kept in all (-1: no limit)' })
