@@ -146,10 +146,9 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   // through it while it starts; otherwise each create makes its own in prepare, once its image is there.
   const volumes = new VolumeWork(ctx.engine, plan);
   const creates = of('create').map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
+  // Awaited before this returns (work still under way would be cut off with runpod). Its failure is the failure
+  // of the creates that wait for the files (prepare), so here it is only settled.
   let termFiles: Promise<void> = Promise.resolve();
-  // Work still under way when this returns would be cut off with runpod; its failure is the failure of the
-  // creates that wait for it (prepare), handled here so that it is never unhandled.
-  const termFilesDone = (): Promise<void> => termFiles.catch(() => undefined);
   for (const a of [...of('createInfra'), ...of('startInfra')]) {
     ctx.onAction?.(a);
     try {
@@ -158,10 +157,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
         await volumes.ensureInfraVolumes();
         infraId = await createInstance(ctx.engine, plan, plan.infra, a.attempt, undefined);
         created.push(infraId);
-        if (creates.length > 0) {
-          termFiles = volumes.makeTerminationFiles(creates, infraId);
-          termFiles.catch(() => undefined);
-        }
+        if (creates.length > 0) termFiles = volumes.makeTerminationFiles(creates, infraId).catch(() => undefined);
       } else {
         infraId = a.id;
       }
@@ -169,7 +165,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     } catch (err) {
       record(plan.infra.name, err);
       // Without a sandbox no container can join it: they wait for the next sync.
-      await termFilesDone();
+      await termFiles;
       return { errors, created, final };
     }
   }
@@ -214,7 +210,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       }
     }),
   ]);
-  await termFilesDone();
+  await termFiles;
   // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
   if (of('create').length > 0) {
     await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {
