@@ -49,7 +49,11 @@ function hideSshUrlDeprecation(): void {
 /** Errors from the socket itself: the engine is not there (or not yet). */
 const connectionCodes = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_SSL_WRONG_VERSION_NUMBER']);
 
-interface DockerodeError {
+/**
+ * What a failed request carries: a socket error's code, or the answer's status and JSON (api.ts ApiError, and
+ * dockerode's errors over ssh).
+ */
+interface RequestFailure {
   statusCode?: number;
   code?: string;
   reason?: string;
@@ -57,12 +61,12 @@ interface DockerodeError {
   json?: { message?: string } | null;
 }
 
-function asDockerodeError(err: unknown): DockerodeError {
-  return typeof err === 'object' && err !== null ? (err as DockerodeError) : { message: String(err) };
+function asRequestFailure(err: unknown): RequestFailure {
+  return typeof err === 'object' && err !== null ? (err as RequestFailure) : { message: String(err) };
 }
 
-/** The engine's own words for a failed request, without dockerode's "(HTTP code 404) unexpected -" prefix. */
-function engineMessage(e: DockerodeError): string {
+/** The engine's own words for a failed request, without the "(HTTP code 404) unexpected -" prefix of its message. */
+function engineMessage(e: RequestFailure): string {
   const fromJson = e.json?.message;
   if (fromJson) return fromJson.trim();
   const m = /^\(HTTP code \d+\)\s*[^-]*-\s*(.*)$/s.exec(e.message ?? '');
@@ -127,7 +131,7 @@ export class DockerEngine implements Engine {
 
   /** Turn a failed request into runpod's error classes. */
   private fail(err: unknown, what: string): never {
-    const e = asDockerodeError(err);
+    const e = asRequestFailure(err);
     if (e.code !== undefined && connectionCodes.has(e.code)) {
       throw new EngineUnreachableError(this.address, `${what}: ${e.code}${e.message ? ` (${e.message})` : ''}`);
     }
@@ -145,7 +149,7 @@ export class DockerEngine implements Engine {
     try {
       return await (await this.transport()).open(req);
     } catch (err) {
-      const code = asDockerodeError(err).statusCode;
+      const code = asRequestFailure(err).statusCode;
       if (code !== undefined && absent.includes(code)) return undefined;
       this.fail(err, what);
     }
@@ -181,7 +185,7 @@ export class DockerEngine implements Engine {
       const v = JSON.parse((await Promise.race([readAll(res), timeout])).toString('utf8')) as { Version: string; ApiVersion: string; Arch: string; Os: string };
       return { version: v.Version, apiVersion: v.ApiVersion, arch: v.Arch, os: v.Os };
     } catch (err) {
-      const e = asDockerodeError(err);
+      const e = asRequestFailure(err);
       if (e.statusCode !== undefined) throw new EngineError(this.address, engineMessage(e), e.statusCode);
       this.fail(err, 'ping');
     } finally {
@@ -205,13 +209,10 @@ export class DockerEngine implements Engine {
   }
 
   async createContainer(name: string, options: CreateOptions): Promise<string> {
-    try {
-      const res = await (await this.transport()).open({ method: 'POST', path: '/containers/create', query: { name }, body: options });
-      return (JSON.parse((await readAll(res)).toString('utf8')) as { Id: string }).Id;
-    } catch (err) {
-      if (asDockerodeError(err).statusCode === 409) throw new NameConflictError(name);
-      this.fail(err, 'create container');
-    }
+    // 409: the name is taken.
+    const created = await this.call<{ Id: string }>({ method: 'POST', path: '/containers/create', query: { name }, body: options }, 'create container', [409]);
+    if (created === undefined) throw new NameConflictError(name);
+    return created.Id;
   }
 
   async startContainer(id: string): Promise<void> {
@@ -232,7 +233,7 @@ export class DockerEngine implements Engine {
     try {
       await readAll(await (await this.transport()).open({ method: 'DELETE', path: `/containers/${id}`, query: { force: options.force ?? false, v: true } }));
     } catch (err) {
-      const e = asDockerodeError(err);
+      const e = asRequestFailure(err);
       if (e.statusCode === 404) return;
       // 409 "removal already in progress": another runpod is removing it.
       if (e.statusCode === 409 && /already in progress/.test(engineMessage(e))) return;
@@ -607,7 +608,7 @@ interface RawStats {
 }
 
 /** A TLS failure in the user's terms: which side refused, and where runpod looked for certificates. */
-function tlsReason(e: DockerodeError, endpoint: Endpoint): string {
+function tlsReason(e: RequestFailure, endpoint: Endpoint): string {
   const code = e.code ?? '';
   const where = endpoint.tls ? ` (certificates from ${endpoint.tls.certPath})` : '';
   if (/CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE|BAD_CERTIFICATE|UNKNOWN_CA/.test(code)) {
