@@ -413,7 +413,7 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
     options.HostConfig = { ...c.create.HostConfig, ...appNamespaceModes(plan.namespaces, infraId) };
   }
   // The infra container holds the termination-log volume (volumes.ts infraTerminationMount).
-  if (c === plan.infra) options.HostConfig = { ...options.HostConfig, Mounts: [...(options.HostConfig?.Mounts ?? []), infraTerminationMount(plan.terminationLog)] };
+  if (c.name === infraContainerName) options.HostConfig = { ...options.HostConfig, Mounts: [...(options.HostConfig?.Mounts ?? []), infraTerminationMount(plan.terminationLog)] };
   const tm = c.terminationMessage;
   if (tm?.bound) {
     const file = terminationFile(c.name, c.initKind !== undefined, attempt);
