@@ -37,3 +37,8 @@ export function httpGetHandler(c: Container, action: HTTPGetAction): HttpGetHand
     headers: (action.httpHeaders ?? []).map((h) => ({ name: h.name, value: h.value })),
   };
 }
+
+/** An httpGet action as reports name it: its URL, with `pod` standing for the pod's address when host is empty. */
+export function describeHttpGet(h: HttpGetHandler, pod: string): string {
+  return `httpGet ${h.scheme.toLowerCase()}://${h.host || pod}:${h.port}${h.path}`;
+}

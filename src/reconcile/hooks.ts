@@ -11,6 +11,7 @@
 //    minimumGracePeriodInSeconds). A grace period of 0 kills at once, with no hook (design.md).
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { type HookHandler, preStopFromLabels } from '../plan/lifecycle.js';
+import { describeHttpGet } from '../plan/handlers.js';
 import { httpGetOnce } from './hookHttp.js';
 
 export interface HookOutcome {
@@ -35,7 +36,7 @@ export function describeHook(h: HookHandler): string {
     case 'exec':
       return `exec [${h.command.join(' ')}]`;
     case 'httpGet':
-      return `httpGet ${h.scheme.toLowerCase()}://${h.host || '<pod IP>'}:${h.port}${h.path}`;
+      return describeHttpGet(h, '<pod IP>');
     case 'sleep':
       return `sleep ${h.seconds}s`;
   }

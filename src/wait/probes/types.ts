@@ -1,6 +1,6 @@
 // Probe data shared by the scheduler, the handlers and the manager. Plain data: a plan carries ProbeSpecs, a
 // handler turns one into a ProbeOutcome.
-import type { HttpGetHandler } from '../../plan/handlers.js';
+import { type HttpGetHandler, describeHttpGet } from '../../plan/handlers.js';
 
 /** Kubernetes' three probe kinds (pkg/kubelet/prober: startup, readiness, liveness). */
 export type ProbeKind = 'startup' | 'readiness' | 'liveness';
@@ -71,7 +71,7 @@ export function describeHandler(h: ProbeHandler): string {
     case 'exec':
       return `exec [${h.command.join(' ')}]`;
     case 'httpGet':
-      return `httpGet ${h.scheme.toLowerCase()}://${h.host || '<pod>'}:${h.port}${h.path}`;
+      return describeHttpGet(h, '<pod>');
     case 'tcpSocket':
       return `tcpSocket ${h.host || '<pod>'}:${h.port}`;
     case 'grpc':
