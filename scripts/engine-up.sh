@@ -51,6 +51,11 @@ if ! answers; then
     sleep 0.5
   done
   answers || { log "dockerd did not answer within 60s; see /var/log/runpod-dockerd.log"; tail -20 /var/log/runpod-dockerd.log >&2 || true; exit 3; }
+  # The API answers a moment before the default bridge has its address; tests reach the host through it.
+  for _ in $(seq 1 20); do
+    ip -4 addr show docker0 2>/dev/null | grep -q inet && break
+    sleep 0.5
+  done
 fi
 log "engine $(docker version --format '{{.Server.Version}}') answers"
 
