@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import type { CommandContext } from '../commands/context.js';
 import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/translate.js';
-import type { WaitMode } from '../wait/check.js';
+import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { completionFor, hostOption, operateCommands } from './operate.js';
 

@@ -8,9 +8,9 @@ import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
 import type { LoadedPod } from '../manifest/types.js';
-import { type PodPlan, type PullOverride, translatePod } from '../plan/translate.js';
+import { type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
-import { decidePodActions } from '../reconcile/decide.js';
+import { allActions, decidePodActions } from '../reconcile/decide.js';
 import { ImagePuller } from '../reconcile/images.js';
 import { observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
@@ -18,7 +18,7 @@ import { failureDetail, type OutputFormat, writeResult } from '../report/output.
 import { createReporter, type Reporter } from '../report/reporter.js';
 import { type PodResult, type PrunedPod, type RunResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
-import type { WaitMode } from '../wait/check.js';
+import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
@@ -97,6 +97,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
           now: ctx.now,
           onAction: (p, a) => reporter.podAction(p.key, a),
           onCheck: (p, c) => reporter.podCheck(p.key, c),
+          onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
         });
       }),
     );
@@ -146,14 +147,15 @@ async function pruneAfterRun(engine: Engine, plans: PodPlan[], scope: PruneScope
   );
 }
 
-/** --wait completed can never hold for restartPolicy Always: refused before touching the engine (design.md). */
+/** A wait that can never hold for a pod (--wait completed under restartPolicy Always): refused before touching the engine (design.md). */
 function refuseImpossibleWaits(pods: LoadedPod[], wait: WaitMode): void {
-  if (wait !== 'completed') return;
-  const never = pods.filter((p) => (p.pod.spec.restartPolicy ?? 'Always') === 'Always');
-  if (never.length > 0) {
-    throw new UsageError(
-      `--wait completed cannot be met by ${never.map((p) => `${p.pod.metadata.namespace}/${p.pod.metadata.name}`).join(', ')}: restartPolicy Always restarts containers forever; use restartPolicy Never or OnFailure, or --wait running`,
-    );
+  const strategy = waitStrategy(wait);
+  const refused = pods.flatMap((p) => {
+    const why = strategy.impossibleFor((p.pod.spec.restartPolicy ?? 'Always') as RestartPolicy);
+    return why === undefined ? [] : [{ pod: `${p.pod.metadata.namespace}/${p.pod.metadata.name}`, why }];
+  });
+  if (refused.length > 0) {
+    throw new UsageError(`--wait ${wait} cannot be met by ${refused.map((r) => r.pod).join(', ')}: ${refused[0]!.why}`);
   }
 }
 
@@ -235,7 +237,7 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
   const pruneDoc = prune !== undefined ? { prune } : {};
   const doc = await Promise.all(
     plans.map(async (plan) => {
-      const actions = info ? decidePodActions(plan, await observePod(engine, plan.namespace, plan.name)).actions : undefined;
+      const actions = info ? allActions(decidePodActions(plan, await observePod(engine, plan.namespace, plan.name))) : undefined;
       return { plan: planDocument(plan), ...(actions ? { actions } : { actions: `unknown: the engine at ${engine.address} does not answer` }) };
     }),
   );

@@ -1,28 +1,55 @@
 // apply: carry out what decide said, in the kubelet's order — kill what goes, then the sandbox, then the
-// containers (in parallel). A failure about one container is recorded as that container's sync error (the
-// pod's failure, exit 1); only losing the engine is thrown (exit 3).
+// containers (in parallel) — and say what became of each action (one result per action, as the kubelet's
+// PodSyncResult). A failure about one container is that action's result (the pod's problem, exit 1); only
+// losing the engine is thrown (exit 3).
 import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { EngineUnreachableError } from '../errors.js';
-import { Label, managedByValue } from '../plan/labels.js';
+import { Label, infraContainerName, managedByValue } from '../plan/labels.js';
 import { type PodPlan, type ContainerPlan, instanceCreateOptions } from '../plan/translate.js';
-import type { Action, Decision } from './decide.js';
+import type { Action, Decision, RemoveAction, RetireAction } from './decide.js';
 import { ImageUnavailableError, type ImagePuller, type PodAuth } from './images.js';
 import { authFromPullSecret } from '../engine/auth.js';
 import { runPostStart, stopGracefully } from './hooks.js';
 import { resolveImageUser } from '../plan/security.js';
 import { VolumeSetupError, VolumeWork, removeStaleVolumes } from './volumes.js';
 
+/**
+ * What became of one action (the kubelet's SyncResult): done or not, on which instance, and the engine's answer.
+ * apply returns one for every action it was given, in the order it carried them out.
+ */
+export interface ActionResult {
+  action: Action;
+  /** Housekeeping: its failure is a warning, never the pod's (decide.ts). */
+  housekeeping: boolean;
+  ok: boolean;
+  /** The instance acted on, or the one the action created. */
+  instance?: string;
+  /** What was done when it differs from the action: a retire the engine refused, carried out as a removal. */
+  outcome?: string;
+  /** Why it failed: the engine's answer, or runpod's reason (FailedPostStartHook, a sandbox that did not start). */
+  error?: string;
+  /** No retry can cure it (a container whose runAsNonRoot the image breaks, a start refused under Never). */
+  final?: boolean;
+}
+
 export interface ApplyResult {
-  /** Sync errors by container name ("POD" for the infra container). */
-  errors: Map<string, string>;
-  /** Ids of the instances this apply created (their restart counts start from 0). */
-  created: string[];
-  /**
-   * Sync errors that no retry can cure (a container whose runAsNonRoot the image breaks, a start the engine
-   * refused under restartPolicy Never): the pod has failed.
-   * A subset of errors.
-   */
-  final?: Map<string, string>;
+  results: ActionResult[];
+}
+
+/** The sync's errors by container name ("POD" for the infra container): the first failed action of each. */
+export function syncErrorsOf(results: readonly ActionResult[]): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const r of results) {
+    if (r.ok || r.housekeeping || r.error === undefined) continue;
+    const name = actionContainer(r.action);
+    if (!errors.has(name)) errors.set(name, r.error);
+  }
+  return errors;
+}
+
+/** The container an action is about, by its name in the pod ("POD" for the sandbox). */
+export function actionContainer(a: Action): string {
+  return a.kind === 'createInfra' || a.kind === 'startInfra' ? infraContainerName : a.container;
 }
 
 /**
@@ -68,58 +95,81 @@ function podProblem(err: unknown): string | undefined {
 }
 
 export async function applyActions(plan: PodPlan, decision: Decision, ctx: ApplyContext): Promise<ApplyResult> {
-  const errors = new Map<string, string>();
-  const final = new Map<string, string>();
-  const created: string[] = [];
-  const record = (container: string, err: unknown): void => {
+  const results: ActionResult[] = [];
+  const done = (action: Action, r: Omit<ActionResult, 'action' | 'housekeeping'> = { ok: true }): void => {
+    results.push({ action, housekeeping: decision.housekeeping.includes(action as RetireAction | RemoveAction), ...r });
+  };
+  /** An action that failed: the pod's own problem is its result; losing the engine ends the sync (exit 3). */
+  const failed = (action: Action, err: unknown, instance?: string): void => {
     if (err instanceof EngineUnreachableError) throw err;
-    if (err instanceof ContainerConfigError || err instanceof ContainerStartError) {
-      errors.set(container, err.message);
-      final.set(container, err.message);
-      return;
-    }
+    const at = instance !== undefined ? { instance } : {};
+    if (err instanceof ContainerConfigError || err instanceof ContainerStartError) return done(action, { ok: false, ...at, error: err.message, final: true });
     const problem = podProblem(err);
     if (problem === undefined) throw err;
-    errors.set(container, problem);
+    done(action, { ok: false, ...at, error: problem });
   };
-  const of = <K extends Action['kind']>(kind: K): Extract<Action, { kind: K }>[] =>
-    decision.actions.filter((a): a is Extract<Action, { kind: K }> => a.kind === kind);
+  const stopAndRemove = async (id: string): Promise<void> => {
+    await stopGracefully(ctx.engine, id, plan.gracePeriodSeconds);
+    await ctx.engine.removeContainer(id, { force: true });
+  };
 
   // The kubelet's KillPod order: app (and finished init) containers first, then sidecars in reverse order of
   // their start (Kubernetes stops sidecars after the main containers), then the sandbox, so a preStop hook still
   // has the pod's network. Each stop runs the instance's preStop hook within the grace period (hooks.ts).
-  const removes = of('remove');
   const sidecarOrder = plan.initContainers.filter((c) => c.initKind === 'sidecar').map((c) => c.name).reverse();
-  const removeOne = async (a: Extract<Action, { kind: 'remove' }>): Promise<void> => {
+  const removeOne = async (a: RemoveAction): Promise<void> => {
     ctx.onAction?.(a);
     try {
-      await stopGracefully(ctx.engine, a.id, plan.gracePeriodSeconds);
-      await ctx.engine.removeContainer(a.id, { force: true });
+      await stopAndRemove(a.id);
+      done(a, { ok: true, instance: a.id });
     } catch (err) {
-      record(a.container, err);
+      failed(a, err, a.id);
     }
   };
-  await Promise.all(removes.filter((a) => a.container !== plan.infra.name && !sidecarOrder.includes(a.container)).map(removeOne));
-  for (const name of sidecarOrder) await Promise.all(removes.filter((a) => a.container === name).map(removeOne));
-  await Promise.all(removes.filter((a) => a.container === plan.infra.name).map(removeOne));
+  const { remove } = decision;
+  await Promise.all(remove.filter((a) => a.container !== plan.infra.name && !sidecarOrder.includes(a.container)).map(removeOne));
+  for (const name of sidecarOrder) await Promise.all(remove.filter((a) => a.container === name).map(removeOne));
+  await Promise.all(remove.filter((a) => a.container === plan.infra.name).map(removeOne));
+
+  // Housekeeping: dead history made safe. A retire that does not take (refused for a dead or removing instance, or
+  // accepted and not kept) removes the instance instead, so a later engine restart can never start two instances
+  // of one container in one pod.
+  const retire = async (a: RetireAction): Promise<void> => {
+    let refused: string;
+    try {
+      await ctx.engine.updateRestartPolicy(a.id, 'no');
+      const after = await ctx.engine.inspectContainer(a.id);
+      if (after === undefined) return done(a, { ok: true, instance: a.id, outcome: 'the instance is gone' });
+      const kept = after.HostConfig.RestartPolicy?.Name || 'no';
+      if (kept === 'no') return done(a, { ok: true, instance: a.id });
+      refused = `the engine accepted the update, but the restart policy is still ${kept}`;
+    } catch (err) {
+      if (!(err instanceof EngineRequestError)) return failed(a, err, a.id);
+      refused = `the engine refused to retire it (${err.message})`;
+    }
+    try {
+      await ctx.engine.removeContainer(a.id, { force: true });
+      done(a, { ok: true, instance: a.id, outcome: `removed: ${refused}` });
+    } catch (second) {
+      failed(a, second instanceof EngineRequestError ? new EngineRequestError(`${refused}, and could not remove it (${second.message})`, second.statusCode) : second, a.id);
+    }
+  };
   await Promise.all(
-    of('retire').map(async (a) => {
+    decision.housekeeping.map((a) => {
+      if (a.kind === 'remove') return removeOne(a);
       ctx.onAction?.(a);
-      try {
-        await ctx.engine.updateRestartPolicy(a.id, 'no');
-      } catch (err) {
-        record(a.container, err);
-      }
+      return retire(a);
     }),
   );
 
   await Promise.all(
-    of('kill').map(async (a) => {
+    decision.kill.map(async (a) => {
       ctx.onAction?.(a);
       try {
         await ctx.engine.killForRestart(a.id, a.gracePeriodSeconds);
+        done(a, { ok: true, instance: a.id });
       } catch (err) {
-        record(a.container, err);
+        failed(a, err, a.id);
       }
     }),
   );
@@ -145,28 +195,31 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   // this sync makes the pod's infra container, the termination-message files of its new instances are written
   // through it while it starts; otherwise each create makes its own in prepare, once its image is there.
   const volumes = new VolumeWork(ctx.engine, plan);
-  const creates = of('create').map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
+  const creates = decision.create.map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
   // Awaited before this returns (work still under way would be cut off with runpod). Its failure is the failure
   // of the creates that wait for the files (prepare), so here it is only settled.
   let termFiles: Promise<void> = Promise.resolve();
-  for (const a of [...of('createInfra'), ...of('startInfra')]) {
-    ctx.onAction?.(a);
+  const sandbox = decision.sandbox;
+  if (sandbox) {
+    ctx.onAction?.(sandbox);
+    let id: string | undefined = sandbox.kind === 'startInfra' ? sandbox.id : undefined;
     try {
-      if (a.kind === 'createInfra') {
+      if (sandbox.kind === 'createInfra') {
         await ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy);
         await volumes.ensureInfraVolumes();
-        infraId = await createInstance(ctx.engine, plan, plan.infra, a.attempt, undefined);
-        created.push(infraId);
-        if (creates.length > 0) termFiles = volumes.makeTerminationFiles(creates, infraId).catch(() => undefined);
-      } else {
-        infraId = a.id;
+        id = (await createInstance(ctx.engine, plan, plan.infra, sandbox.attempt, undefined)).id;
+        if (creates.length > 0) termFiles = volumes.makeTerminationFiles(creates, id).catch(() => undefined);
       }
-      await ctx.engine.startContainer(infraId);
+      await ctx.engine.startContainer(id!);
+      infraId = id;
+      done(sandbox, { ok: true, instance: id! });
     } catch (err) {
-      record(plan.infra.name, err);
+      failed(sandbox, infraStartError(plan, err), id);
       // Without a sandbox no container can join it: they wait for the next sync.
+      const why = `not attempted: the infra container did not ${id === undefined ? 'get created' : 'start'}`;
+      for (const a of [...decision.create, ...decision.start]) done(a, { ok: false, error: why });
       await termFiles;
-      return { errors, created, final };
+      return { results };
     }
   }
 
@@ -180,44 +233,62 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   };
   // postStart right after the start; a failure kills the container (with its preStop and grace period, as the
   // kubelet's killContainer) and is this container's sync error, FailedPostStartHook (hooks.ts).
-  const postStart = async (name: string, id: string): Promise<void> => {
+  const postStart = async (name: string, id: string): Promise<string | undefined> => {
     const failure = await runPostStart(ctx.engine, id, byName.get(name)?.lifecycle?.postStart);
-    if (failure === undefined) return;
-    errors.set(name, failure);
-    await stopGracefully(ctx.engine, id, plan.gracePeriodSeconds);
+    if (failure !== undefined) await stopGracefully(ctx.engine, id, plan.gracePeriodSeconds);
+    return failure;
   };
   await Promise.all([
-    ...of('create').map(async (a) => {
+    ...decision.create.map(async (a) => {
       ctx.onAction?.(a);
       const c = byName.get(a.container)!;
+      let id: string | undefined;
       try {
         await ctx.images.ensure(c.image, c.pullPolicy, podAuth);
-        const id = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
-        created.push(id);
+        const made = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
+        id = made.id;
         await startInstance(id);
-        await postStart(a.container, id);
+        // An instance adopted from a concurrent runpod is that runpod's to hook: postStart runs once per start.
+        if (made.adopted) return done(a, { ok: true, instance: id, outcome: 'adopted: a concurrent runpod created it' });
+        const hook = await postStart(a.container, id);
+        done(a, hook === undefined ? { ok: true, instance: id } : { ok: false, instance: id, error: hook });
       } catch (err) {
-        record(a.container, err);
+        failed(a, err, id);
       }
     }),
-    ...of('start').map(async (a) => {
+    ...decision.start.map(async (a) => {
       ctx.onAction?.(a);
       try {
         await startInstance(a.id);
-        await postStart(a.container, a.id);
+        const hook = await postStart(a.container, a.id);
+        done(a, hook === undefined ? { ok: true, instance: a.id } : { ok: false, instance: a.id, error: hook });
       } catch (err) {
-        record(a.container, err);
+        failed(a, err, a.id);
       }
     }),
   ]);
   await termFiles;
   // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
-  if (of('create').length > 0) {
+  if (decision.create.length > 0) {
     await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {
       if (err instanceof EngineUnreachableError) throw err;
     });
   }
-  return { errors, created, final };
+  return { results };
+}
+
+/**
+ * The infra container publishes the pod's ports, so a taken host port fails its start; the message names the
+ * container that declared the port, which is the one the user has to change.
+ */
+function infraStartError(plan: PodPlan, err: unknown): unknown {
+  if (!(err instanceof EngineRequestError)) return err;
+  const m = /(?:0\.0\.0\.0|\[::\]|[\d.]+):(\d+)\b.*(?:port is already allocated|address already in use)/.exec(err.message);
+  if (!m) return err;
+  const port = Number(m[1]);
+  const owner = plan.ports.find((p) => p.hostPort === port)?.container;
+  const whose = owner !== undefined ? `container ${owner}'s hostPort ${port}` : `host port ${port}`;
+  return new EngineRequestError(`${whose} is taken on the engine host by another container or process (${err.message})`, err.statusCode);
 }
 
 /**
@@ -231,10 +302,10 @@ async function createInstance(
   attempt: number,
   infraId: string | undefined,
   prepare?: (o: CreateOptions) => Promise<CreateOptions>,
-): Promise<string> {
+): Promise<{ id: string; adopted: boolean }> {
   const { name, options }: { name: string; options: CreateOptions } = instanceCreateOptions(plan, c, attempt, infraId);
   try {
-    return await engine.createContainer(name, prepare ? await prepare(options) : options);
+    return { id: await engine.createContainer(name, prepare ? await prepare(options) : options), adopted: false };
   } catch (err) {
     if (!(err instanceof NameConflictError)) throw err;
     const existing = await engine.inspectContainer(name);
@@ -247,6 +318,6 @@ async function createInstance(
         409,
       );
     }
-    return existing.Id;
+    return { id: existing.Id, adopted: true };
   }
 }

@@ -1,132 +1,196 @@
 // decide: the pure step between observe and apply, after the kubelet's computePodActions: compare the plan
-// with what the engine has and say what to do, each action with the reason a user reads.
+// with what the engine has and say what to do, each action with the reason a user reads. The answer is a typed
+// set (the kubelet's podActions): what to remove, the sandbox, what to kill, create and start, and apart from
+// those the housekeeping that never decides whether the pod is in sync.
 import type { PodPlan } from '../plan/translate.js';
-import type { ObservedContainer, ObservedPod } from './observe.js';
+import type { ObservedPod } from './observe.js';
+import { historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
+
+export interface RemoveAction { kind: 'remove'; container: string; id: string; reason: string }
+export interface CreateInfraAction { kind: 'createInfra'; attempt: number; reason: string }
+export interface StartInfraAction { kind: 'startInfra'; id: string; reason: string }
+export interface CreateAction { kind: 'create'; container: string; attempt: number; reason: string }
+export interface StartAction { kind: 'start'; container: string; id: string; reason: string }
+export interface RetireAction { kind: 'retire'; container: string; id: string; reason: string }
+export interface KillAction { kind: 'kill'; container: string; id: string; gracePeriodSeconds: number; reason: string }
 
 export type Action =
   /** Stop (within the grace period) and remove an instance. */
-  | { kind: 'remove'; container: string; id: string; reason: string }
+  | RemoveAction
   /** Create and start a new infra instance. */
-  | { kind: 'createInfra'; attempt: number; reason: string }
-  | { kind: 'startInfra'; id: string; reason: string }
+  | CreateInfraAction
+  | StartInfraAction
   /** Create and start a new instance of an app container. */
-  | { kind: 'create'; container: string; attempt: number; reason: string }
-  | { kind: 'start'; container: string; id: string; reason: string }
+  | CreateAction
+  | StartAction
   /** Keep a dead instance for `logs --previous`, but make sure the engine never restarts it. */
-  | { kind: 'retire'; container: string; id: string; reason: string }
+  | RetireAction
   /** End the instance's process after a failed liveness or startup probe; its restart policy decides what follows. */
-  | { kind: 'kill'; container: string; id: string; gracePeriodSeconds: number; reason: string };
+  | KillAction;
 
 /** Containers whose liveness (or startup) probe failed, by instance id: what the probe said, and the grace period. */
 export type ProbeKills = ReadonlyMap<string, { reason: string; gracePeriodSeconds: number }>;
 
+/** The line a user reads for an action: what is done, and why. */
+export function describeAction(a: Action): string {
+  switch (a.kind) {
+    case 'remove':
+      return `removing ${a.container === 'POD' ? 'infra container' : `container ${a.container}`} (${a.reason})`;
+    case 'createInfra':
+      return `creating infra container, attempt ${a.attempt} (${a.reason})`;
+    case 'startInfra':
+      return `starting infra container (${a.reason})`;
+    case 'create':
+      return `creating container ${a.container}, attempt ${a.attempt} (${a.reason})`;
+    case 'start':
+      return `starting container ${a.container} (${a.reason})`;
+    case 'kill':
+      return `killing container ${a.container} to restart it (${a.reason})`;
+    case 'retire':
+      return `keeping ${a.container}'s dead instance without a restart policy (${a.reason})`;
+  }
+}
+
+/** One sync's actions by kind, in the order apply carries them out (the kubelet's KillPod, then SyncPod's steps). */
 export interface Decision {
-  actions: Action[];
+  /** Instances to stop and remove: a replaced pod or container, an older one still live, one no longer declared. */
+  remove: RemoveAction[];
+  /** The sandbox to create, or the created one to start. */
+  sandbox?: CreateInfraAction | StartInfraAction;
+  /** Running instances whose liveness or startup probe failed: their restart policy brings them back. */
+  kill: KillAction[];
+  create: CreateAction[];
+  start: StartAction[];
+  /**
+   * Dead history made safe: retired, or removed when the engine marked it dead. Carried out every sync it is due,
+   * its failure only warned of: it never blocks success nor costs a retry.
+   */
+  housekeeping: (RetireAction | RemoveAction)[];
   /** The infra instance app containers join, when it is kept; a createInfra action supplies it otherwise. */
   infraId?: string;
 }
 
-/** Engine states in which the engine itself keeps the container going: nothing for runpod to do. */
-const liveStates = new Set(['running', 'restarting', 'paused']);
+/** The sync's own actions in apply's order; an empty list means the pod is in sync. */
+export function syncActions(d: Decision): Action[] {
+  return [...d.remove, ...(d.sandbox ? [d.sandbox] : []), ...d.kill, ...d.create, ...d.start];
+}
 
-/**
- * Would the engine restart this exited instance by itself? Docker's restart manager puts a container it will
- * restart into "restarting" during its back-off, so an "exited" container with policy always was stopped by
- * hand; on-failure restarts only a non-zero exit.
- */
-function engineWillRestart(c: ObservedContainer): boolean {
-  return c.state === 'restarting';
+/** Everything the decision asks for: the sync's actions, then housekeeping. */
+export function allActions(d: Decision): Action[] {
+  return [...syncActions(d), ...d.housekeeping];
+}
+
+function emptyDecision(): Decision {
+  return { remove: [], kill: [], create: [], start: [], housekeeping: [] };
+}
+
+/** File a sync action under its kind. */
+function add(d: Decision, a: Action): void {
+  switch (a.kind) {
+    case 'remove': d.remove.push(a); break;
+    case 'createInfra': case 'startInfra': d.sandbox = a; break;
+    case 'kill': d.kill.push(a); break;
+    case 'create': d.create.push(a); break;
+    case 'start': d.start.push(a); break;
+    case 'retire': d.housekeeping.push(a); break;
+  }
+}
+
+function tidy(d: Decision, a: Action): void {
+  if (a.kind === 'retire' || a.kind === 'remove') d.housekeeping.push(a);
+  else add(d, a);
 }
 
 /** Does the pod's restartPolicy want this exited container to run again? (Kubernetes restartPolicy rules.) */
-function wantsRestart(plan: PodPlan, c: ObservedContainer): boolean {
+function wantsRestart(plan: PodPlan, exitCode: number): boolean {
   if (plan.restartPolicy === 'Always') return true;
-  if (plan.restartPolicy === 'OnFailure') return c.exitCode !== 0;
+  if (plan.restartPolicy === 'OnFailure') return exitCode !== 0;
   return false;
 }
 
 /**
- * opts (initContainers.ts): `now` for the back-off before an exited container is run again (none given: at once),
- * and what sidecars' startup probes say.
+ * opts (initContainers.ts): `now` for the back-off before an exited (init) container is run again (none given: at
+ * once), and what sidecars' startup probes say.
  */
 export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: ProbeKills = new Map(), opts: InitOptions = {}): Decision {
-  const actions: Action[] = [];
+  const d = emptyDecision();
   const infra = observed.infra[0];
   const replacePod = (reason: string): Decision => {
     // A new sandbox means new namespaces: every container of the old one goes (the kubelet's KillPod), and
-    // every container starts again in the new one.
-    for (const c of observed.infra) actions.push({ kind: 'remove', container: c.name, id: c.id, reason });
-    for (const list of observed.containers.values()) {
-      for (const c of list) actions.push({ kind: 'remove', container: c.name, id: c.id, reason });
+    // every container starts again in the new one. Init containers' records go with it: a new pod runs them all
+    // again (Kubernetes: init containers run again when the pod restarts).
+    for (const c of observed.infra) add(d, { kind: 'remove', container: c.name, id: c.id, reason });
+    for (const list of [...observed.containers.values(), ...observed.initContainers.values()]) {
+      for (const c of list) add(d, { kind: 'remove', container: c.name, id: c.id, reason });
     }
-    // Init containers' records go with the sandbox: a new pod runs them all again (Kubernetes: init containers
-    // run again when the pod restarts).
-    for (const list of observed.initContainers.values()) {
-      for (const c of list) actions.push({ kind: 'remove', container: c.name, id: c.id, reason });
-    }
-    const attempt = infra ? infra.attempt + 1 : 0;
-    actions.push({ kind: 'createInfra', attempt, reason: infra ? reason : 'the pod does not exist' });
+    add(d, { kind: 'createInfra', attempt: infra ? infra.attempt + 1 : 0, reason });
     // With init containers, the new sandbox starts with the first of them; the rest follow sync by sync.
-    const first = firstInitAction(plan, observed, infra ? reason : 'the pod does not exist');
+    const first = firstInitAction(plan, observed, reason);
     if (first) {
-      actions.push(first);
-      return { actions };
+      add(d, first);
+      return d;
     }
     for (const c of plan.containers) {
       const next = (observed.containers.get(c.name)?.[0]?.attempt ?? -1) + 1;
-      actions.push({ kind: 'create', container: c.name, attempt: next, reason: infra ? reason : 'the pod does not exist' });
+      add(d, { kind: 'create', container: c.name, attempt: next, reason });
     }
-    return { actions };
+    return d;
   };
 
   if (!infra) return replacePod('the pod does not exist');
   if (infra.hash !== plan.hash) return replacePod(`pod-level fields changed (hash ${infra.hash} -> ${plan.hash})`);
   if (infra.podUid !== plan.uid) return replacePod(`the pod's uid changed (${infra.podUid} -> ${plan.uid})`);
-  if (infra.state === 'exited' || infra.state === 'dead') {
+  if (infra.state === 'exited' || infra.state === 'dead' || infra.state === 'removing') {
     return replacePod(`the infra container is ${infra.state}, so the pod's namespaces are gone`);
   }
+  d.infraId = infra.id;
   // Extra infra instances (left by an interrupted replacement) go; the newest stays.
   for (const extra of observed.infra.slice(1)) {
-    actions.push({ kind: 'remove', container: extra.name, id: extra.id, reason: 'an older infra container of this pod' });
+    const a: Action = { kind: 'remove', container: extra.name, id: extra.id, reason: `an older infra container of this pod (${extra.state})` };
+    if (liveStates.has(extra.state)) add(d, a);
+    else tidy(d, a);
   }
-  if (infra.state === 'created') {
-    actions.push({ kind: 'startInfra', id: infra.id, reason: 'the infra container was created but not started' });
-  }
+  if (infra.state === 'created') add(d, { kind: 'startInfra', id: infra.id, reason: 'the infra container was created but not started' });
+  // Restarting (the engine's restart policy at work) or paused: no container can join it now; the engine decides
+  // what follows, and the next sync sees it (an app container left in its old namespaces is replaced then).
+  const joinable = infra.state === 'running' || infra.state === 'created';
 
   const wanted = new Set(plan.containers.map((c) => c.name));
   for (const [name, list] of observed.containers) {
     if (wanted.has(name)) continue;
-    for (const c of list) actions.push({ kind: 'remove', container: name, id: c.id, reason: 'the container is no longer in the manifest' });
+    for (const c of list) {
+      const a: Action = { kind: 'remove', container: name, id: c.id, reason: 'the container is no longer in the manifest' };
+      if (liveStates.has(c.state)) add(d, a);
+      else tidy(d, a);
+    }
   }
 
   // Init containers first: no app container is created or started before every one has completed (sidecars:
   // started). Their history is kept tidy whatever the phase.
-  actions.push(...initHousekeeping(plan, observed));
+  const initHistory = initHousekeeping(plan, observed);
+  for (const a of initHistory.sync) add(d, a);
+  for (const a of initHistory.housekeeping) tidy(d, a);
+  if (!joinable) return d;
   const init = initPhase(plan, observed, { ...opts, kills });
-  actions.push(...init.actions);
-  if (!init.done) return { actions, infraId: infra.id };
+  for (const a of init.actions) add(d, a);
+  if (!init.done) return d;
 
   for (const c of plan.containers) {
     const instances = observed.containers.get(c.name) ?? [];
     const newest = instances[0];
     const next = (newest?.attempt ?? -1) + 1;
-    // Instances older than the newest are dead history; make sure none is ever restarted by the engine.
-    for (const old of instances.slice(1)) {
-      if (liveStates.has(old.state)) {
-        actions.push({ kind: 'remove', container: c.name, id: old.id, reason: `an older instance (attempt ${old.attempt}) is still ${old.state}` });
-      } else if (old.engineRestartPolicy !== 'no' && old.engineRestartPolicy !== '') {
-        actions.push({ kind: 'retire', container: c.name, id: old.id, reason: `dead instance (attempt ${old.attempt}) kept for logs --previous` });
-      }
-    }
+    const history = historyActions(c.name, instances.slice(1), 'kept for logs --previous');
+    for (const a of history.sync) add(d, a);
+    for (const a of history.housekeeping) tidy(d, a);
     if (!newest) {
-      actions.push({ kind: 'create', container: c.name, attempt: 0, reason: 'the container does not exist' });
+      add(d, { kind: 'create', container: c.name, attempt: 0, reason: 'the container does not exist' });
       continue;
     }
     if (newest.hash !== c.hash) {
       const reason = `its spec changed (hash ${newest.hash} -> ${c.hash})`;
-      actions.push({ kind: 'remove', container: c.name, id: newest.id, reason });
-      actions.push({ kind: 'create', container: c.name, attempt: next, reason });
+      add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
+      add(d, { kind: 'create', container: c.name, attempt: next, reason });
       continue;
     }
     if (liveStates.has(newest.state)) {
@@ -135,32 +199,38 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
       // restart policy, which mirrors restartPolicy, brings it back; under Never it stays down and the pod fails.
       const kill = newest.state === 'running' ? kills.get(newest.id) : undefined;
       if (kill) {
-        actions.push({ kind: 'kill', container: c.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
+        add(d, { kind: 'kill', container: c.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
         continue;
       }
       // Joined to an earlier life of the infra container: its network namespace is not the pod's any more.
       if (newest.state === 'running' && newest.startedAt !== undefined && infra.startedAt !== undefined && newest.startedAt < infra.startedAt) {
         const reason = 'the infra container restarted after it, so it is outside the pod\'s namespaces';
-        actions.push({ kind: 'remove', container: c.name, id: newest.id, reason });
-        actions.push({ kind: 'create', container: c.name, attempt: next, reason });
+        add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
+        add(d, { kind: 'create', container: c.name, attempt: next, reason });
       }
       continue;
     }
     if (newest.state === 'created') {
-      actions.push({ kind: 'start', container: c.name, id: newest.id, reason: 'the container was created but not started' });
+      add(d, { kind: 'start', container: c.name, id: newest.id, reason: 'the container was created but not started' });
       continue;
     }
-    if (newest.state === 'removing') continue;
-    // exited or dead, and the engine will not restart it.
-    if (engineWillRestart(newest) || !wantsRestart(plan, newest)) continue;
+    if (newest.state === 'removing' || newest.state === 'dead') {
+      // Being removed, or a removal the engine could not finish: it will not run again, so a new instance takes
+      // its place (a dead one is then removed as housekeeping, like any older dead instance).
+      if (!wantsRestart(plan, newest.exitCode)) continue;
+      add(d, { kind: 'create', container: c.name, attempt: next, reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; restartPolicy ${plan.restartPolicy}` });
+      continue;
+    }
+    // Exited, and not "restarting": Docker's restart manager marks a container it will restart as restarting during
+    // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back.
+    if (!wantsRestart(plan, newest.exitCode)) continue;
     // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
     // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.
     if (restartAt(newest, opts.now) !== undefined) continue;
     // The kubelet's restart model: a new instance with the next attempt number; the dead one stays for
     // `logs --previous`, retired so the engine never brings it back.
-    const reason = `it exited (code ${newest.exitCode}) and the engine will not restart it; restartPolicy ${plan.restartPolicy}`;
-    if (newest.engineRestartPolicy !== 'no') actions.push({ kind: 'retire', container: c.name, id: newest.id, reason: `dead instance (attempt ${newest.attempt}) kept for logs --previous` });
-    actions.push({ kind: 'create', container: c.name, attempt: next, reason });
+    if (retirable(newest)) tidy(d, { kind: 'retire', container: c.name, id: newest.id, reason: `dead instance (attempt ${newest.attempt}) kept for logs --previous` });
+    add(d, { kind: 'create', container: c.name, attempt: next, reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; restartPolicy ${plan.restartPolicy}` });
   }
-  return { actions, infraId: infra.id };
+  return d;
 }

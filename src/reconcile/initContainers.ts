@@ -13,6 +13,7 @@
 import type { ContainerPlan, PodPlan } from '../plan/translate.js';
 import type { Action } from './decide.js';
 import type { ObservedContainer, ObservedPod } from './observe.js';
+import { type HistoryActions, historyActions, liveStates } from './history.js';
 
 export interface InitOptions {
   /** Now, ms since the epoch: a failed init container is restarted only after its back-off (restartDelayMs). */
@@ -60,12 +61,10 @@ export function restartAt(c: ObservedContainer, now: number | undefined): number
   return at > now ? at : undefined;
 }
 
-const live = new Set(['running', 'restarting', 'paused']);
-
 /** Has any app container of the pod run (an instance that was ever started)? Then the init phase is over. */
 export function appContainersRan(observed: ObservedPod): boolean {
   for (const list of observed.containers.values()) {
-    for (const c of list) if (c.startedAt !== undefined || live.has(c.state)) return true;
+    for (const c of list) if (c.startedAt !== undefined || liveStates.has(c.state)) return true;
   }
   return false;
 }
@@ -77,26 +76,22 @@ function sidecarStarted(p: ContainerPlan, c: ObservedContainer, opts: InitOption
 }
 
 /**
- * Housekeeping for every init container's history (older instances never run again), and removal of init
- * containers no longer in the manifest. Returned separately: it is done whatever the phase.
+ * Every init container's history (older instances never run again), and init containers no longer in the
+ * manifest: removed. Returned separately: it is done whatever the phase.
  */
-export function initHousekeeping(plan: PodPlan, observed: ObservedPod): Action[] {
-  const actions: Action[] = [];
+export function initHousekeeping(plan: PodPlan, observed: ObservedPod): HistoryActions {
+  const out: HistoryActions = { sync: [], housekeeping: [] };
   const wanted = new Set(plan.initContainers.map((c) => c.name));
   for (const [name, list] of observed.initContainers) {
     if (!wanted.has(name)) {
-      for (const c of list) actions.push({ kind: 'remove', container: name, id: c.id, reason: 'the init container is no longer in the manifest' });
+      for (const c of list) (liveStates.has(c.state) ? out.sync : out.housekeeping).push({ kind: 'remove', container: name, id: c.id, reason: 'the init container is no longer in the manifest' });
       continue;
     }
-    for (const old of list.slice(1)) {
-      if (live.has(old.state)) {
-        actions.push({ kind: 'remove', container: name, id: old.id, reason: `an older instance (attempt ${old.attempt}) is still ${old.state}` });
-      } else if (old.engineRestartPolicy !== 'no' && old.engineRestartPolicy !== '') {
-        actions.push({ kind: 'retire', container: name, id: old.id, reason: `dead instance (attempt ${old.attempt}) kept as the init record` });
-      }
-    }
+    const history = historyActions(name, list.slice(1), 'kept as the init record');
+    out.sync.push(...history.sync);
+    out.housekeeping.push(...history.housekeeping);
   }
-  return actions;
+  return out;
 }
 
 /**
@@ -174,7 +169,7 @@ export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOption
     if (newest.hash !== p.hash) {
       // Cannot normally happen (the pod hash covers regular init containers), but an interrupted replacement may
       // leave one behind: it must run again as specified now.
-      if (live.has(newest.state)) actions.push({ kind: 'remove', container: p.name, id: newest.id, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
+      if (liveStates.has(newest.state)) actions.push({ kind: 'remove', container: p.name, id: newest.id, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
       actions.push({ kind: 'create', container: p.name, attempt: next, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
       return blocked(p.name, `waiting for ${what} (its spec changed)`, newest);
     }

@@ -23,6 +23,7 @@ export interface ObservedContainer {
   finishedAt?: number;
   /** The engine's restart count for this instance (its restart policy's restarts). */
   restartCount: number;
+  /** The engine's restart policy: no | always | on-failure | unless-stopped (Docker reads an empty name as no). */
   engineRestartPolicy: string;
   image: string;
   imageId: string;
@@ -67,7 +68,8 @@ export function toObservedContainer(info: ContainerInspect): ObservedContainer {
     ...(startedAt !== undefined ? { startedAt } : {}),
     ...(finishedAt !== undefined ? { finishedAt } : {}),
     restartCount: info.RestartCount,
-    engineRestartPolicy: info.HostConfig.RestartPolicy?.Name ?? '',
+    // Docker treats an empty policy name as "no"; one spelling here, so no reader has to know both.
+    engineRestartPolicy: info.HostConfig.RestartPolicy?.Name || 'no',
     image: info.Config.Image,
     imageId: info.Image,
     ...(ip ? { ip } : {}),

@@ -1,7 +1,7 @@
 // The only code that writes to the terminal. TTY: an ora spinner and chalk colour on stderr. Not a TTY, CI
 // set, or NO_COLOR: plain timestamped lines, no ANSI codes. Results go to stdout (see output.ts).
 import type { Writable } from 'node:stream';
-import type { Action } from '../reconcile/decide.js';
+import { type Action, describeAction as actionText } from '../reconcile/decide.js';
 import type { PodCheck } from '../wait/check.js';
 import type { PodResult } from './result.js';
 
@@ -30,25 +30,6 @@ export interface ReporterOptions {
 export function wantsPlain(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): boolean {
   // A terminal that reports no width (a pty nobody sized) cannot host a spinner that redraws its lines.
   return !stream.isTTY || !stream.columns || Boolean(env.CI) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
-}
-
-function actionText(a: Action): string {
-  switch (a.kind) {
-    case 'remove':
-      return `removing ${a.container === 'POD' ? 'infra container' : `container ${a.container}`} (${a.reason})`;
-    case 'createInfra':
-      return `creating infra container, attempt ${a.attempt} (${a.reason})`;
-    case 'startInfra':
-      return `starting infra container (${a.reason})`;
-    case 'create':
-      return `creating container ${a.container}, attempt ${a.attempt} (${a.reason})`;
-    case 'start':
-      return `starting container ${a.container} (${a.reason})`;
-    case 'kill':
-      return `killing container ${a.container} to restart it (${a.reason})`;
-    case 'retire':
-      return `keeping ${a.container}'s dead instance without a restart policy (${a.reason})`;
-  }
 }
 
 export function podLine(r: PodResult): string {

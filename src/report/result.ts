@@ -1,5 +1,6 @@
 // The result document of a run (pure): what `-o json|yaml` prints and what the text report reads.
 import type { Action } from '../reconcile/decide.js';
+import { type ActionResult, actionContainer } from '../reconcile/apply.js';
 import type { PodOutcome, PodOutcomeStatus } from '../wait/runOnce.js';
 
 export interface ContainerResult {
@@ -36,7 +37,10 @@ export interface PodResult {
   reason: string;
   /** false when the run changed nothing on the engine. */
   changed: boolean;
-  actions: { action: Action['kind']; container: string; reason: string }[];
+  /** What each action came to (apply's results, in order); a failed one carries the engine's answer. */
+  actions: ActionEntry[];
+  /** Housekeeping that failed, and other warnings that did not fail the pod. */
+  warnings?: string[];
   ip?: string;
   /** The pod's declared container ports, with the host port each is published on (chosen by the engine under --publish-all). */
   ports?: PortResult[];
@@ -44,6 +48,20 @@ export interface PodResult {
   checks: number;
   retries: number;
   durationMs: number;
+}
+
+export interface ActionEntry {
+  action: Action['kind'];
+  container: string;
+  reason: string;
+  ok: boolean;
+  /** The instance acted on or created. */
+  instance?: string;
+  /** What was done instead, when it differs (a refused retire carried out as a removal). */
+  outcome?: string;
+  error?: string;
+  /** Housekeeping (retiring dead instances): never fails the pod. */
+  housekeeping?: boolean;
 }
 
 export interface PortResult {
@@ -74,9 +92,17 @@ export interface RunResult {
   pruned?: PrunedPod[];
 }
 
-function actionContainer(a: Action): string {
-  if (a.kind === 'createInfra' || a.kind === 'startInfra') return 'POD';
-  return a.container;
+function actionEntry(r: ActionResult): ActionEntry {
+  return {
+    action: r.action.kind,
+    container: actionContainer(r.action),
+    reason: r.action.reason,
+    ok: r.ok,
+    ...(r.instance !== undefined ? { instance: r.instance } : {}),
+    ...(r.outcome !== undefined ? { outcome: r.outcome } : {}),
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    ...(r.housekeeping ? { housekeeping: true } : {}),
+  };
 }
 
 export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[]>, messages: ReadonlyMap<string, string> = new Map()): PodResult {
@@ -137,7 +163,8 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
     phase,
     reason: outcome.reason,
     changed: outcome.actions.length > 0,
-    actions: outcome.actions.map((a) => ({ action: a.kind, container: actionContainer(a), reason: a.reason })),
+    actions: outcome.results.map(actionEntry),
+    ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
     ...(ip ? { ip } : {}),
     containers,
     checks: outcome.checks,

@@ -5,8 +5,9 @@ import type { PodPlan } from '../plan/translate.js';
 import type { ContainerProbeStatus } from './probes/manager.js';
 import { describeHandler } from './probes/types.js';
 import { checkInitContainers } from './initCheck.js';
+import { type WaitMode, type WaitStrategy, waitStrategy } from './strategies/index.js';
 
-export type WaitMode = 'running' | 'ready' | 'completed' | 'none';
+export type { WaitMode } from './strategies/index.js';
 
 export interface ContainerVerdict {
   name: string;
@@ -61,7 +62,8 @@ function crashContext(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, n
 }
 
 export function checkPod(input: CheckInput): PodCheck {
-  const { plan, observed, mode, previous, createdThisRun, syncErrors, lastExitCodes, now, settleMs } = input;
+  const { plan, observed, previous, createdThisRun, syncErrors, lastExitCodes, now, settleMs } = input;
+  const wait = waitStrategy(input.mode);
   const killedNote = (c: ObservedContainer): string => {
     const why = input.probeKilled?.get(c.id);
     return why ? `; killed after ${why}` : '';
@@ -86,7 +88,7 @@ export function checkPod(input: CheckInput): PodCheck {
       continue;
     }
     if (!c || c.hash !== p.hash || !infraCurrent) {
-      verdict(false, syncError ?? (c ? 'waiting for the pod to be synced' : 'not created yet'));
+      verdict(false, syncError ?? (infra !== undefined && !infraCurrent && infra.hash === plan.hash && infra.podUid === plan.uid ? `the infra container is ${infra.state}` : c ? 'waiting for the pod to be synced' : 'not created yet'));
       continue;
     }
     const restartsNow = c.restartCount;
@@ -104,10 +106,12 @@ export function checkPod(input: CheckInput): PodCheck {
           verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time${crashContext(c, lastExitCodes)}`, { healthyRunning: true });
           break;
         }
-        const probeVerdict = probeReason(p, c, input.probes?.get(p.name), mode);
+        const probeVerdict = probeReason(p, c, input.probes?.get(p.name), wait);
         if (probeVerdict !== undefined) verdict(false, probeVerdict);
-        else if (mode === 'completed') verdict(false, 'still running', { healthyRunning: true });
-        else verdict(true, mode === 'ready' && p.probes ? 'ready' : 'running', { healthyRunning: true });
+        else {
+          const r = wait.running(p);
+          verdict(r.ok, r.reason, { healthyRunning: true });
+        }
         break;
       }
       case 'exited':
@@ -127,7 +131,7 @@ export function checkPod(input: CheckInput): PodCheck {
         verdict(false, syncError ?? (c.error ? `could not start: ${c.error}` : 'created, not started'));
         break;
       default:
-        verdict(false, syncError ?? c.state);
+        verdict(false, syncError ?? (c.state === 'removing' ? 'being removed by the engine' : c.state));
     }
   }
   const failed = verdicts.some((v) => v.terminal);
@@ -141,14 +145,14 @@ export function checkPod(input: CheckInput): PodCheck {
  * ContainerStatus.ready: the startupProbe passed (Started) and the readinessProbe's result is Success; a
  * container without a readinessProbe is ready once started.
  */
-function probeReason(p: PodPlan['containers'][number], c: ObservedContainer, status: ContainerProbeStatus | undefined, mode: WaitMode): string | undefined {
+function probeReason(p: PodPlan['containers'][number], c: ObservedContainer, status: ContainerProbeStatus | undefined, wait: WaitStrategy): string | undefined {
   if (!p.probes) return undefined;
   const current = status !== undefined && status.instanceId === c.id && status.startedAt === c.startedAt ? status : undefined;
   if (current?.kill) {
     const spec = p.probes[current.kill.kind];
     return `${current.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${current.kill.output}; restarting it`;
   }
-  if (mode !== 'ready') return undefined;
+  if (!wait.needsReadiness) return undefined;
   if (!current) return 'running; its probes have not run yet';
   const said = (kind: 'startup' | 'readiness'): string => {
     const spec = p.probes?.[kind];

@@ -1,15 +1,19 @@
 // The run-once loop for one pod (the kubelet's old runOnce): check -> sync -> sleep with backoff, woken early
-// by the engine's events for the pod and by the settle timer, bounded by the retries and the deadline.
+// by the engine's events for the pod and by the settle timer, bounded by the retries and the deadline. Each pass
+// reads like the kubelet's SyncPod: observe, check, decide, apply, and judge what came of it.
 import type { Engine } from '../engine/engine.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, managedSelector } from '../plan/labels.js';
 import type { PodPlan } from '../plan/translate.js';
-import { type Action, decidePodActions } from '../reconcile/decide.js';
-import { applyActions } from '../reconcile/apply.js';
+import { type Action, type Decision, decidePodActions, describeAction, syncActions } from '../reconcile/decide.js';
+import { type ActionResult, actionContainer, applyActions, syncErrorsOf } from '../reconcile/apply.js';
 import type { ImagePuller } from '../reconcile/images.js';
 import { type ObservedPod, observePod } from '../reconcile/observe.js';
 import type { Backoff } from './backoff.js';
-import { type PodCheck, type RestartCounts, type WaitMode, checkPod, restartCountsOf } from './check.js';
+import { type PodCheck, type RestartCounts, checkPod, restartCountsOf } from './check.js';
+import { Convergence, observedFingerprint } from './convergence.js';
+import { OwnEvents, recordingEngine } from './ownEvents.js';
+import { type WaitMode, type WaitStrategy, waitStrategy } from './strategies/index.js';
 import { Waker } from './waker.js';
 import { type ContainerProbeStatus, ProbeManager, addressingFor } from './probes/manager.js';
 import { describeHandler } from './probes/types.js';
@@ -19,12 +23,16 @@ export type PodOutcomeStatus = 'succeeded' | 'failed' | 'timeout' | 'interrupted
 export interface PodOutcome {
   plan: PodPlan;
   status: PodOutcomeStatus;
-  /** One line: what was reached, or what failed. */
+  /** One line: what was reached, or what failed. Never empty. */
   reason: string;
   check?: PodCheck;
   observed?: ObservedPod;
   /** Every action carried out, in order, with its reason. */
   actions: Action[];
+  /** What became of each action, in the same order (apply's results). */
+  results: ActionResult[];
+  /** Housekeeping that failed, and anything else worth a warning that did not fail the pod. */
+  warnings: string[];
   engineError?: EngineUnreachableError;
   /** The last non-zero exit code seen per instance id (the engine forgets it on restart). */
   lastExitCodes: ReadonlyMap<string, number>;
@@ -46,12 +54,7 @@ export interface RunPodContext {
   now: () => number;
   onAction?: (plan: PodPlan, a: Action) => void;
   onCheck?: (plan: PodPlan, check: PodCheck) => void;
-}
-
-function summarize(check: PodCheck | undefined): string {
-  if (!check) return 'the pod was never observed';
-  const bad = check.containers.filter((v) => !v.ok);
-  return bad.map((v) => `${v.name}: ${v.reason}`).join('; ');
+  onWarning?: (plan: PodPlan, message: string) => void;
 }
 
 /** Checks in a row right after a successful sync, before the loop sleeps anyway. */
@@ -95,189 +98,311 @@ function bounded<T>(work: Promise<T>, ctx: RunPodContext, until: number | undefi
   });
 }
 
+/** What one pass of the loop came to: the run's end, or how soon to look again. */
+type Pass = { end: PodOutcome } | { next: 'now' | 'later' };
+
 export async function runPod(plan: PodPlan, ctx: RunPodContext): Promise<PodOutcome> {
-  const startedAt = ctx.now();
-  const waker = new Waker();
-  const actions: Action[] = [];
-  const created = new Set<string>();
-  let previous: RestartCounts = new Map();
-  let syncErrors = new Map<string, string>();
-  let subscription: { close(): void } | undefined;
-  let check: PodCheck | undefined;
-  let observed: ObservedPod | undefined;
-  let engineError: EngineUnreachableError | undefined;
-  let checks = 0;
-  const lastExitCodes = new Map<string, number>();
-  let immediateChecks = 0;
+  const run = new PodRun(plan, ctx);
+  try {
+    for (;;) {
+      const early = await run.stopped();
+      if (early) return early;
+      const pass = await run.pass();
+      if ('end' in pass) return pass.end;
+      const spent = await run.sleep(pass.next);
+      if (spent) return spent;
+    }
+  } finally {
+    run.close();
+  }
+}
+
+/** One pod's run: the state the loop keeps between passes. */
+class PodRun {
+  private readonly wait: WaitStrategy;
+  private readonly startedAt: number;
+  private readonly waker = new Waker();
+  private readonly own: OwnEvents;
+  private readonly engine: Engine;
+  private readonly convergence = new Convergence();
+  /** Housekeeping that repeats without effect is given up (with a warning), never the pod's failure. */
+  private readonly tidying = new Convergence();
+  private readonly givenUp = new Set<string>();
+  private subscription: { close(): void } | undefined;
+  private readonly actions: Action[] = [];
+  private readonly results: ActionResult[] = [];
+  private readonly warnings: string[] = [];
+  private readonly created = new Set<string>();
+  private readonly lastExitCodes = new Map<string, number>();
+  private previous: RestartCounts = new Map();
+  private syncErrors = new Map<string, string>();
+  private check: PodCheck | undefined;
+  private observed: ObservedPod | undefined;
+  /** The sync actions still wanted at the last pass, for the account of a run that ends without success. */
+  private pending: Action[] = [];
+  private engineError: EngineUnreachableError | undefined;
+  private checks = 0;
+  private immediateChecks = 0;
   // When the current backoff sleep ends. As in the kubelet's runOnce (check, sync, then sleep the delay), a
   // sleep is armed after the check and sync it follows, so a slow sync (a pull) does not eat the delay.
-  let tickAt: number | undefined;
+  private tickAt: number | undefined;
   // Probes run from the host while runpod watches; a change of their results wakes the loop at once.
-  const probes = ctx.mode !== 'none' && ProbeManager.wanted(plan)
-    ? new ProbeManager(plan, { engine: ctx.engine, addressing: addressingFor(ctx.engine.address), onChange: () => waker.wake(), now: ctx.now })
-    : undefined;
-  let probeStatus: Map<string, ContainerProbeStatus> | undefined;
+  private readonly probes: ProbeManager | undefined;
+  private probeStatus: Map<string, ContainerProbeStatus> | undefined;
   /** Instance starts already killed for a failed probe (id@startedAt): one kill per start. */
-  const killedStarts = new Set<string>();
+  private readonly killedStarts = new Set<string>();
   /** Instance id -> what the probe said before runpod killed it, for the account of what followed. */
-  const probeKilled = new Map<string, string>();
-  const probeInput = (): { probes?: Map<string, ContainerProbeStatus>; probeKilled: Map<string, string> } => ({
-    ...(probeStatus ? { probes: probeStatus } : {}),
-    probeKilled,
-  });
+  private readonly probeKilled = new Map<string, string>();
 
-  const finish = (status: PodOutcomeStatus, reason: string): PodOutcome => {
-    subscription?.close();
-    probes?.close();
-    return {
-      plan,
-      status,
-      reason,
-      ...(check ? { check } : {}),
-      ...(observed ? { observed } : {}),
-      actions,
-      ...(engineError ? { engineError } : {}),
-      lastExitCodes,
-      checks,
-      retriesUsed: ctx.backoff.retriesUsed,
-      startedAt,
-      endedAt: ctx.now(),
-    };
-  };
+  constructor(
+    private readonly plan: PodPlan,
+    private readonly ctx: RunPodContext,
+  ) {
+    this.wait = waitStrategy(ctx.mode);
+    this.startedAt = ctx.now();
+    this.own = new OwnEvents(ctx.now);
+    this.engine = recordingEngine(ctx.engine, this.own);
+    this.probes = this.wait.runsProbes && ProbeManager.wanted(plan)
+      ? new ProbeManager(plan, { engine: ctx.engine, addressing: addressingFor(ctx.engine.address), onChange: () => this.waker.wake(), now: ctx.now })
+      : undefined;
+  }
 
-  /** One last look before the end, so the account shows where each container stands now, not at the previous check. */
-  const lookOnceMore = async (by: number): Promise<void> => {
+  close(): void {
+    this.subscription?.close();
+    this.probes?.close();
+  }
+
+  /** A signal or the deadline ends the run before the next pass. */
+  async stopped(): Promise<PodOutcome | undefined> {
+    if (this.ctx.signal.aborted) return this.finish('interrupted', 'interrupted while waiting');
+    if (this.ctx.deadline === undefined || this.ctx.now() < this.ctx.deadline) return undefined;
+    await this.lookOnceMore(this.ctx.deadline + lastLookMs);
+    return this.finish('timeout', `--timeout passed before the pod was ${this.wait.goal}: ${this.account()}`);
+  }
+
+  /** observe -> check -> decide -> apply, and what came of it. */
+  async pass(): Promise<Pass> {
     try {
-      observed = await bounded(observePod(ctx.engine, plan.namespace, plan.name), ctx, by);
-      probes?.update(observed);
-      probeStatus = probes?.statuses();
-      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs, ...probeInput() });
-    } catch {
-      // The engine is gone too; the last check is the best account there is.
-    }
-  };
-
-  for (;;) {
-    if (ctx.signal.aborted) return finish('interrupted', 'interrupted while waiting');
-    if (ctx.deadline !== undefined && ctx.now() >= ctx.deadline) {
-      await lookOnceMore(ctx.deadline + lastLookMs);
-      return finish('timeout', `--timeout passed before the pod was ${ctx.mode}: ${summarize(check)}`);
-    }
-    let applied = false;
-    try {
-      if (!subscription) {
-        const subscribing = ctx.engine.subscribeEvents(
-          [managedSelector, `${Label.podUid}=${plan.uid}`],
-          (e) => {
-            // The engine resets State.ExitCode when it restarts a container; the die event keeps it.
-            if (e.action === 'die' && e.labels.exitCode !== undefined) lastExitCodes.set(e.id, Number(e.labels.exitCode));
-            waker.wake();
-          },
-          () => {
-            subscription = undefined;
-            waker.wake();
-          },
-        );
-        subscription = await bounded(subscribing, ctx).catch((err: unknown) => {
-          // Given up on: a subscription the engine grants later is closed at once.
-          subscribing.then((s) => s.close(), () => undefined);
-          throw err;
-        });
+      await this.subscribe();
+      const observed = await this.observe();
+      if (this.check!.failed) {
+        this.pending = [];
+        return { end: this.finish('failed', this.account()) };
       }
-      observed = await bounded(observePod(ctx.engine, plan.namespace, plan.name), ctx);
-      checks++;
-      for (const list of observed.containers.values()) {
-        for (const c of list) if (c.state !== 'running' && c.state !== 'created' && c.exitCode !== 0) lastExitCodes.set(c.id, c.exitCode);
+      const decision = this.decide(observed);
+      decision.housekeeping = decision.housekeeping.filter((a) => !this.givenUp.has(JSON.stringify(a)));
+      const sync = syncActions(decision);
+      this.pending = sync;
+      if (sync.length === 0 && (this.check!.ok || this.wait.endsAfterSync)) {
+        // Success is the check holding with no sync action pending; housekeeping is carried out on the way out.
+        if (decision.housekeeping.length > 0) await this.apply(decision);
+        return { end: this.finish('succeeded', this.check!.ok ? this.reachedReason() : 'nothing to change (--wait none)') };
       }
-      probes?.update(observed);
-      probeStatus = probes?.statuses();
-      check = checkPod({ plan, observed, mode: ctx.mode, previous, createdThisRun: created, syncErrors, lastExitCodes, now: ctx.now(), settleMs: ctx.settleMs, ...probeInput() });
-      previous = restartCountsOf(observed);
-      engineError = undefined;
-      ctx.onCheck?.(plan, check);
-      // A container of the current spec that failed and will not be restarted fails the pod, whatever else.
-      if (check.failed) return finish('failed', summarize(check));
-      // Decide before judging success: a pod whose containers all run may still need a sync (a changed
-      // pod-level field, containers stranded by an infra restart), as the kubelet computes actions first.
-      const kills = new Map<string, { reason: string; gracePeriodSeconds: number }>();
-      for (const [name, st] of probeStatus ?? []) {
-        if (!st.kill || killedStarts.has(`${st.instanceId}@${st.startedAt}`)) continue;
-        const spec = [...plan.initContainers, ...plan.containers].find((c) => c.name === name)?.probes?.[st.kill.kind];
-        const said = `${st.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${st.kill.output}`;
-        kills.set(st.instanceId, { reason: said, gracePeriodSeconds: st.kill.gracePeriodSeconds });
+      if (sync.length === 0 && decision.housekeeping.length === 0) return { next: 'later' };
+      const results = await this.apply(decision);
+      const stuck = sync.length > 0 ? this.convergence.record(sync, observedFingerprint(observed), results) : undefined;
+      this.giveUpRepeatedHousekeeping(decision, observed, results);
+      // A sync error no retry can cure fails the pod now: runAsNonRoot against a root image (the kubelet would
+      // keep reporting CreateContainerConfigError), a start refused under restartPolicy Never (StartError).
+      const final = results.filter((r) => r.final);
+      if (final.length > 0 || stuck !== undefined) {
+        await this.lookOnceMore(this.ctx.now() + lastLookMs);
+        return { end: this.finish('failed', stuck ?? final.map((r) => `${actionContainer(r.action)}: ${r.error}`).join('; ')) };
       }
-      // now: the back-off before an exited (init) container runs again; probeStarted: sidecars' startup probes.
-      const probeStarted = new Map([...(probeStatus?.values() ?? [])].map((st) => [st.instanceId, st.started] as const));
-      const decision = decidePodActions(plan, observed, kills, { now: ctx.now(), probeStarted });
-      for (const a of decision.actions) {
-        if (a.kind !== 'kill') continue;
-        const st = [...(probeStatus ?? new Map<string, ContainerProbeStatus>()).values()].find((x) => x.instanceId === a.id);
-        if (st) killedStarts.add(`${st.instanceId}@${st.startedAt}`);
-        probeKilled.set(a.id, a.reason);
+      if (this.wait.endsAfterSync) {
+        return { end: this.syncErrors.size === 0 ? this.finish('succeeded', 'created and started (--wait none)') : this.finish('failed', this.account()) };
       }
-      if (decision.actions.length === 0) {
-        if (check.ok) return finish('succeeded', ctx.mode === 'completed' ? 'every container completed' : `every container is ${ctx.mode === 'none' ? 'started' : ctx.mode === 'ready' ? 'ready' : 'running'}`);
-        if (ctx.mode === 'none') return finish('succeeded', 'nothing to change (--wait none)');
-      } else {
-        // Bounded by the deadline only: a signal lets the sync finish (cut short, it would leave half-made work such
-        // as a volume helper behind), and a second signal stops runpod at once (main.ts).
-        const result = await bounded(applyActions(plan, decision, {
-          engine: ctx.engine,
-          images: ctx.images,
-          onAction: (a) => {
-            actions.push(a);
-            ctx.onAction?.(plan, a);
-          },
-        }), ctx, ctx.deadline, false);
-        syncErrors = result.errors;
-        for (const id of result.created) created.add(id);
-        applied = true;
-        // A sync error no retry can cure fails the pod now: runAsNonRoot against a root image (the kubelet would
-        // keep reporting CreateContainerConfigError), a start refused under restartPolicy Never (StartError).
-        if (result.final !== undefined && result.final.size > 0) {
-          await lookOnceMore(ctx.now() + lastLookMs);
-          return finish('failed', [...result.final].map(([n, e]) => `${n}: ${e}`).join('; '));
-        }
-        if (ctx.mode === 'none') {
-          return syncErrors.size === 0
-            ? finish('succeeded', 'created and started (--wait none)')
-            : finish('failed', [...syncErrors].map(([n, e]) => `${n}: ${e}`).join('; '));
-        }
-      }
+      // Look again at once: what apply did is visible now. Bounded, so a sync the engine keeps undoing cannot spin.
+      return { next: sync.length > 0 && this.syncErrors.size === 0 && ++this.immediateChecks <= maxImmediateChecks ? 'now' : 'later' };
     } catch (err) {
       // The deadline or a signal came first: the loop's top ends the run.
-      if (err instanceof StopWaiting) continue;
+      if (err instanceof StopWaiting) return { next: 'now' };
       if (!(err instanceof EngineUnreachableError)) throw err;
       // Engine lost (or not up yet): retried within the same budget and deadline, with a new subscription.
-      engineError = err;
-      subscription?.close();
-      subscription = undefined;
+      this.engineError = err;
+      this.convergence.reset();
+      this.subscription?.close();
+      this.subscription = undefined;
+      return { next: 'later' };
     }
-    // Look again at once: what apply did is visible now. Bounded, so a sync the engine keeps undoing cannot spin.
-    if (applied && syncErrors.size === 0 && ++immediateChecks <= maxImmediateChecks) continue;
-    immediateChecks = 0;
+  }
 
-    const now = ctx.now();
-    if (tickAt === undefined) {
+  /** Sleep until the next tick (spending a retry when one is armed), the settle time, an event, or the deadline. */
+  async sleep(next: 'now' | 'later'): Promise<PodOutcome | undefined> {
+    if (next === 'now') return undefined;
+    this.immediateChecks = 0;
+    const now = this.ctx.now();
+    const check = this.check;
+    if (this.tickAt === undefined) {
       // A --wait completed job that is running normally uses no retries: only --timeout bounds it.
-      const healthy = ctx.mode === 'completed' && check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
-      const delay = healthy ? ctx.backoff.current() : ctx.backoff.next();
+      const healthy = check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
+      const delay = this.wait.patient && healthy ? this.ctx.backoff.current() : this.ctx.backoff.next();
       if (delay === undefined) {
         // Retries spent. A container that is up and only waiting out the settle time has not failed: look
         // again when it has settled (a restart in between raises its count, and that fails it).
-        const onlySettling = !engineError && check?.settleAt !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
+        const onlySettling = !this.engineError && check?.settleAt !== undefined && healthy;
         if (!onlySettling) {
-          if (engineError) return finish('engine', engineError.message);
-          return finish('failed', `not ${ctx.mode} after ${ctx.backoff.retriesUsed} retries: ${summarize(check)}`);
+          if (this.engineError) return this.finish('engine', this.engineError.message);
+          return this.finish('failed', `not ${this.wait.goal} after ${this.ctx.backoff.retriesUsed} retries: ${this.account()}`);
         }
       } else {
-        tickAt = now + delay;
+        this.tickAt = now + delay;
       }
     }
-    let wakeAt = tickAt ?? check?.settleAt ?? now;
+    let wakeAt = this.tickAt ?? check?.settleAt ?? now;
     if (check?.settleAt !== undefined) wakeAt = Math.min(wakeAt, check.settleAt);
-    if (ctx.deadline !== undefined) wakeAt = Math.min(wakeAt, ctx.deadline);
-    await waker.sleep(wakeAt - now, ctx.signal);
-    if (tickAt !== undefined && ctx.now() >= tickAt) tickAt = undefined;
+    if (this.ctx.deadline !== undefined) wakeAt = Math.min(wakeAt, this.ctx.deadline);
+    await this.waker.sleep(wakeAt - now, this.ctx.signal);
+    if (this.tickAt !== undefined && this.ctx.now() >= this.tickAt) this.tickAt = undefined;
+    return undefined;
+  }
+
+  private async subscribe(): Promise<void> {
+    if (this.subscription) return;
+    const subscribing = this.ctx.engine.subscribeEvents(
+      [managedSelector, `${Label.podUid}=${this.plan.uid}`],
+      (e) => {
+        // The engine resets State.ExitCode when it restarts a container; the die event keeps it.
+        if (e.action === 'die' && e.labels.exitCode !== undefined) this.lastExitCodes.set(e.id, Number(e.labels.exitCode));
+        if (this.own.wakes(e)) this.waker.wake();
+      },
+      () => {
+        this.subscription = undefined;
+        this.waker.wake();
+      },
+    );
+    this.subscription = await bounded(subscribing, this.ctx).catch((err: unknown) => {
+      // Given up on: a subscription the engine grants later is closed at once.
+      subscribing.then((s) => s.close(), () => undefined);
+      throw err;
+    });
+  }
+
+  /** Observe the pod and check it against the wait. */
+  private async observe(by?: number): Promise<ObservedPod> {
+    const observed = await bounded(observePod(this.ctx.engine, this.plan.namespace, this.plan.name), this.ctx, by);
+    this.observed = observed;
+    this.checks++;
+    for (const list of observed.containers.values()) {
+      for (const c of list) if (c.state !== 'running' && c.state !== 'created' && c.exitCode !== 0) this.lastExitCodes.set(c.id, c.exitCode);
+    }
+    this.probes?.update(observed);
+    this.probeStatus = this.probes?.statuses();
+    this.check = checkPod({
+      plan: this.plan, observed, mode: this.ctx.mode, previous: this.previous, createdThisRun: this.created, syncErrors: this.syncErrors,
+      lastExitCodes: this.lastExitCodes, now: this.ctx.now(), settleMs: this.ctx.settleMs,
+      ...(this.probeStatus ? { probes: this.probeStatus } : {}), probeKilled: this.probeKilled,
+    });
+    this.previous = restartCountsOf(observed);
+    this.engineError = undefined;
+    this.ctx.onCheck?.(this.plan, this.check);
+    return observed;
+  }
+
+  /** decide, with the kills the probes ask for (one per instance start). */
+  private decide(observed: ObservedPod): Decision {
+    const kills = new Map<string, { reason: string; gracePeriodSeconds: number }>();
+    for (const [name, st] of this.probeStatus ?? []) {
+      if (!st.kill || this.killedStarts.has(`${st.instanceId}@${st.startedAt}`)) continue;
+      const spec = [...this.plan.initContainers, ...this.plan.containers].find((c) => c.name === name)?.probes?.[st.kill.kind];
+      kills.set(st.instanceId, { reason: `${st.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${st.kill.output}`, gracePeriodSeconds: st.kill.gracePeriodSeconds });
+    }
+    // now: the back-off before an exited (init) container runs again; probeStarted: sidecars' startup probes.
+    const probeStarted = new Map([...(this.probeStatus?.values() ?? [])].map((st) => [st.instanceId, st.started] as const));
+    const decision = decidePodActions(this.plan, observed, kills, { now: this.ctx.now(), probeStarted });
+    for (const a of decision.kill) {
+      const st = [...(this.probeStatus?.values() ?? [])].find((x) => x.instanceId === a.id);
+      if (st) this.killedStarts.add(`${st.instanceId}@${st.startedAt}`);
+      this.probeKilled.set(a.id, a.reason);
+    }
+    return decision;
+  }
+
+  /**
+   * Carry the decision out. Bounded by the deadline only: a signal lets the sync finish (cut short, it would leave
+   * half-made work such as a volume helper behind), and a second signal stops runpod at once (main.ts).
+   */
+  private async apply(decision: Decision): Promise<ActionResult[]> {
+    const { results } = await bounded(applyActions(this.plan, decision, {
+      engine: this.engine,
+      images: this.ctx.images,
+      onAction: (a) => {
+        this.actions.push(a);
+        this.ctx.onAction?.(this.plan, a);
+      },
+    }), this.ctx, this.ctx.deadline, false);
+    this.results.push(...results);
+    this.syncErrors = syncErrorsOf(results);
+    for (const r of results) {
+      if (r.ok && r.instance !== undefined && (r.action.kind === 'create' || r.action.kind === 'createInfra')) this.created.add(r.instance);
+      if (!r.ok && r.housekeeping) this.warn(`${describeAction(r.action)} failed: ${r.error ?? 'no answer'}; it does not affect the pod, but the instance may need removing by hand`);
+    }
+    return results;
+  }
+
+  private giveUpRepeatedHousekeeping(decision: Decision, observed: ObservedPod, results: readonly ActionResult[]): void {
+    if (decision.housekeeping.length === 0) return;
+    const targets = new Set(decision.housekeeping.map((a) => a.id));
+    const stuck = this.tidying.record(decision.housekeeping, observedFingerprint(observed, targets), results);
+    if (stuck === undefined) return;
+    for (const a of decision.housekeeping) this.givenUp.add(JSON.stringify(a));
+    this.warn(`${stuck}; given up for this run`);
+  }
+
+  private warn(message: string): void {
+    if (this.warnings.includes(message)) return;
+    this.warnings.push(message);
+    this.ctx.onWarning?.(this.plan, message);
+  }
+
+  private reachedReason(): string {
+    return this.wait.mode === 'completed' ? 'every container completed' : `every container is ${this.wait.goal}`;
+  }
+
+  /**
+   * Why the pod is not there yet, never empty: the containers not yet right, the sync actions still pending and the
+   * engine's last answer to each.
+   */
+  private account(): string {
+    const parts: string[] = [];
+    if (!this.check) parts.push('the pod was never observed');
+    for (const v of this.check?.containers ?? []) if (!v.ok) parts.push(`${v.name}: ${v.reason}`);
+    const lastError = (a: Action): string | undefined => [...this.results].reverse().find((r) => !r.ok && JSON.stringify(r.action) === JSON.stringify(a))?.error;
+    for (const a of this.pending) {
+      const err = lastError(a);
+      parts.push(`pending: ${describeAction(a)}${err !== undefined ? `: ${err}` : ''}`);
+    }
+    if (this.engineError) parts.push(this.engineError.message);
+    if (parts.length === 0) parts.push(`every container is ${this.wait.goal}, but the wait has not held at a check`);
+    return parts.join('; ');
+  }
+
+  /** One last look before the end, so the account shows where each container stands now, not at the previous check. */
+  private async lookOnceMore(by: number): Promise<void> {
+    try {
+      await this.observe(by);
+    } catch {
+      // The engine is gone too; the last check is the best account there is.
+    }
+  }
+
+  private finish(status: PodOutcomeStatus, reason: string): PodOutcome {
+    this.close();
+    return {
+      plan: this.plan,
+      status,
+      reason: reason.trim() === '' ? this.account() : reason,
+      ...(this.check ? { check: this.check } : {}),
+      ...(this.observed ? { observed: this.observed } : {}),
+      actions: this.actions,
+      results: this.results,
+      warnings: this.warnings,
+      ...(this.engineError ? { engineError: this.engineError } : {}),
+      lastExitCodes: this.lastExitCodes,
+      checks: this.checks,
+      retriesUsed: this.ctx.backoff.retriesUsed,
+      startedAt: this.startedAt,
+      endedAt: this.ctx.now(),
+    };
   }
 }

@@ -45,13 +45,33 @@ export function runpod(args: string[], options: CliOptions = {}): Promise<CliRes
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      const empty = emptyReason(stdout, stderr);
+      if (empty !== undefined) reject(new Error(`runpod ${args.join(' ')} ended with an empty reason: ${empty}\n--- stderr\n${stderr}\n--- stdout\n${stdout}`));
+      else resolve({ code, signal, stdout, stderr });
     });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     // runpod may stop reading stdin early (a manifest over the size limit): EPIPE here is not the test's failure.
     child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * No run may end with an empty reason (issue 11): a pod line whose reason is missing ("failed:  (1 container, …)"
+ * or "… retries:  (…)"), or a result document whose pod reason is empty. Returns the offending text, if any.
+ */
+export function emptyReason(stdout: string, stderr: string): string | undefined {
+  const line = `${stdout}\n${stderr}`.split('\n').find((l) => /:\s+\(\d+ containers?, /.test(l) || /: (?:failed|timeout|engine|interrupted):\s*$/.test(l));
+  if (line !== undefined) return line;
+  if (!stdout.trimStart().startsWith('{')) return undefined;
+  try {
+    const doc = JSON.parse(stdout) as { kind?: string; pods?: { name?: string; reason?: unknown }[] };
+    if (doc.kind !== 'RunResult') return undefined;
+    const bad = doc.pods?.find((p) => typeof p.reason !== 'string' || p.reason.trim() === '');
+    return bad ? `pod ${bad.name ?? '?'} has reason ${JSON.stringify(bad.reason)}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A pod name no other test (or earlier run) uses. */

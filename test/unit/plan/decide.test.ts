@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
-import { decidePodActions, type Action } from '../../../src/reconcile/decide.js';
-import { groupPod, type ObservedContainer } from '../../../src/reconcile/observe.js';
+import { allActions, decidePodActions, syncActions, type Action, type Decision } from '../../../src/reconcile/decide.js';
+import { groupPod, toObservedContainer, type ObservedContainer } from '../../../src/reconcile/observe.js';
 import { checkPod, type WaitMode } from '../../../src/wait/check.js';
 
 /** A plan of pod "web" in "default" with the given spec, as translatePod makes it. */
@@ -47,7 +47,9 @@ function inst(plan: PodPlan, name: string, extra: Partial<ObservedContainer> = {
   };
 }
 
-const kinds = (actions: Action[]): string[] => actions.map((a) => `${a.kind}${'container' in a ? `:${a.container}` : ''}${'attempt' in a ? `#${a.attempt}` : ''}`);
+const kind = (a: Action): string => `${a.kind}${'container' in a ? `:${a.container}` : ''}${'attempt' in a ? `#${a.attempt}` : ''}`;
+/** The sync's actions in apply's order, then housekeeping marked with ~ (it never blocks success). */
+const kinds = (d: Decision): string[] => [...syncActions(d).map(kind), ...d.housekeeping.map((a) => `~${kind(a)}`)];
 
 describe('decidePodActions (after the kubelet computePodActions)', () => {
   const plan = makePlan();
@@ -84,7 +86,7 @@ describe('decidePodActions (after the kubelet computePodActions)', () => {
     {
       title: 'exited and not restarted by the engine under Always: a new instance, the dead one retired',
       observed: () => [inst(plan, 'POD'), inst(plan, 'a', { state: 'exited', exitCode: 137 }), inst(plan, 'b')],
-      want: ['retire:a', 'create:a#1'],
+      want: ['create:a#1', '~retire:a'],
     },
     {
       title: 'restarting (engine back-off): leave it to the engine',
@@ -104,14 +106,14 @@ describe('decidePodActions (after the kubelet computePodActions)', () => {
     {
       title: 'an older instance still running is removed; an older dead one is retired once',
       observed: () => [inst(plan, 'POD'), inst(plan, 'a', { attempt: 2 }), inst(plan, 'a', { attempt: 1, state: 'running' }), inst(plan, 'a', { attempt: 0, state: 'exited', engineRestartPolicy: 'always' }), inst(plan, 'b')],
-      want: ['remove:a', 'retire:a'],
+      want: ['remove:a', '~retire:a'],
     },
   ];
   for (const t of cases) {
     it(t.title, () => {
       const d = decidePodActions(t.plan ?? plan, groupPod(t.observed()));
-      assert.deepEqual(kinds(d.actions), t.want);
-      for (const a of d.actions) assert.ok(a.reason.length > 0, 'every action has a reason');
+      assert.deepEqual(kinds(d), t.want);
+      for (const a of allActions(d)) assert.ok(a.reason.length > 0, 'every action has a reason');
     });
   }
 
@@ -119,15 +121,86 @@ describe('decidePodActions (after the kubelet computePodActions)', () => {
     ['Never', 0, []],
     ['Never', 3, []],
     ['OnFailure', 0, []],
-    ['OnFailure', 3, ['retire:a', 'create:a#1']],
+    ['OnFailure', 3, ['create:a#1', '~retire:a']],
   ];
   for (const [policy, code, want] of policyCases) {
     it(`exited ${code} under ${policy}: ${want.length ? 'restart' : 'leave it'}`, () => {
       const p = makePlan(policy);
       const obs = [inst(p, 'POD'), inst(p, 'a', { state: 'exited', exitCode: code, engineRestartPolicy: policy === 'Never' ? 'no' : 'on-failure' }), inst(p, 'b')];
-      assert.deepEqual(kinds(decidePodActions(p, groupPod(obs)).actions), want);
+      assert.deepEqual(kinds(decidePodActions(p, groupPod(obs))), want);
     });
   }
+});
+
+// Dead history (issue 11): only an exited instance can be retired (Docker refuses to update a dead or removing
+// one), and housekeeping never stands between a pod and success.
+describe('decidePodActions: older instances are housekeeping', () => {
+  const plan = makePlan();
+  const reasons = (d: Decision): string[] => allActions(d).map((a) => `${kind(a)} ${a.reason}`);
+
+  it('the sync after a retire has nothing to do: the retired instance (policy no) stays as history', () => {
+    const retired = inst(plan, 'a', { attempt: 0, state: 'exited', exitCode: 137, engineRestartPolicy: 'no' });
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), retired, inst(plan, 'b')]));
+    assert.deepEqual(allActions(d), []);
+  });
+  it('a retire decided now is housekeeping, with a reason naming the attempt; the sync itself is empty', () => {
+    const old = inst(plan, 'a', { attempt: 0, state: 'exited', exitCode: 137, engineRestartPolicy: 'always' });
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), old, inst(plan, 'b')]));
+    assert.deepEqual(syncActions(d), []);
+    assert.deepEqual(reasons(d), ['retire:a dead instance (attempt 0) kept for logs --previous']);
+    assert.equal(d.housekeeping[0]!.kind === 'retire' && d.housekeeping[0]!.id, old.id);
+  });
+  it('a dead older instance is removed, not retired (the engine refuses to update it)', () => {
+    const dead = inst(plan, 'a', { attempt: 0, state: 'dead', exitCode: 137, engineRestartPolicy: 'always' });
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), dead, inst(plan, 'b')]));
+    assert.deepEqual(syncActions(d), []);
+    assert.deepEqual(reasons(d), ['remove:a an older instance (attempt 0) is dead (a removal the engine could not finish)']);
+  });
+  it('an older instance being removed is left to the engine', () => {
+    const removing = inst(plan, 'a', { attempt: 0, state: 'removing', engineRestartPolicy: 'always' });
+    assert.deepEqual(allActions(decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), removing, inst(plan, 'b')]))), []);
+  });
+  it('an older instance still running is the sync\'s business: two instances must not share the pod', () => {
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), inst(plan, 'a', { attempt: 0 }), inst(plan, 'b')]));
+    assert.deepEqual(syncActions(d).map((a) => `${kind(a)} ${a.reason}`), ['remove:a an older instance (attempt 0) is still running']);
+  });
+  it('the newest instance dead: a new instance, and the dead one removed as housekeeping at the next sync', () => {
+    const dead = inst(plan, 'a', { attempt: 0, state: 'dead', exitCode: 137 });
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), dead, inst(plan, 'b')]));
+    assert.deepEqual(reasons(d), ['create:a#1 its instance (attempt 0) is dead; restartPolicy Always']);
+    const next = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), dead, inst(plan, 'b')]));
+    assert.deepEqual(kinds(next), ['~remove:a']);
+  });
+  it('an exited newest instance without a restart policy is replaced without a retire', () => {
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { state: 'exited', exitCode: 2, engineRestartPolicy: 'no' }), inst(plan, 'b')]));
+    assert.deepEqual(reasons(d), ['create:a#1 it exited (code 2) and the engine will not restart it; restartPolicy Always']);
+  });
+  it('an empty engine restart policy reads as no (Docker\'s own reading), in one place', () => {
+    const info = {
+      Id: 'x', Name: '/k8s_a', Image: 'sha256:x', RestartCount: 0,
+      Config: { Labels: {}, Image: 'busybox:1' },
+      State: { Status: 'exited', ExitCode: 0, OOMKilled: false, StartedAt: '0001-01-01T00:00:00Z', FinishedAt: '0001-01-01T00:00:00Z' },
+      HostConfig: { RestartPolicy: { Name: '', MaximumRetryCount: 0 } },
+    } as unknown as Parameters<typeof toObservedContainer>[0];
+    assert.equal(toObservedContainer(info).engineRestartPolicy, 'no');
+  });
+  it('an infra container being removed: the pod is replaced', () => {
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD', { state: 'removing' }), inst(plan, 'a'), inst(plan, 'b')]));
+    assert.deepEqual(kinds(d), ['remove:POD', 'remove:a', 'remove:b', 'createInfra#1', 'create:a#1', 'create:b#1']);
+    assert.equal(d.sandbox?.reason, "the infra container is removing, so the pod's namespaces are gone");
+  });
+  it('an infra container restarting or paused: no container is created or started into it; the engine moves first', () => {
+    for (const state of ['restarting', 'paused']) {
+      const d = decidePodActions(plan, groupPod([inst(plan, 'POD', { state }), inst(plan, 'a', { state: 'created' })]));
+      assert.deepEqual(kinds(d), [], state);
+      const r = checkPod({ plan, observed: groupPod([inst(plan, 'POD', { state }), inst(plan, 'a', { state: 'created' })]), mode: 'running', previous: new Map(), createdThisRun: new Set(), syncErrors: new Map(), lastExitCodes: new Map(), now: 10_000, settleMs: 100 });
+      assert.deepEqual(r.containers.map((v) => `${v.name}: ${v.reason}`), [`a: the infra container is ${state}`, `b: the infra container is ${state}`]);
+    }
+  });
+  it('a container no longer in the manifest that has exited goes as housekeeping; a running one as part of the sync', () => {
+    const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a'), inst(plan, 'b'), inst(plan, 'gone', { state: 'exited' }), inst(plan, 'old')]));
+    assert.deepEqual(kinds(d), ['remove:old', '~remove:gone']);
+  });
 });
 
 describe('checkPod (run-once check)', () => {
@@ -300,7 +373,7 @@ describe('decidePodActions: init containers and sidecars', () => {
     {
       title: 'an init container no longer in the manifest is removed (as housekeeping)',
       observed: (p) => [inst(p, 'POD'), done(p, 'i1'), I(p, 'side'), done(p, 'i2'), inst(p, 'a'), I(p, 'gone', { initKind: 'init', state: 'exited' })],
-      want: ['remove:gone'],
+      want: ['~remove:gone'],
     },
     {
       title: 'an init container created but not started: start it',
@@ -312,8 +385,8 @@ describe('decidePodActions: init containers and sidecars', () => {
     it(t.title, () => {
       const p = t.p ?? plan;
       const d = decidePodActions(p, groupPod(t.observed(p)), new Map(), t.now !== undefined ? { now: t.now } : {});
-      assert.deepEqual(kinds(d.actions), t.want);
-      for (const a of d.actions) assert.ok(a.reason.length > 0, 'every action has a reason');
+      assert.deepEqual(kinds(d), t.want);
+      for (const a of allActions(d)) assert.ok(a.reason.length > 0, 'every action has a reason');
     });
   }
 
@@ -321,16 +394,16 @@ describe('decidePodActions: init containers and sidecars', () => {
     const p = initPlan('Always', { sidecarStartupProbe: true });
     const side = I(p, 'side');
     const obs = groupPod([inst(p, 'POD'), done(p, 'i1'), side]);
-    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { probeStarted: new Map([[side.id, false]]) }).actions), []);
-    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { probeStarted: new Map([[side.id, true]]) }).actions), ['create:i2#0']);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { probeStarted: new Map([[side.id, false]]) })), []);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { probeStarted: new Map([[side.id, true]]) })), ['create:i2#0']);
   });
 
   it('an app container that keeps exiting (stopped by a failed postStart) is replaced after its back-off', () => {
     const p = makePlan();
     const a = inst(p, 'a', { state: 'exited', exitCode: 137, attempt: 2, finishedAt: 10_000 });
     const obs = groupPod([inst(p, 'POD'), a, inst(p, 'b')]);
-    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { now: 10_500 }).actions), []);
-    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { now: 12_001 }).actions), ['retire:a', 'create:a#3']);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { now: 10_500 })), []);
+    assert.deepEqual(kinds(decidePodActions(p, obs, new Map(), { now: 12_001 })), ['create:a#3', '~retire:a']);
   });
 });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
-import { decidePodActions } from '../../../src/reconcile/decide.js';
+import { allActions, decidePodActions } from '../../../src/reconcile/decide.js';
 import { groupPod, type ObservedContainer } from '../../../src/reconcile/observe.js';
 import { checkPod } from '../../../src/wait/check.js';
 import type { ContainerProbeStatus } from '../../../src/wait/probes/manager.js';
@@ -46,12 +46,12 @@ describe('liveness kill in decide', () => {
   const observed = groupPod([inst(plan, 'POD'), inst(plan, 'a'), inst(plan, 'b')]);
   it('kills the running instance named by a failed liveness probe, with its grace period and reason', () => {
     const d = decidePodActions(plan, observed, new Map([['a-id', { reason: 'liveness probe failed: refused', gracePeriodSeconds: 7 }]]));
-    assert.deepEqual(d.actions, [{ kind: 'kill', container: 'a', id: 'a-id', gracePeriodSeconds: 7, reason: 'liveness probe failed: refused' }]);
+    assert.deepEqual(allActions(d), [{ kind: 'kill', container: 'a', id: 'a-id', gracePeriodSeconds: 7, reason: 'liveness probe failed: refused' }]);
   });
   it('does nothing without a failure, or for an instance that is no longer running', () => {
-    assert.deepEqual(decidePodActions(plan, observed).actions, []);
+    assert.deepEqual(allActions(decidePodActions(plan, observed)), []);
     const restarting = groupPod([inst(plan, 'POD'), inst(plan, 'a', { state: 'restarting' }), inst(plan, 'b')]);
-    assert.deepEqual(decidePodActions(plan, restarting, new Map([['a-id', { reason: 'x', gracePeriodSeconds: 0 }]])).actions, []);
+    assert.deepEqual(allActions(decidePodActions(plan, restarting, new Map([['a-id', { reason: 'x', gracePeriodSeconds: 0 }]]))), []);
   });
 });
 

@@ -1,0 +1,13 @@
+// --wait running (the default, the kubelet's run-once check): every app container runs and has settled.
+import type { WaitStrategy } from './strategy.js';
+
+export const waitRunning: WaitStrategy = {
+  mode: 'running',
+  goal: 'running',
+  runsProbes: true,
+  needsReadiness: false,
+  endsAfterSync: false,
+  patient: false,
+  running: () => ({ ok: true, reason: 'running' }),
+  impossibleFor: () => undefined,
+};
