@@ -108,10 +108,6 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     if (problem === undefined) throw err;
     done(action, { ok: false, ...at, error: problem });
   };
-  const stopAndRemove = async (id: string): Promise<void> => {
-    await stopGracefully(ctx.engine, id, plan.gracePeriodSeconds);
-    await ctx.engine.removeContainer(id, { force: true });
-  };
 
   // The kubelet's KillPod order: app (and finished init) containers first, then sidecars in reverse order of
   // their start (Kubernetes stops sidecars after the main containers), then the sandbox, so a preStop hook still
@@ -120,7 +116,8 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   const removeOne = async (a: RemoveAction): Promise<void> => {
     ctx.onAction?.(a);
     try {
-      await stopAndRemove(a.id);
+      await stopGracefully(ctx.engine, a.id, plan.gracePeriodSeconds);
+      await ctx.engine.removeContainer(a.id, { force: true });
       done(a, { ok: true, instance: a.id });
     } catch (err) {
       failed(a, err, a.id);

@@ -43,5 +43,15 @@ export function failureDetail(p: PodResult, withHeadline: boolean): string[] {
       for (const l of c.logs) lines.push(`    | ${l}`);
     }
   }
+  // The engine's answers to the sync's actions that failed, each once (the last few: a repeating plan says the same).
+  const shown = new Set(p.containers.filter((c) => !c.ok).map((c) => c.reason));
+  const failed = [...new Set(p.actions.filter((a) => !a.ok && !a.housekeeping && a.error !== undefined && !shown.has(a.error)).map((a) => `${a.action} ${a.container}: ${a.error}`))];
+  if (failed.length > 0) {
+    lines.push('  failed actions:');
+    for (const f of failed.slice(-maxFailedActions)) lines.push(`    ${f}`);
+  }
   return lines;
 }
+
+/** Failed actions listed in a failure's detail. */
+const maxFailedActions = 5;
