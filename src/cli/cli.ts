@@ -158,8 +158,9 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       (y) =>
         common(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names' })
-          .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds", coerce: duration('grace') })
-          .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace' }),
+          .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds (the whole pod's budget)", coerce: duration('grace') })
+          .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace' })
+          .option('output', { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'text, or one DownResult document (how each container was stopped)' }),
       async (a) => {
         const { downCommand } = await import('../commands/down.js');
         exitCode = await downCommand(
@@ -169,6 +170,8 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             namespace: a.namespace,
             ...(a.grace !== undefined ? { graceSeconds: Math.ceil((a.grace as number) / 1000) } : {}),
             quiet: a.quiet,
+            verbose: a.verbose,
+            output: a.output,
             ...(a.host !== undefined ? { host: a.host } : {}),
           },
           ctx,

@@ -1,12 +1,14 @@
 // runpod down: stop a pod's containers within its grace period, then its infra container, and remove them
 // all — only containers carrying runpod's labels. A pod that does not exist is not an error (safe to repeat).
 import fs from 'node:fs/promises';
+import yaml from 'js-yaml';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
+import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
@@ -17,6 +19,10 @@ export interface DownOptions {
   /** Overrides each pod's terminationGracePeriodSeconds. */
   graceSeconds?: number;
   quiet: boolean;
+  /** Per pod, the seconds each container was given and took. */
+  verbose?: boolean;
+  /** text (default), or one DownResult document. */
+  output?: 'text' | 'json' | 'yaml';
   host?: string;
   /** Every pod runpod manages on the engine, in every namespace (instead of targets). */
   all?: boolean;
@@ -57,39 +63,78 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const engine = await openEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
   const refs = o.all ? await managedPodRefs(engine) : named;
-  const removed = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
-  if (!o.quiet) {
-    refs.forEach((r, i) => {
-      const n = removed[i]!;
-      ctx.stdout.write(n > 0 ? `${r.namespace}/${r.name}: removed (${n} container${n === 1 ? '' : 's'})\n` : `${r.namespace}/${r.name}: not found, nothing to remove\n`);
-    });
+  const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
+  if (o.output === 'json' || o.output === 'yaml') {
+    const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods };
+    ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
+    return ExitCode.ok;
+  }
+  if (o.quiet) return ExitCode.ok;
+  for (const p of pods) {
+    const n = p.removed;
+    ctx.stdout.write(n > 0 ? `${p.namespace}/${p.name}: removed (${n} container${n === 1 ? '' : 's'}, ${p.seconds}s)\n` : `${p.namespace}/${p.name}: not found, nothing to remove\n`);
+    // -v: how the pod's one grace period was spent, container by container, in the order they stopped.
+    if (o.verbose) for (const c of p.stops) ctx.stdout.write(`  stopped ${c.container} in ${c.seconds}s of ${c.graceSeconds}s${c.preStop ? ` (preStop ${c.preStop.handler}: ${c.preStop.ok ? 'ok' : c.preStop.message})` : ''}${c.error ? `: ${c.error}` : ''}\n`);
   }
   return ExitCode.ok;
 }
 
+/** How one container of a pod was stopped: the seconds it was given from the pod's budget, and what it took. */
+export interface ContainerStopReport {
+  container: string;
+  id: string;
+  graceSeconds: number;
+  seconds: number;
+  preStop?: { handler: string; ok: boolean; message: string };
+  error?: string;
+}
+
+export interface PodDown {
+  namespace: string;
+  name: string;
+  /** Containers removed (0: the pod did not exist). */
+  removed: number;
+  /** The pod's grace period: its terminationGracePeriodSeconds, or --grace. */
+  graceSeconds: number;
+  /** The containers that were running, in the order they were stopped. */
+  stops: ContainerStopReport[];
+  seconds: number;
+}
+
 /**
- * The kubelet's KillPod order: app containers stop in parallel within the grace period, then the sandbox;
- * then everything is removed. Returns how many containers were removed.
+ * Stop the pod within one grace period, in the kubelet's KillPod order (reconcile/podStop.ts), then remove
+ * everything, then the pod's own volumes.
  */
-export async function removePod(engine: Engine, ref: PodRef, graceOverride?: number): Promise<number> {
+export async function removePod(engine: Engine, ref: PodRef, graceOverride?: number, now: () => number = Date.now): Promise<PodDown> {
+  const startedAt = now();
   const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
-  const grace = (labels: Record<string, string>): number => graceOverride ?? (Number(labels[Label.gracePeriod] ?? 30) || 0);
-  const isInfra = (labels: Record<string, string>): boolean => labels[Label.containerName] === infraContainerName;
-  // Each stop runs the container's preStop hook first, within the grace period (reconcile/hooks.ts).
-  const stopAll = async (list: typeof containers): Promise<void> => {
-    await Promise.all(list.filter((c) => c.state === 'running' || c.state === 'restarting' || c.state === 'paused').map((c) => stopGracefully(engine, c.id, grace(c.labels))));
-  };
-  // Sidecars stop after the app containers, the last started first (Kubernetes sidecar termination order).
-  const isSidecar = (labels: Record<string, string>): boolean => labels[LifecycleLabel.containerType] === 'sidecar';
-  await stopAll(containers.filter((c) => !isInfra(c.labels) && !isSidecar(c.labels)));
-  for (const c of containers.filter((x) => isSidecar(x.labels)).sort((a, b) => b.created - a.created)) await stopAll([c]);
-  await stopAll(containers.filter((c) => isInfra(c.labels)));
+  const label = containers.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
+  const grace = graceOverride ?? (label !== undefined ? Number(label) || 0 : 30);
+  const kindOf = (labels: Record<string, string>): StopKind =>
+    labels[Label.containerName] === infraContainerName ? 'infra' : labels[LifecycleLabel.containerType] === 'sidecar' ? 'sidecar' : 'app';
+  const live = containers.filter((c) => c.state === 'running' || c.state === 'restarting' || c.state === 'paused').map((c) => ({ ...c, kind: kindOf(c.labels) }));
+  const stops: ContainerStopReport[] = [];
+  // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
+  await stopInKillPodOrder(live, grace, async (c, seconds) => {
+    const began = now();
+    const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
+    try {
+      const done = await stopGracefully(engine, c.id, seconds);
+      if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
+    } catch (err) {
+      report.error = err instanceof Error ? err.message : String(err);
+      throw err;
+    } finally {
+      report.seconds = Math.round(now() - began) / 1000;
+      stops.push(report);
+    }
+  }, now);
   await Promise.all(containers.map((c) => engine.removeContainer(c.id, { force: true })));
   // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
   // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
   await removePodHelpers(engine, ref.namespace, ref.name);
   await removePodVolumes(engine, ref.namespace, ref.name);
-  return containers.length;
+  return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
 }
 
 /** Every namespace/name that has a container carrying runpod's labels. */

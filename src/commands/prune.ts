@@ -51,7 +51,7 @@ export async function findPrunable(engine: Engine, plans: PodPlan[], scope: Prun
 export async function prunePods(engine: Engine, pods: PrunedPod[], onRemoved?: (p: PrunedPod) => void): Promise<PrunedPod[]> {
   return Promise.all(
     pods.map(async (p) => {
-      const removedContainers = await removePod(engine, { namespace: p.namespace, name: p.name });
+      const removedContainers = (await removePod(engine, { namespace: p.namespace, name: p.name })).removed;
       const done = { ...p, removedContainers };
       onRemoved?.(done);
       return done;

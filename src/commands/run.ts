@@ -10,7 +10,9 @@ import { loadManifests } from '../manifest/load.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
-import { allActions, decidePodActions } from '../reconcile/decide.js';
+import { allActions, decidePodActions, describeAction } from '../reconcile/decide.js';
+import { admitPods, requestsAnything } from '../plan/admission.js';
+import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
 import { observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
@@ -82,10 +84,15 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
     const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
 
-    // 4. Sync and wait for every pod in parallel, each with its own result.
+    // 4. Admission (the kubelet's, before anything is created): a pod whose requests the engine host cannot hold
+    // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
+    // parallel, each with its own result.
+    const refused = requestsAnything(plans) ? admitPods(plans, await observeAdmission(engine)) : new Map<string, string>();
     const outcomes = await Promise.all(
       plans.map((plan) => {
         reporter.podStarted(plan.key);
+        const refusal = refused.get(plan.key);
+        if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
         return runPod(plan, {
           engine,
           images,
@@ -98,6 +105,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
           onAction: (p, a) => reporter.podAction(p.key, a),
           onCheck: (p, c) => reporter.podCheck(p.key, c),
           onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
+          onResult: (p, r) => reporter.verbose(`${p.key}: ${describeAction(r.action).replace(/ \(.*$/, '')}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
         });
       }),
     );
@@ -200,6 +208,11 @@ async function resultWithLogs(engine: Engine, outcome: PodOutcome, by: number, n
   return podResult(outcome, logs, messages);
 }
 
+/** A pod admission refused: failed at once, nothing created (the kubelet's pod phase Failed, reason OutOfcpu …). */
+function refusedOutcome(plan: PodPlan, reason: string, now: number): PodOutcome {
+  return { plan, status: 'failed', reason, admission: reason, actions: [], results: [], warnings: [], lastExitCodes: new Map(), checks: 0, retriesUsed: 0, startedAt: now, endedAt: now };
+}
+
 /** Several pods: the first that applies of 130/143, 3, 124, 1 (design.md). */
 export function runExitCode(statuses: PodOutcomeStatus[], signal: 'SIGINT' | 'SIGTERM' | undefined): number {
   if (statuses.includes('interrupted') || signal) return signal === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
@@ -216,7 +229,9 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
-  if (!leftInPlace) detail.push('the pods were taken down (--keep leaves them for inspection)');
+  // Pods admission refused have nothing on the engine to inspect or take down.
+  if (outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) detail.push(`nothing was created for ${names}`);
+  else if (!leftInPlace) detail.push('the pods were taken down (--keep leaves them for inspection)');
   else if (!o.manifests.includes('-')) detail.push(`what runpod made is left for inspection (runpod status, runpod logs); remove it with: runpod down ${manifests}`);
   const lost = outcomes.find((x) => x.engineError)?.engineError;
   let err: RunpodError;
@@ -235,10 +250,14 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const pruneDoc = prune !== undefined ? { prune } : {};
+  // Admission as a run would decide it now: a refused pod would fail with nothing created.
+  const refused = info && requestsAnything(plans) ? admitPods(plans, await observeAdmission(engine)) : new Map<string, string>();
   const doc = await Promise.all(
     plans.map(async (plan) => {
-      const actions = info ? allActions(decidePodActions(plan, await observePod(engine, plan.namespace, plan.name))) : undefined;
-      return { plan: planDocument(plan), ...(actions ? { actions } : { actions: `unknown: the engine at ${engine.address} does not answer` }) };
+      const refusal = refused.get(plan.key);
+      const actions = info && refusal === undefined ? allActions(decidePodActions(plan, await observePod(engine, plan.namespace, plan.name))) : undefined;
+      const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions } : { actions: `unknown: the engine at ${engine.address} does not answer` };
+      return { plan: planDocument(plan), ...known };
     }),
   );
   if (o.output === 'json') ctx.stdout.write(`${JSON.stringify({ apiVersion: 'runpod/v1', kind: 'Plan', pods: doc, ...pruneDoc }, null, 2)}\n`);
@@ -248,7 +267,8 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
       ctx.stdout.write(`${d.plan.pod} (uid ${d.plan.uid}, pod hash ${d.plan.hash})\n`);
       ctx.stdout.write(`  infra ${d.plan.infra.image}\n`);
       for (const c of d.plan.containers) ctx.stdout.write(`  container ${c.name}: ${c.image} (pull ${c.pullPolicy}, hash ${c.hash})\n`);
-      if (typeof d.actions === 'string') ctx.stdout.write(`  actions: ${d.actions}\n`);
+      if ('admission' in d) ctx.stdout.write(`  would refuse the pod, creating nothing: ${d.admission}\n`);
+      else if (typeof d.actions === 'string') ctx.stdout.write(`  actions: ${d.actions}\n`);
       else if (d.actions.length === 0) ctx.stdout.write('  actions: none, the pod is up to date\n');
       else for (const a of d.actions) ctx.stdout.write(`  would ${a.kind} ${'container' in a ? a.container : 'POD'}: ${a.reason}\n`);
     }

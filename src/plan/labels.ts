@@ -23,3 +23,13 @@ export const annotationPrefix = 'annotation.';
 export function podSelector(namespace: string, name: string): string[] {
   return [managedSelector, `${Label.podNamespace}=${namespace}`, `${Label.podName}=${name}`];
 }
+
+/**
+ * A container's resource requests (milli-CPU, bytes), on every app and init container runpod creates, so admission
+ * can count what the pods already running on the engine requested from one list of containers (admission.ts).
+ * Not in any hash: a changed request changes the container's hash through its cgroup settings anyway.
+ */
+export const RequestLabel = {
+  cpu: 'io.runpod.requests.cpu',
+  memory: 'io.runpod.requests.memory',
+} as const;

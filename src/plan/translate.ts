@@ -20,9 +20,10 @@ import {
   terminationLogVolume,
   terminationMount,
 } from './volumes.js';
-import { Label, annotationPrefix, infraContainerName, managedByValue } from './labels.js';
+import { Label, RequestLabel, annotationPrefix, infraContainerName, managedByValue } from './labels.js';
 import { dockerContainerName, podUid, specHash } from './names.js';
 import { memoryBytes, milliCpu } from './quantity.js';
+import { type Resources, podRequests } from './admission.js';
 import {
   type InitKind,
   type LifecyclePlan,
@@ -68,6 +69,8 @@ export interface ContainerPlan {
   subPaths?: SubPathNeed[];
   /** `create` holds runtime markers (runtime.ts) that apply resolves before the create. */
   runtime?: boolean;
+  /** resources.requests (cpu, memory) for admission (admission.ts); zero when none; the infra container's are zero. */
+  requests: Resources;
 }
 
 /** Env variable names, and Entrypoint and Cmd indexes, whose values hold Secret data. */
@@ -102,6 +105,8 @@ export interface PodPlan {
   /** spec.initContainers in order: run one at a time, each to exit 0 (sidecars: to started), before containers. */
   initContainers: ContainerPlan[];
   containers: ContainerPlan[];
+  /** The pod's effective resource requests, what admission weighs (admission.ts). */
+  requests: Resources;
   /** hostNetwork, hostPID / shareProcessNamespace, hostIPC: how app containers join the infra container. */
   namespaces: PodNamespaces;
   /** spec.volumes as the engine holds them (volumes.ts); made real by reconcile/volumes.ts. */
@@ -192,6 +197,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     infra,
     initContainers,
     containers,
+    requests: podRequests(initContainers, containers),
     namespaces: podNamespaces(pod.spec),
     volumes,
     terminationLog: terminationLogVolume(pod, uid),
@@ -280,7 +286,7 @@ function translateInfra(
     [Label.containerHash]: hash,
     ...(loaded.source.origin !== undefined ? { [Label.source]: loaded.source.origin } : {}),
   });
-  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels } };
+  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 } };
 }
 
 function portKey(p: ContainerPort): string {
@@ -334,8 +340,11 @@ function translateContainer(
   const healthcheck = engineHealthcheck(c);
   if (healthcheck) create.Healthcheck = healthcheck;
   const hash = specHash({ create, image, ...lifecycleHashPart(c) });
+  const requests = requestsOf(c);
   const labels = {
     ...commonLabels,
+    [RequestLabel.cpu]: String(requests.milliCpu),
+    [RequestLabel.memory]: String(requests.memoryBytes),
     [Label.containerName]: c.name,
     [Label.dockerType]: 'container',
     [Label.containerHash]: hash,
@@ -354,7 +363,13 @@ function translateContainer(
     ...secretPartsOf(c, resolved),
     ...(mounts.subPaths.length > 0 ? { subPaths: mounts.subPaths } : {}),
     ...(hasRuntimeRef(create) ? { runtime: true } : {}),
+    requests,
   };
+}
+
+function requestsOf(c: Container): Resources {
+  const r = c.resources?.requests ?? {};
+  return { milliCpu: r.cpu !== undefined ? (milliCpu(r.cpu) ?? 0) : 0, memoryBytes: r.memory !== undefined ? (memoryBytes(r.memory) ?? 0) : 0 };
 }
 
 function secretPartsOf(c: Container, env: ReturnType<typeof containerEnv>): { secrets?: SecretParts } {

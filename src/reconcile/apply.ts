@@ -10,6 +10,7 @@ import type { Action, Decision, RemoveAction, RetireAction } from './decide.js';
 import { ImageUnavailableError, type ImagePuller, type PodAuth } from './images.js';
 import { authFromPullSecret } from '../engine/auth.js';
 import { runPostStart, stopGracefully } from './hooks.js';
+import { stopInKillPodOrder } from './podStop.js';
 import { resolveImageUser } from '../plan/security.js';
 import { VolumeSetupError, VolumeWork, removeStaleVolumes } from './volumes.js';
 
@@ -86,6 +87,8 @@ export interface ApplyContext {
   engine: Engine;
   images: ImagePuller;
   onAction?: (a: Action) => void;
+  /** Each action's result as it is known, so a sync cut short (the engine lost) still accounts for what it did. */
+  onResult?: (r: ActionResult) => void;
 }
 
 /** Errors that are the pod's own problem (its image, its ports, its mounts), not the engine's. */
@@ -97,7 +100,9 @@ function podProblem(err: unknown): string | undefined {
 export async function applyActions(plan: PodPlan, decision: Decision, ctx: ApplyContext): Promise<ApplyResult> {
   const results: ActionResult[] = [];
   const done = (action: Action, r: Omit<ActionResult, 'action' | 'housekeeping'> = { ok: true }): void => {
-    results.push({ action, housekeeping: decision.housekeeping.includes(action as RetireAction | RemoveAction), ...r });
+    const result: ActionResult = { action, housekeeping: decision.housekeeping.includes(action as RetireAction | RemoveAction), ...r };
+    results.push(result);
+    ctx.onResult?.(result);
   };
   /** An action that failed: the pod's own problem is its result; losing the engine ends the sync (exit 3). */
   const failed = (action: Action, err: unknown, instance?: string): void => {
@@ -109,24 +114,35 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     done(action, { ok: false, ...at, error: problem });
   };
 
-  // The kubelet's KillPod order: app (and finished init) containers first, then sidecars in reverse order of
-  // their start (Kubernetes stops sidecars after the main containers), then the sandbox, so a preStop hook still
-  // has the pod's network. Each stop runs the instance's preStop hook within the grace period (hooks.ts).
-  const sidecarOrder = plan.initContainers.filter((c) => c.initKind === 'sidecar').map((c) => c.name).reverse();
-  const removeOne = async (a: RemoveAction): Promise<void> => {
+  // The kubelet's KillPod order, in one grace period for the pod (podStop.ts): app (and finished init) containers
+  // first, then sidecars in reverse order of their start, then the sandbox, so a preStop hook still has the pod's
+  // network. Each stop runs the instance's preStop hook within the seconds it is given (hooks.ts).
+  const sidecarIndex = new Map(plan.initContainers.filter((c) => c.initKind === 'sidecar').map((c, i) => [c.name, i]));
+  const removeOne = async (a: RemoveAction, seconds: number): Promise<void> => {
     ctx.onAction?.(a);
+    const began = Date.now();
     try {
-      await stopGracefully(ctx.engine, a.id, plan.gracePeriodSeconds);
+      await stopGracefully(ctx.engine, a.id, seconds);
       await ctx.engine.removeContainer(a.id, { force: true });
-      done(a, { ok: true, instance: a.id });
+      done(a, { ok: true, instance: a.id, outcome: `stopped in ${(Date.now() - began) / 1000}s of ${seconds}s, and removed` });
     } catch (err) {
       failed(a, err, a.id);
     }
   };
-  const { remove } = decision;
-  await Promise.all(remove.filter((a) => a.container !== plan.infra.name && !sidecarOrder.includes(a.container)).map(removeOne));
-  for (const name of sidecarOrder) await Promise.all(remove.filter((a) => a.container === name).map(removeOne));
-  await Promise.all(remove.filter((a) => a.container === plan.infra.name).map(removeOne));
+  let lost: unknown;
+  await stopInKillPodOrder(
+    decision.remove.map((a) => ({
+      action: a,
+      kind: a.container === plan.infra.name ? ('infra' as const) : sidecarIndex.has(a.container) ? ('sidecar' as const) : ('app' as const),
+      created: sidecarIndex.get(a.container) ?? 0,
+    })),
+    plan.gracePeriodSeconds,
+    (t, seconds) => removeOne(t.action, seconds).catch((err: unknown) => {
+      lost ??= err;
+    }),
+  );
+  // Losing the engine ends the sync (exit 3), once every stop under way has settled.
+  if (lost !== undefined) throw lost;
 
   // Housekeeping: dead history made safe. A retire that does not take (refused for a dead or removing instance, or
   // accepted and not kept) removes the instance instead, so a later engine restart can never start two instances
@@ -153,7 +169,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   };
   await Promise.all(
     decision.housekeeping.map((a) => {
-      if (a.kind === 'remove') return removeOne(a);
+      if (a.kind === 'remove') return removeOne(a, plan.gracePeriodSeconds);
       ctx.onAction?.(a);
       return retire(a);
     }),
@@ -280,7 +296,9 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
  */
 function infraStartError(plan: PodPlan, err: unknown): unknown {
   if (!(err instanceof EngineRequestError)) return err;
-  const m = /(?:0\.0\.0\.0|\[::\]|[\d.]+):(\d+)\b.*(?:port is already allocated|address already in use)/.exec(err.message);
+  // "Bind for 0.0.0.0:8080 failed: port is already allocated", "Bind for :::8080 failed: …" (IPv6), "listen tcp4
+  // 0.0.0.0:8080: bind: address already in use".
+  const m = /:(\d+)\b[^\n]*?(?:port is already allocated|address already in use)/.exec(err.message);
   if (!m) return err;
   const port = Number(m[1]);
   const owner = plan.ports.find((p) => p.hostPort === port)?.container;

@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import { type Action, describeAction as actionText } from '../reconcile/decide.js';
 import type { PodCheck } from '../wait/check.js';
 import type { PodResult } from './result.js';
+import { type ProgressState, progressLines, waitingLine } from './progress.js';
 
 export interface Reporter {
   warn(message: string): void;
@@ -39,12 +40,25 @@ export function podLine(r: PodResult): string {
   return `${r.namespace}/${r.name}: ${r.status === 'succeeded' ? r.reason : `${r.status}: ${r.reason}`} (${n} container${n === 1 ? '' : 's'}, ${what}, ${took})`;
 }
 
+/** No plain log stays silent longer than this while a pod is awaited (a heartbeat names what is awaited). */
+const heartbeatMs = 10_000;
+
 class PlainReporter implements Reporter {
   private lastCheck = new Map<string, string>();
   private pulling = new Set<string>();
+  /** Pods in flight: when each started, its last check, and what progress was last said of its containers. */
+  private readonly inFlight = new Map<string, { startedAt: number; check?: PodCheck; progress: ProgressState }>();
+  private lastLineAt = 0;
+  private heartbeat: NodeJS.Timeout | undefined;
   constructor(private readonly o: ReporterOptions) {}
   private line(text: string): void {
+    this.lastLineAt = this.o.now().getTime();
     this.o.stream.write(`${this.o.now().toISOString()} ${text}\n`);
+  }
+  private beat(): void {
+    const now = this.o.now().getTime();
+    if (now - this.lastLineAt < heartbeatMs) return;
+    for (const [key, p] of this.inFlight) this.line(`${key}: ${waitingLine(p.check, now - p.startedAt)}`);
   }
   warn(message: string): void {
     this.line(`warning: ${message}`);
@@ -57,11 +71,23 @@ class PlainReporter implements Reporter {
   }
   podStarted(key: string): void {
     this.info(`${key}: syncing`);
+    if (this.o.quiet) return;
+    this.inFlight.set(key, { startedAt: this.o.now().getTime(), progress: new Map() });
+    this.heartbeat ??= setInterval(() => this.beat(), 1000).unref();
   }
   podAction(key: string, action: Action): void {
     this.info(`${key}: ${actionText(action)}`);
   }
   podCheck(key: string, check: PodCheck): void {
+    const p = this.inFlight.get(key);
+    if (p) {
+      // A line whenever a container's state changes, even when runpod has nothing to do (a crash loop the
+      // engine's restart policy runs).
+      const { lines, now } = progressLines(p.progress, check);
+      p.progress = now;
+      p.check = check;
+      for (const l of lines) this.line(`${key}: ${l}`);
+    }
     if (!this.o.verbose) return;
     const text = check.containers.map((v) => `${v.name} ${v.ok ? 'ok' : v.reason}`).join(', ');
     if (this.lastCheck.get(key) === text) return;
@@ -77,9 +103,14 @@ class PlainReporter implements Reporter {
     this.info(`pulling ${image}`);
   }
   podFinished(result: PodResult): void {
+    this.inFlight.delete(`${result.namespace}/${result.name}`);
+    if (this.inFlight.size === 0) this.close();
     if (result.status !== 'succeeded' || !this.o.quiet) this.line(podLine(result));
   }
-  close(): void {}
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
 }
 
 /** Spinner and colour on a terminal. ora and chalk are loaded only here, only for a TTY. */

@@ -24,6 +24,16 @@ export class OwnEvents {
     this.expected.set(id, list);
   }
 
+  /** The request failed: the events it would have caused will not come, and the same events are news. */
+  cancel(id: string, actions: readonly string[]): void {
+    const list = this.expected.get(id);
+    if (list === undefined) return;
+    for (const action of actions) {
+      const i = list.findIndex((x) => x.action === action);
+      if (i >= 0) list.splice(i, 1);
+    }
+  }
+
   /** Should this event wake the loop? An expected one is consumed: the same event again is news. */
   wakes(e: EngineEvent): boolean {
     if (!wakingActions.has(e.action)) return false;
@@ -41,24 +51,22 @@ export class OwnEvents {
  * cause. Everything else goes straight through.
  */
 export function recordingEngine(engine: Engine, own: OwnEvents): Engine {
+  /** Expect the events while the request runs; a request that fails causes none of them. */
+  const expecting = async <T>(id: string, actions: readonly string[], forMs: number, request: () => Promise<T>): Promise<T> => {
+    own.expect(id, actions, forMs);
+    try {
+      return await request();
+    } catch (err) {
+      own.cancel(id, actions);
+      throw err;
+    }
+  };
   const overrides: Partial<Engine> = {
-    startContainer: (id) => {
-      own.expect(id, ['start']);
-      return engine.startContainer(id);
-    },
-    stopContainer: (id, timeoutSeconds) => {
-      own.expect(id, ['die'], timeoutSeconds * 1000);
-      return engine.stopContainer(id, timeoutSeconds);
-    },
-    removeContainer: (id, options) => {
-      own.expect(id, options?.force ? ['die', 'destroy'] : ['destroy']);
-      return engine.removeContainer(id, options);
-    },
-    killForRestart: (id, gracePeriodSeconds) => {
-      // Only the die is runpod's: the start that follows is the engine's restart policy, which the loop must see.
-      own.expect(id, ['die'], gracePeriodSeconds * 1000);
-      return engine.killForRestart(id, gracePeriodSeconds);
-    },
+    startContainer: (id) => expecting(id, ['start'], 0, () => engine.startContainer(id)),
+    stopContainer: (id, timeoutSeconds) => expecting(id, ['die'], timeoutSeconds * 1000, () => engine.stopContainer(id, timeoutSeconds)),
+    removeContainer: (id, options) => expecting(id, options?.force ? ['die', 'destroy'] : ['destroy'], 0, () => engine.removeContainer(id, options)),
+    // killForRestart is not here: its die must wake the loop (under restartPolicy Never nothing follows it), and
+    // the start after it is the engine's restart policy, which the loop must see too.
   };
   return new Proxy(engine, {
     get(target, prop, receiver) {

@@ -34,6 +34,8 @@ export interface PodOutcome {
   /** Housekeeping that failed, and anything else worth a warning that did not fail the pod. */
   warnings: string[];
   engineError?: EngineUnreachableError;
+  /** Set when admission refused the pod (OutOfcpu, OutOfmemory): nothing was created. */
+  admission?: string;
   /** The last non-zero exit code seen per instance id (the engine forgets it on restart). */
   lastExitCodes: ReadonlyMap<string, number>;
   checks: number;
@@ -55,6 +57,8 @@ export interface RunPodContext {
   onAction?: (plan: PodPlan, a: Action) => void;
   onCheck?: (plan: PodPlan, check: PodCheck) => void;
   onWarning?: (plan: PodPlan, message: string) => void;
+  /** What came of each action, as apply says it. */
+  onResult?: (plan: PodPlan, r: ActionResult) => void;
 }
 
 /** Checks in a row right after a successful sync, before the loop sleeps anyway. */
@@ -195,7 +199,7 @@ class PodRun {
       this.pending = sync;
       if (sync.length === 0 && (this.check!.ok || this.wait.endsAfterSync)) {
         // Success is the check holding with no sync action pending; housekeeping is carried out on the way out.
-        if (decision.housekeeping.length > 0) await this.apply(decision);
+        await this.tidyUp(decision);
         return { end: this.finish('succeeded', this.check!.ok ? this.reachedReason() : 'nothing to change (--wait none)') };
       }
       if (sync.length === 0 && decision.housekeeping.length === 0) return { next: 'later' };
@@ -210,7 +214,9 @@ class PodRun {
         return { end: this.finish('failed', stuck ?? final.map((r) => `${actionContainer(r.action)}: ${r.error}`).join('; ')) };
       }
       if (this.wait.endsAfterSync) {
-        return { end: this.syncErrors.size === 0 ? this.finish('succeeded', 'created and started (--wait none)') : this.finish('failed', this.account()) };
+        if (this.syncErrors.size === 0) return { end: this.finish('succeeded', 'created and started (--wait none)') };
+        await this.lookOnceMore(this.ctx.now() + lastLookMs);
+        return { end: this.finish('failed', this.account()) };
       }
       // Look again at once: what apply did is visible now. Bounded, so a sync the engine keeps undoing cannot spin.
       return { next: sync.length > 0 && this.syncErrors.size === 0 && ++this.immediateChecks <= maxImmediateChecks ? 'now' : 'later' };
@@ -322,22 +328,55 @@ class PodRun {
    * Carry the decision out. Bounded by the deadline only: a signal lets the sync finish (cut short, it would leave
    * half-made work such as a volume helper behind), and a second signal stops runpod at once (main.ts).
    */
-  private async apply(decision: Decision): Promise<ActionResult[]> {
-    const { results } = await bounded(applyActions(this.plan, decision, {
-      engine: this.engine,
-      images: this.ctx.images,
-      onAction: (a) => {
-        this.actions.push(a);
-        this.ctx.onAction?.(this.plan, a);
-      },
-    }), this.ctx, this.ctx.deadline, false);
+  private async apply(decision: Decision, until = this.ctx.deadline): Promise<ActionResult[]> {
+    const announced: Action[] = [];
+    const results: ActionResult[] = [];
+    try {
+      await bounded(applyActions(this.plan, decision, {
+        engine: this.engine,
+        images: this.ctx.images,
+        onAction: (a) => {
+          announced.push(a);
+          this.actions.push(a);
+          this.ctx.onAction?.(this.plan, a);
+        },
+        onResult: (r) => results.push(r),
+      }), this.ctx, until, false);
+    } catch (err) {
+      // Cut short: every action that was begun has a result all the same, so the account says what was under way.
+      const why = err instanceof StopWaiting ? 'cut short by --timeout' : err instanceof EngineUnreachableError ? `cut short: ${err.message}` : undefined;
+      if (why !== undefined) {
+        for (const a of announced) if (!results.some((r) => r.action === a)) results.push({ action: a, housekeeping: decision.housekeeping.includes(a as (typeof decision.housekeeping)[number]), ok: false, error: why });
+      }
+      this.record(results);
+      throw err;
+    }
+    this.record(results);
+    return results;
+  }
+
+  private record(results: readonly ActionResult[]): void {
     this.results.push(...results);
     this.syncErrors = syncErrorsOf(results);
     for (const r of results) {
+      this.ctx.onResult?.(this.plan, r);
       if (r.ok && r.instance !== undefined && (r.action.kind === 'create' || r.action.kind === 'createInfra')) this.created.add(r.instance);
       if (!r.ok && r.housekeeping) this.warn(`${describeAction(r.action)} failed: ${r.error ?? 'no answer'}; it does not affect the pod, but the instance may need removing by hand`);
     }
-    return results;
+  }
+
+  /**
+   * Housekeeping on the way out of a pod that has reached its wait: bounded by a short allowance rather than the
+   * deadline, and whatever goes wrong is a warning, never the pod's outcome.
+   */
+  private async tidyUp(decision: Decision): Promise<void> {
+    if (decision.housekeeping.length === 0) return;
+    try {
+      await this.apply(decision, this.ctx.now() + lastLookMs);
+    } catch (err) {
+      if (!(err instanceof StopWaiting) && !(err instanceof EngineUnreachableError)) throw err;
+      this.warn(`housekeeping was cut short (${err instanceof EngineUnreachableError ? err.message : 'it took too long'}); it does not affect the pod`);
+    }
   }
 
   private giveUpRepeatedHousekeeping(decision: Decision, observed: ObservedPod, results: readonly ActionResult[]): void {
@@ -380,7 +419,9 @@ class PodRun {
   /** One last look before the end, so the account shows where each container stands now, not at the previous check. */
   private async lookOnceMore(by: number): Promise<void> {
     try {
-      await this.observe(by);
+      const observed = await this.observe(by);
+      // What is still pending now, as decide would say it (pure: nothing is carried out).
+      this.pending = syncActions(decidePodActions(this.plan, observed, new Map(), { now: this.ctx.now() }));
     } catch {
       // The engine is gone too; the last check is the best account there is.
     }
