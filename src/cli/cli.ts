@@ -6,6 +6,7 @@ import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
+import { looksLikeCommand, suggestCommand } from './suggest.js';
 import { completionFor, hostOption, operateCommands } from './operate.js';
 
 export const version = '0.1.0';
@@ -110,10 +111,27 @@ export function commandFirst(args: readonly string[]): string[] {
   return [args[i]!, ...args.slice(0, i), ...args.slice(i + 1)];
 }
 
+/**
+ * `runpod get pods`: the default command would read "get" as a manifest and fail on a missing file. A first word
+ * that is no command, no file and no directory, and reads like a word, is a usage error that names the command
+ * meant (kubectl's and docker's words included).
+ */
+async function refuseUnknownCommand(args: readonly string[]): Promise<void> {
+  const first = args[0];
+  if (first === undefined || commandNames.has(first) || !looksLikeCommand(first)) return;
+  const { stat } = await import('node:fs/promises');
+  if (await stat(first).then(() => true, () => false)) return;
+  const meant = suggestCommand(first, commandNames);
+  throw new UsageError(
+    `"${first}" is neither a command nor a manifest file or directory${meant !== undefined ? `: did you mean runpod ${meant}?` : ''} (commands: ${[...commandNames].join(', ')}; see runpod --help)`,
+  );
+}
+
 export async function runCli(argv: string[], ctx: CommandContext): Promise<number> {
   let exitCode = 0;
   const dashDash = argv.indexOf('--');
   const args = commandFirst(argv.map((a, i) => (a === '-' && (dashDash < 0 || i < dashDash) ? stdinToken : a)));
+  await refuseUnknownCommand(args);
   await yargs(args)
     .scriptName('runpod')
     .usage('$0 [run] <manifest...>  run Kubernetes Pod manifests on a Docker engine and wait until they run')

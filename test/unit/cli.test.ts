@@ -4,6 +4,7 @@ import { parseDuration } from '../../src/cli/duration.js';
 import { Backoff } from '../../src/wait/backoff.js';
 import { runExitCode } from '../../src/commands/run.js';
 import { commandFirst } from '../../src/cli/cli.js';
+import { looksLikeCommand, suggestCommand } from '../../src/cli/suggest.js';
 import { parseEngineAddress } from '../../src/engine/connection.js';
 import { defaultPullPolicy, parseImageRef } from '../../src/imageRef.js';
 
@@ -84,4 +85,16 @@ describe('commandFirst: options every command has may come before its name', () 
     [['-n', 'down', 'pod.yaml'], ['-n', 'down', 'pod.yaml']],
   ];
   for (const [given, want] of cases) it(given.join(' '), () => assert.deepEqual(commandFirst(given), want));
+});
+
+describe('a first word that is no command and no file (kubectl and docker habits)', () => {
+  const commands = new Set(['run', 'down', 'validate', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
+  const cases: [string, string | undefined][] = [
+    ['get', 'status'], ['describe', 'status'], ['delete', 'down'], ['rm', 'down'], ['apply', 'run'], ['log', 'logs'], ['top', 'stats'],
+    ['stauts', 'status'], ['dwon', 'down'], ['valdate', 'validate'], ['banana', undefined],
+  ];
+  for (const [word, want] of cases) it(`${word} -> ${want ?? 'no suggestion'}`, () => assert.equal(suggestCommand(word, commands), want));
+  it('only words are taken for commands; paths are manifests', () => {
+    assert.deepEqual(['get', 'k8s', 'pod.yaml', './pods', 'manifests/', '-'].map(looksLikeCommand), [true, false, false, false, false, false]);
+  });
 });
