@@ -81,13 +81,17 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), (image, p) =>
       reporter.pullProgress(image, p.status),
     );
+    // Admission needs the engine's capacity and what runs there: asked now, beside the infra image, when any pod
+    // requests resources (a rejection is awaited in step 4, so it is held here).
+    const admission = pods.some(requestsResources) ? observeAdmission(engine) : undefined;
+    admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
     const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
 
     // 4. Admission (the kubelet's, before anything is created): a pod whose requests the engine host cannot hold
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
     // parallel, each with its own result.
-    const refused = requestsAnything(plans) ? admitPods(plans, await observeAdmission(engine)) : new Map<string, string>();
+    const refused = admission && requestsAnything(plans) ? admitPods(plans, await admission) : new Map<string, string>();
     const outcomes = await Promise.all(
       plans.map((plan) => {
         reporter.podStarted(plan.key);
@@ -206,6 +210,11 @@ async function resultWithLogs(engine: Engine, outcome: PodOutcome, by: number, n
     );
   }
   return podResult(outcome, logs, messages);
+}
+
+/** Does any container of the pod declare a cpu or memory request (admission has something to weigh)? */
+function requestsResources(p: LoadedPod): boolean {
+  return [...(p.pod.spec.initContainers ?? []), ...p.pod.spec.containers].some((c) => c.resources?.requests?.cpu !== undefined || c.resources?.requests?.memory !== undefined);
 }
 
 /** A pod admission refused: failed at once, nothing created (the kubelet's pod phase Failed, reason OutOfcpu …). */
