@@ -8,6 +8,7 @@ import { loadManifests } from '../manifest/load.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
+import { liveStates } from '../reconcile/history.js';
 import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
@@ -112,7 +113,7 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
   const grace = graceOverride ?? (label !== undefined ? Number(label) || 0 : 30);
   const kindOf = (labels: Record<string, string>): StopKind =>
     labels[Label.containerName] === infraContainerName ? 'infra' : labels[LifecycleLabel.containerType] === 'sidecar' ? 'sidecar' : 'app';
-  const live = containers.filter((c) => c.state === 'running' || c.state === 'restarting' || c.state === 'paused').map((c) => ({ ...c, kind: kindOf(c.labels) }));
+  const live = containers.filter((c) => liveStates.has(c.state)).map((c) => ({ ...c, kind: kindOf(c.labels) }));
   const stops: ContainerStopReport[] = [];
   // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
   await stopInKillPodOrder(live, grace, async (c, seconds) => {

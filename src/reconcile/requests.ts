@@ -3,20 +3,19 @@
 import type { Engine } from '../engine/engine.js';
 import type { AdmissionInput, Resources } from '../plan/admission.js';
 import { Label, RequestLabel, infraContainerName, managedSelector } from '../plan/labels.js';
-
-const live = new Set(['running', 'restarting', 'paused']);
+import { liveStates } from './history.js';
 
 export async function observeAdmission(engine: Engine): Promise<AdmissionInput> {
   const [host, containers] = await Promise.all([engine.hostInfo(), engine.listContainers([managedSelector])]);
   const running = new Map<string, Resources>();
   // A pod is on the engine while its infra container lives; its app, sidecar and running init containers count.
   for (const c of containers) {
-    if (c.labels[Label.containerName] !== infraContainerName || !live.has(c.state)) continue;
+    if (c.labels[Label.containerName] !== infraContainerName || !liveStates.has(c.state)) continue;
     running.set(`${c.labels[Label.podNamespace]}/${c.labels[Label.podName]}`, { milliCpu: 0, memoryBytes: 0 });
   }
   for (const c of containers) {
     const pod = running.get(`${c.labels[Label.podNamespace]}/${c.labels[Label.podName]}`);
-    if (pod === undefined || !live.has(c.state) || c.labels[Label.containerName] === infraContainerName) continue;
+    if (pod === undefined || !liveStates.has(c.state) || c.labels[Label.containerName] === infraContainerName) continue;
     // Containers made before runpod labelled requests count as requesting nothing.
     pod.milliCpu += Number(c.labels[RequestLabel.cpu] ?? 0) || 0;
     pod.memoryBytes += Number(c.labels[RequestLabel.memory] ?? 0) || 0;
