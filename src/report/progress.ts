@@ -3,9 +3,6 @@
 // runpod itself has nothing to do.
 import type { PodCheck } from '../wait/check.js';
 
-/** What was last said of each container of a pod, by name. */
-export type ProgressState = ReadonlyMap<string, string>;
-
 interface Seen {
   instance: string;
   state: string;
@@ -24,15 +21,17 @@ function seenOf(v: PodCheck['containers'][number]): Seen {
   };
 }
 
+/** What was last said of each container of a pod, by name. */
+export type ProgressState = ReadonlyMap<string, Seen>;
+
 /** The lines the check gives against what was said before, and what is said now. */
-export function progressLines(before: ProgressState, check: PodCheck): { lines: string[]; now: Map<string, string> } {
+export function progressLines(before: ProgressState, check: PodCheck): { lines: string[]; now: Map<string, Seen> } {
   const lines: string[] = [];
-  const now = new Map<string, string>();
+  const now = new Map<string, Seen>();
   for (const v of check.containers) {
     const s = seenOf(v);
-    now.set(v.name, JSON.stringify(s));
-    const raw = before.get(v.name);
-    const was = raw === undefined ? undefined : (JSON.parse(raw) as Seen);
+    now.set(v.name, s);
+    const was = before.get(v.name);
     const c = v.instance;
     if (was === undefined && s.state === 'absent') continue;
     if (was === undefined || was.instance !== s.instance) {
