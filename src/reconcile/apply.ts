@@ -6,7 +6,7 @@ import { type CreateOptions, type Engine, EngineRequestError, NameConflictError 
 import { EngineUnreachableError } from '../errors.js';
 import { Label, infraContainerName, managedByValue } from '../plan/labels.js';
 import { type PodPlan, type ContainerPlan, instanceCreateOptions } from '../plan/translate.js';
-import type { Action, Decision, RemoveAction, RetireAction } from './decide.js';
+import { type Action, type Decision, type RemoveAction, type RetireAction, isHousekeeping } from './decide.js';
 import { ImageUnavailableError, type ImagePuller, type PodAuth } from './images.js';
 import { authFromPullSecret } from '../engine/auth.js';
 import { runPostStart, stopGracefully } from './hooks.js';
@@ -100,7 +100,7 @@ function podProblem(err: unknown): string | undefined {
 export async function applyActions(plan: PodPlan, decision: Decision, ctx: ApplyContext): Promise<ApplyResult> {
   const results: ActionResult[] = [];
   const done = (action: Action, r: Omit<ActionResult, 'action' | 'housekeeping'> = { ok: true }): void => {
-    const result: ActionResult = { action, housekeeping: decision.housekeeping.includes(action as RetireAction | RemoveAction), ...r };
+    const result: ActionResult = { action, housekeeping: isHousekeeping(decision, action), ...r };
     results.push(result);
     ctx.onResult?.(result);
   };

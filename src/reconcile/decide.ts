@@ -4,7 +4,7 @@
 // those the housekeeping that never decides whether the pod is in sync.
 import type { PodPlan } from '../plan/translate.js';
 import type { ObservedPod } from './observe.js';
-import { historyActions, liveStates, retirable } from './history.js';
+import { type HistoryActions, historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
 
 export interface RemoveAction { kind: 'remove'; container: string; id: string; reason: string }
@@ -102,6 +102,27 @@ function tidy(d: Decision, a: Action): void {
   else add(d, a);
 }
 
+/** A removal of a live instance is the sync's business; of a dead or exited one, housekeeping. */
+function addRemoval(d: Decision, a: RemoveAction, state: string): void {
+  if (liveStates.has(state)) add(d, a);
+  else tidy(d, a);
+}
+
+function addHistory(d: Decision, h: HistoryActions): void {
+  for (const a of h.sync) add(d, a);
+  for (const a of h.housekeeping) tidy(d, a);
+}
+
+/** Is this action of the decision housekeeping (its failure a warning, never the pod's)? */
+export function isHousekeeping(d: Decision, a: Action): boolean {
+  return (d.housekeeping as readonly Action[]).includes(a);
+}
+
+/** An action's identity across syncs: the same kind, container, instance or attempt, and reason. */
+export function actionKey(a: Action): string {
+  return JSON.stringify(a);
+}
+
 /** Does the pod's restartPolicy want this exited container to run again? (Kubernetes restartPolicy rules.) */
 function wantsRestart(plan: PodPlan, exitCode: number): boolean {
   if (plan.restartPolicy === 'Always') return true;
@@ -147,9 +168,7 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
   d.infraId = infra.id;
   // Extra infra instances (left by an interrupted replacement) go; the newest stays.
   for (const extra of observed.infra.slice(1)) {
-    const a: Action = { kind: 'remove', container: extra.name, id: extra.id, reason: `an older infra container of this pod (${extra.state})` };
-    if (liveStates.has(extra.state)) add(d, a);
-    else tidy(d, a);
+    addRemoval(d, { kind: 'remove', container: extra.name, id: extra.id, reason: `an older infra container of this pod (${extra.state})` }, extra.state);
   }
   if (infra.state === 'created') add(d, { kind: 'startInfra', id: infra.id, reason: 'the infra container was created but not started' });
   // Restarting (the engine's restart policy at work) or paused: no container can join it now; the engine decides
@@ -159,18 +178,12 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
   const wanted = new Set(plan.containers.map((c) => c.name));
   for (const [name, list] of observed.containers) {
     if (wanted.has(name)) continue;
-    for (const c of list) {
-      const a: Action = { kind: 'remove', container: name, id: c.id, reason: 'the container is no longer in the manifest' };
-      if (liveStates.has(c.state)) add(d, a);
-      else tidy(d, a);
-    }
+    for (const c of list) addRemoval(d, { kind: 'remove', container: name, id: c.id, reason: 'the container is no longer in the manifest' }, c.state);
   }
 
   // Init containers first: no app container is created or started before every one has completed (sidecars:
   // started). Their history is kept tidy whatever the phase.
-  const initHistory = initHousekeeping(plan, observed);
-  for (const a of initHistory.sync) add(d, a);
-  for (const a of initHistory.housekeeping) tidy(d, a);
+  addHistory(d, initHousekeeping(plan, observed));
   if (!joinable) return d;
   const init = initPhase(plan, observed, { ...opts, kills });
   for (const a of init.actions) add(d, a);
@@ -180,9 +193,7 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
     const instances = observed.containers.get(c.name) ?? [];
     const newest = instances[0];
     const next = (newest?.attempt ?? -1) + 1;
-    const history = historyActions(c.name, instances.slice(1), 'kept for logs --previous');
-    for (const a of history.sync) add(d, a);
-    for (const a of history.housekeeping) tidy(d, a);
+    addHistory(d, historyActions(c.name, instances.slice(1), 'kept for logs --previous'));
     if (!newest) {
       add(d, { kind: 'create', container: c.name, attempt: 0, reason: 'the container does not exist' });
       continue;

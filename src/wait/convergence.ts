@@ -3,7 +3,7 @@
 // is absent under --pull never, a host port another container holds, a command the image does not have, an
 // action the engine accepts but undoes). The run ends with what was tried and the engine's answer, in seconds
 // instead of the whole retry budget.
-import { type Action, describeAction } from '../reconcile/decide.js';
+import { type Action, actionKey, describeAction } from '../reconcile/decide.js';
 import type { ActionResult } from '../reconcile/apply.js';
 import type { ObservedPod } from '../reconcile/observe.js';
 
@@ -21,10 +21,6 @@ export function observedFingerprint(observed: ObservedPod, only?: ReadonlySet<st
       .map((c) => [c.id, c.state, c.restartCount, c.startedAt ?? 0, c.finishedAt ?? 0, c.exitCode, c.engineRestartPolicy, c.hash])
       .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
   );
-}
-
-function actionKey(a: Action): string {
-  return JSON.stringify(a);
 }
 
 export class Convergence {

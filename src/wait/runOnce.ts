@@ -5,7 +5,7 @@ import type { Engine } from '../engine/engine.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, managedSelector } from '../plan/labels.js';
 import type { PodPlan } from '../plan/translate.js';
-import { type Action, type Decision, decidePodActions, describeAction, syncActions } from '../reconcile/decide.js';
+import { type Action, type Decision, actionKey, decidePodActions, describeAction, isHousekeeping, syncActions } from '../reconcile/decide.js';
 import { type ActionResult, actionContainer, applyActions, syncErrorsOf } from '../reconcile/apply.js';
 import type { ImagePuller } from '../reconcile/images.js';
 import { type ObservedPod, observePod } from '../reconcile/observe.js';
@@ -194,7 +194,7 @@ class PodRun {
         return { end: this.finish('failed', this.account()) };
       }
       const decision = this.decide(observed);
-      decision.housekeeping = decision.housekeeping.filter((a) => !this.givenUp.has(JSON.stringify(a)));
+      decision.housekeeping = decision.housekeeping.filter((a) => !this.givenUp.has(actionKey(a)));
       const sync = syncActions(decision);
       this.pending = sync;
       if (sync.length === 0 && (this.check!.ok || this.wait.endsAfterSync)) {
@@ -346,7 +346,7 @@ class PodRun {
       // Cut short: every action that was begun has a result all the same, so the account says what was under way.
       const why = err instanceof StopWaiting ? 'cut short by --timeout' : err instanceof EngineUnreachableError ? `cut short: ${err.message}` : undefined;
       if (why !== undefined) {
-        for (const a of announced) if (!results.some((r) => r.action === a)) results.push({ action: a, housekeeping: decision.housekeeping.includes(a as (typeof decision.housekeeping)[number]), ok: false, error: why });
+        for (const a of announced) if (!results.some((r) => r.action === a)) results.push({ action: a, housekeeping: isHousekeeping(decision, a), ok: false, error: why });
       }
       this.record(results);
       throw err;
@@ -384,7 +384,7 @@ class PodRun {
     const targets = new Set(decision.housekeeping.map((a) => a.id));
     const stuck = this.tidying.record(decision.housekeeping, observedFingerprint(observed, targets), results);
     if (stuck === undefined) return;
-    for (const a of decision.housekeeping) this.givenUp.add(JSON.stringify(a));
+    for (const a of decision.housekeeping) this.givenUp.add(actionKey(a));
     this.warn(`${stuck}; given up for this run`);
   }
 
@@ -406,7 +406,7 @@ class PodRun {
     const parts: string[] = [];
     if (!this.check) parts.push('the pod was never observed');
     for (const v of this.check?.containers ?? []) if (!v.ok) parts.push(`${v.name}: ${v.reason}`);
-    const lastError = (a: Action): string | undefined => [...this.results].reverse().find((r) => !r.ok && JSON.stringify(r.action) === JSON.stringify(a))?.error;
+    const lastError = (a: Action): string | undefined => [...this.results].reverse().find((r) => !r.ok && actionKey(r.action) === actionKey(a))?.error;
     for (const a of this.pending) {
       const err = lastError(a);
       parts.push(`pending: ${describeAction(a)}${err !== undefined ? `: ${err}` : ''}`);
