@@ -11,7 +11,7 @@ import type { LoadedPod } from '../manifest/types.js';
 import { type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
 import { allActions, decidePodActions, describeAction } from '../reconcile/decide.js';
-import { admitPods, requestsAnything } from '../plan/admission.js';
+import { admitPods, declaresRequests } from '../plan/admission.js';
 import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
 import { observePod } from '../reconcile/observe.js';
@@ -83,7 +83,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
     // Admission needs the engine's capacity and what runs there: asked now, beside the infra image, when any pod
     // requests resources (a rejection is awaited in step 4, so it is held here).
-    const admission = pods.some(requestsResources) ? observeAdmission(engine) : undefined;
+    const admission = pods.some(declaresRequests) ? observeAdmission(engine) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
     const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
@@ -91,7 +91,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // 4. Admission (the kubelet's, before anything is created): a pod whose requests the engine host cannot hold
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
     // parallel, each with its own result.
-    const refused = admission && requestsAnything(plans) ? admitPods(plans, await admission) : new Map<string, string>();
+    const refused = admission ? admitPods(plans, await admission) : new Map<string, string>();
     const outcomes = await Promise.all(
       plans.map((plan) => {
         reporter.podStarted(plan.key);
@@ -212,11 +212,6 @@ async function resultWithLogs(engine: Engine, outcome: PodOutcome, by: number, n
   return podResult(outcome, logs, messages);
 }
 
-/** Does any container of the pod declare a cpu or memory request (admission has something to weigh)? */
-function requestsResources(p: LoadedPod): boolean {
-  return [...(p.pod.spec.initContainers ?? []), ...p.pod.spec.containers].some((c) => c.resources?.requests?.cpu !== undefined || c.resources?.requests?.memory !== undefined);
-}
-
 /** A pod admission refused: failed at once, nothing created (the kubelet's pod phase Failed, reason OutOfcpu …). */
 function refusedOutcome(plan: PodPlan, reason: string, now: number): PodOutcome {
   return { plan, status: 'failed', reason, admission: reason, actions: [], results: [], warnings: [], lastExitCodes: new Map(), checks: 0, retriesUsed: 0, startedAt: now, endedAt: now };
@@ -260,7 +255,7 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const pruneDoc = prune !== undefined ? { prune } : {};
   // Admission as a run would decide it now: a refused pod would fail with nothing created.
-  const refused = info && requestsAnything(plans) ? admitPods(plans, await observeAdmission(engine)) : new Map<string, string>();
+  const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(engine)) : new Map<string, string>();
   const doc = await Promise.all(
     plans.map(async (plan) => {
       const refusal = refused.get(plan.key);

@@ -2,6 +2,7 @@
 // (pkg/kubelet/lifecycle/predicate.go, the NodeResourcesFit rule)? A pod's effective requests, against the host's
 // CPUs and memory, less what the pods already there requested and what the pods before it in the same input
 // take. A pod that does not fit fails with the kubelet's reason (OutOfcpu, OutOfmemory); limits are not admission.
+import type { LoadedPod } from '../manifest/types.js';
 import type { ContainerPlan, PodPlan } from './translate.js';
 
 export interface Resources {
@@ -83,7 +84,10 @@ export function admitPods(plans: readonly PodPlan[], input: AdmissionInput): Map
   return refused;
 }
 
-/** Whether admission has anything to decide: a pod that requests nothing always fits. */
-export function requestsAnything(plans: readonly PodPlan[]): boolean {
-  return plans.some((p) => p.requests.milliCpu > 0 || p.requests.memoryBytes > 0);
+/**
+ * Whether admission has anything to weigh for this pod: a container declares a cpu or memory request. Read from the
+ * manifest, so the engine can be asked before the pods are planned; a pod that requests nothing always fits.
+ */
+export function declaresRequests(p: LoadedPod): boolean {
+  return [...(p.pod.spec.initContainers ?? []), ...p.pod.spec.containers].some((c) => c.resources?.requests?.cpu !== undefined || c.resources?.requests?.memory !== undefined);
 }
