@@ -71,6 +71,9 @@ export function checkPod(input: CheckInput): PodCheck {
   const verdicts: ContainerVerdict[] = [];
   let settleAt: number | undefined;
   const infra = observed.infra[0];
+  // The infra container of this very pod (its hash and uid), and whether it is up for the containers to join.
+  const infraOfPlan = infra !== undefined && infra.hash === plan.hash && infra.podUid === plan.uid;
+  const infraCurrent = infraOfPlan && infra.state === 'running';
   const infraError = syncErrors.get(plan.infra.name);
   // Init containers first (initCheck.ts): app containers wait for them; one failed under Never fails the pod.
   const init = checkInitContainers(input);
@@ -82,13 +85,12 @@ export function checkPod(input: CheckInput): PodCheck {
     const verdict = (ok: boolean, reason: string, extra: Partial<ContainerVerdict> = {}): void => {
       verdicts.push({ name: p.name, ok, terminal: false, healthyRunning: false, reason, ...(c ? { instance: c } : {}), ...extra });
     };
-    const infraCurrent = infra !== undefined && infra.state === 'running' && infra.hash === plan.hash && infra.podUid === plan.uid;
     if (init.waitingFor !== undefined) {
       verdict(false, syncErrors.get(p.name) ?? init.waitingFor, { healthyRunning: init.progressing });
       continue;
     }
     if (!c || c.hash !== p.hash || !infraCurrent) {
-      verdict(false, syncError ?? (infra !== undefined && !infraCurrent && infra.hash === plan.hash && infra.podUid === plan.uid ? `the infra container is ${infra.state}` : c ? 'waiting for the pod to be synced' : 'not created yet'));
+      verdict(false, syncError ?? (infraOfPlan && !infraCurrent ? `the infra container is ${infra.state}` : c ? 'waiting for the pod to be synced' : 'not created yet'));
       continue;
     }
     const restartsNow = c.restartCount;
