@@ -51,8 +51,11 @@ function cpus(milli: number): string {
   return `${n} CPU${n === 1 ? '' : 's'}`;
 }
 
-/** Bytes as Kubernetes writes them, to the unit that keeps it short (Gi, Mi, Ki). */
-export function formatBytes(b: number): string {
+/**
+ * Bytes as a Kubernetes memory quantity, to the unit that keeps it short (Gi, Mi, Ki), as requests are written in a
+ * manifest; report/tables.ts formatBytes is docker stats' form (GiB, MB) for measured usage.
+ */
+export function memoryQuantity(b: number): string {
   for (const [unit, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
     if (b >= size) return `${Number((b / size).toFixed(2))}${unit}`;
   }
@@ -76,7 +79,7 @@ export function admitPods(plans: readonly PodPlan[], input: AdmissionInput): Map
       continue;
     }
     if (req.memoryBytes > 0 && used.memoryBytes + req.memoryBytes > capacity.memoryBytes) {
-      refused.set(plan.key, `OutOfmemory: requests ${formatBytes(req.memoryBytes)} of memory, the engine has ${formatBytes(capacity.memoryBytes)}, ${formatBytes(used.memoryBytes)} already requested`);
+      refused.set(plan.key, `OutOfmemory: requests ${memoryQuantity(req.memoryBytes)} of memory, the engine has ${memoryQuantity(capacity.memoryBytes)}, ${memoryQuantity(used.memoryBytes)} already requested`);
       continue;
     }
     used = plus(used, req);

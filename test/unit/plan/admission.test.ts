@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { translatePod } from '../../../src/plan/translate.js';
-import { admitPods, formatBytes, podRequests, type Resources } from '../../../src/plan/admission.js';
+import { admitPods, memoryQuantity, podRequests, type Resources } from '../../../src/plan/admission.js';
 
 const r = (cpu: number, mem = 0): { requests: Resources } => ({ requests: { milliCpu: cpu, memoryBytes: mem } });
 const Gi = 2 ** 30;
@@ -70,6 +70,6 @@ describe('admitPods (the kubelet\'s NodeResourcesFit, OutOfcpu / OutOfmemory)', 
     assert.equal(p.containers[0]!.create.Labels?.['io.runpod.requests.memory'], String(64 * 2 ** 20));
   });
   it('formats bytes as Kubernetes writes them', () => {
-    assert.deepEqual([formatBytes(512), formatBytes(1536), formatBytes(64 * 2 ** 20), formatBytes(23.4 * Gi)], ['512', '1.5Ki', '64Mi', '23.4Gi']);
+    assert.deepEqual([memoryQuantity(512), memoryQuantity(1536), memoryQuantity(64 * 2 ** 20), memoryQuantity(23.4 * Gi)], ['512', '1.5Ki', '64Mi', '23.4Gi']);
   });
 });
