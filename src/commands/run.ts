@@ -10,7 +10,7 @@ import { loadManifests } from '../manifest/load.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
-import { allActions, decidePodActions, describeAction } from '../reconcile/decide.js';
+import { actionHeadline, allActions, decidePodActions } from '../reconcile/decide.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
 import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
@@ -109,7 +109,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
           onAction: (p, a) => reporter.podAction(p.key, a),
           onCheck: (p, c) => reporter.podCheck(p.key, c),
           onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
-          onResult: (p, r) => reporter.verbose(`${p.key}: ${describeAction(r.action).replace(/ \(.*$/, '')}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
+          onResult: (p, r) => reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
         });
       }),
     );

@@ -32,24 +32,29 @@ export type Action =
 /** Containers whose liveness (or startup) probe failed, by instance id: what the probe said, and the grace period. */
 export type ProbeKills = ReadonlyMap<string, { reason: string; gracePeriodSeconds: number }>;
 
-/** The line a user reads for an action: what is done, and why. */
-export function describeAction(a: Action): string {
+/** What an action does, in a few words (a spinner's text, a result's line). */
+export function actionHeadline(a: Action): string {
   switch (a.kind) {
     case 'remove':
-      return `removing ${a.container === 'POD' ? 'infra container' : `container ${a.container}`} (${a.reason})`;
+      return `removing ${a.container === 'POD' ? 'infra container' : `container ${a.container}`}`;
     case 'createInfra':
-      return `creating infra container, attempt ${a.attempt} (${a.reason})`;
+      return `creating infra container, attempt ${a.attempt}`;
     case 'startInfra':
-      return `starting infra container (${a.reason})`;
+      return 'starting infra container';
     case 'create':
-      return `creating container ${a.container}, attempt ${a.attempt} (${a.reason})`;
+      return `creating container ${a.container}, attempt ${a.attempt}`;
     case 'start':
-      return `starting container ${a.container} (${a.reason})`;
+      return `starting container ${a.container}`;
     case 'kill':
-      return `killing container ${a.container} to restart it (${a.reason})`;
+      return `killing container ${a.container} to restart it`;
     case 'retire':
-      return `keeping ${a.container}'s dead instance without a restart policy (${a.reason})`;
+      return `keeping ${a.container}'s dead instance without a restart policy`;
   }
+}
+
+/** The line a user reads for an action: what is done, and why. */
+export function describeAction(a: Action): string {
+  return `${actionHeadline(a)} (${a.reason})`;
 }
 
 /** One sync's actions by kind, in the order apply carries them out (the kubelet's KillPod, then SyncPod's steps). */

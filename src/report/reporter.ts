@@ -1,7 +1,7 @@
 // The only code that writes to the terminal. TTY: an ora spinner and chalk colour on stderr. Not a TTY, CI
 // set, or NO_COLOR: plain timestamped lines, no ANSI codes. Results go to stdout (see output.ts).
 import type { Writable } from 'node:stream';
-import { type Action, describeAction as actionText } from '../reconcile/decide.js';
+import { type Action, actionHeadline, describeAction as actionText } from '../reconcile/decide.js';
 import type { PodCheck } from '../wait/check.js';
 import type { PodResult } from './result.js';
 import { type ProgressState, progressLines, waitingLine } from './progress.js';
@@ -151,7 +151,7 @@ class TtyReporter implements Reporter {
   podAction(key: string, action: Action): void {
     if (this.o.verbose) this.persist(this.chalk.dim(`${key}: ${actionText(action)}`));
     if (this.inFlight.has(key)) {
-      this.inFlight.set(key, actionText(action).replace(/ \(.*$/, ''));
+      this.inFlight.set(key, actionHeadline(action));
       this.refresh();
     }
   }
