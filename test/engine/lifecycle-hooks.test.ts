@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import { uniqueName } from './harness.js';
 import {
   busybox,
@@ -43,10 +42,14 @@ async function recorder(t: { after(fn: () => void | Promise<void>): void }): Pro
   return { port: (server.address() as AddressInfo).port, hits };
 }
 
-/** The engine's bridge address on this host (docker0): where a container's default route leads. */
+/**
+ * The engine's bridge address on this host (docker0's gateway): where a container's default route leads. Asked of
+ * the engine: os.networkInterfaces() leaves out an interface without carrier (libuv lists only running ones), and
+ * docker0 has none whenever no container is attached to it, as on a fresh engine between tests.
+ */
 function bridgeAddress(): string {
-  const addr = os.networkInterfaces().docker0?.find((a) => a.family === 'IPv4')?.address;
-  assert.ok(addr, 'the host has a docker0 bridge address');
+  const addr = docker(['network', 'inspect', 'bridge', '-f', '{{range .IPAM.Config}}{{.Gateway}}{{end}}']);
+  assert.match(addr, /^\d+\.\d+\.\d+\.\d+$/, 'the host has a docker0 bridge address');
   return addr;
 }
 
