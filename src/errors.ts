@@ -26,6 +26,20 @@ export abstract class RunpodError extends Error {
   }
 }
 
+/**
+ * runpod exits with another process's own code: a scoped command's (or 126/127 when it could not be started),
+ * or a container's under --exit-code-from. Any code 1-255, which the contract's own codes do not cover.
+ */
+export class ForwardedExitError extends RunpodError {
+  override name = 'ForwardedExitError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
 /** A usage error: bad flags or arguments. Nothing on the engine was touched. */
 export class UsageError extends RunpodError {
   readonly exitCode = ExitCode.usage;

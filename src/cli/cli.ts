@@ -7,7 +7,7 @@ import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { looksLikeCommand, suggestCommand } from './suggest.js';
-import { completionFor, hostOption, operateCommands } from './operate.js';
+import { completionFor, filenameOption, hostOption, operateCommands, projectOf, projectOption, selectorOf, selectorOption } from './operate.js';
 
 export const version = '0.1.0';
 
@@ -32,6 +32,7 @@ function nonNegativeInteger(flag: string) {
 const commonOptions = {
   namespace: { alias: 'n', type: 'string', default: 'default', describe: 'namespace for pods whose manifest names none' },
   host: hostOption,
+  project: projectOption,
   quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print only failures and the result' },
   verbose: { alias: 'v', type: 'boolean', default: false, describe: 'print every action and check' },
 } as const;
@@ -41,7 +42,8 @@ const common = (y: Argv) => y.options(commonOptions);
 const runOptions = (y: Argv) =>
   common(y)
     .positional('manifests', { type: 'string', array: true, describe: 'files, directories (every *.yaml/*.yml/*.json) or - for stdin' })
-    .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, default: 'running' as const, describe: 'what to wait for' })
+    .option('filename', filenameOption)
+    .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, describe: 'what to wait for (default: running; ready for a run with -- <command>)' })
     .option('timeout', { type: 'string', describe: 'overall deadline, e.g. 90s, 5m (default: none)', coerce: duration('timeout') })
     .option('retries', { type: 'number', default: 10, describe: 'checks after the first (kubelet runOnceMaxRetries)', coerce: nonNegativeInteger('retries') })
     .option('retry-delay', { type: 'string', default: '1s', describe: 'first delay between checks', coerce: duration('retry-delay') })
@@ -55,7 +57,12 @@ const runOptions = (y: Argv) =>
     .option('publish-all', { type: 'boolean', default: false, describe: 'publish every container port on a host port the engine chooses' })
     .option('prune', { type: 'boolean', default: false, describe: 'then take down every other runpod pod from the same file or directory' })
     .option('prune-all', { type: 'boolean', default: false, describe: 'then take down every other runpod pod' })
-    .option('keep', { type: 'boolean', default: false, describe: 'with -- <command>: leave the pods up after it' });
+    .option('keep', { type: 'boolean', default: false, describe: 'with -- <command>: leave the pods up after it' })
+    .option('replace', { type: 'boolean', default: false, describe: 'take each pod down first and run it afresh (a finished one-shot pod runs again)' })
+    .option('exit-code-from', { type: 'string', describe: "with --wait completed or -- <command>: exit with this container's exit code ([pod/]container)" });
+
+/** The manifests given as arguments and with -f, in that order. */
+const manifestsOf = (a: { manifests?: unknown; filename?: unknown }): string[] => [...fromToken(a.manifests ?? []), ...fromToken(a.filename ?? [])];
 
 /**
  * run … -- <command> [args...]: everything after the first "--" is the command, exactly as given (yargs would
@@ -73,6 +80,12 @@ function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-
   // stdout belongs to the command; the pods' account is on stderr and the addresses are in its environment.
   if (a.output !== 'text') throw new UsageError(`-o ${a.output} cannot share stdout with the command; the command gets the RUNPOD_* variables in its environment`);
   return { command, keep: a.keep };
+}
+
+/** What a command that reads manifests cannot do without. */
+function needManifests(list: string[]): string[] {
+  if (list.length === 0) throw new UsageError('nothing to act on: give a manifest (file, directory or -), as an argument or with -f; see runpod --help');
+  return list;
 }
 
 /**
@@ -127,27 +140,63 @@ async function refuseUnknownCommand(args: readonly string[]): Promise<void> {
   );
 }
 
+/** exec's options, each with whether a value follows it (kubectl exec's, and those every command has). */
+const execFlags = new Map<string, boolean>([
+  ['-c', true], ['--container', true], ['-i', false], ['--stdin', false], ['-t', false], ['--tty', false], ['-it', false], ['-ti', false],
+  ['-h', false], ['--help', false], ...commonFlags,
+]);
+
+/**
+ * `runpod exec POD [-c C] CMD ARGS…` as kubectl exec reads it: options up to the pod and the command's first word
+ * are runpod's, everything from that word on is the command's (so `exec web sh -c 'ls'` does not take -c for a
+ * container). Given as a "--" before the command, which the exec command reads.
+ */
+export function execCommandWords(args: readonly string[]): string[] {
+  if (args[0] !== 'exec' || args.includes('--')) return [...args];
+  let positionals = 0;
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.startsWith('-') && a !== '-') {
+      const inline = a.startsWith('--') && a.includes('=');
+      if (execFlags.get(a) === true && !inline) i++;
+      continue;
+    }
+    positionals++;
+    // The pod is the first word; the command starts at the second.
+    if (positionals === 2) return [...args.slice(0, i), '--', ...args.slice(i)];
+  }
+  return [...args];
+}
+
 export async function runCli(argv: string[], ctx: CommandContext): Promise<number> {
   let exitCode = 0;
-  const dashDash = argv.indexOf('--');
-  const args = commandFirst(argv.map((a, i) => (a === '-' && (dashDash < 0 || i < dashDash) ? stdinToken : a)));
+  const words = execCommandWords(commandFirst(argv));
+  const dashDash = words.indexOf('--');
+  const args = words.map((a, i) => (a === '-' && (dashDash < 0 || i < dashDash) ? stdinToken : a));
   await refuseUnknownCommand(args);
   await yargs(args)
     .scriptName('runpod')
     .usage('$0 [run] <manifest...>  run Kubernetes Pod manifests on a Docker engine and wait until they run')
     .command(
-      ['run <manifests..>', '$0 <manifests..>'],
+      ['run [manifests..]', '$0 [manifests..]'],
       'run pods and wait until every container runs (default command)',
       runOptions,
       async (a) => {
         if ((a.backoff as number) < 1 || !Number.isFinite(a.backoff)) throw new UsageError(`--backoff ${a.backoff}: expected a factor of 1 or more`);
         if (a.prune && a['prune-all']) throw new UsageError('--prune and --prune-all: give one (--prune-all already includes --prune)');
         const scoped = scopedOptions(argv, a);
+        const manifests = needManifests(manifestsOf(a));
+        // A command run against the pods should find them ready, not merely started (a database still starting).
+        const wait = (a.wait ?? (scoped ? 'ready' : 'running')) as WaitMode;
+        const exitCodeFrom = a['exit-code-from'];
+        if (exitCodeFrom !== undefined && !scoped && wait !== 'completed') {
+          throw new UsageError(`--exit-code-from ${exitCodeFrom} needs --wait completed, or a command after --: only then does the container end before runpod does`);
+        }
         const { runCommand } = await import('../commands/run.js');
         exitCode = await runCommand(
           {
-            manifests: fromToken(a.manifests),
-            wait: a.wait as WaitMode,
+            manifests,
+            wait,
             ...(a.timeout !== undefined ? { timeoutMs: a.timeout as number } : {}),
             retries: a.retries as number,
             retryDelayMs: a['retry-delay'] as number,
@@ -162,9 +211,12 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             quiet: a.quiet,
             verbose: a.verbose,
             ...(a.host !== undefined ? { host: a.host } : {}),
+            ...projectOf(a.project, ctx.env),
             ...(a['publish-all'] ? { publishAll: true } : {}),
             ...(a['prune-all'] ? { prune: 'all' as const } : a.prune ? { prune: 'source' as const } : {}),
             ...(scoped ? { scoped } : {}),
+            ...(a.replace ? { replace: true } : {}),
+            ...(exitCodeFrom !== undefined ? { exitCodeFrom } : {}),
           },
           ctx,
         );
@@ -176,14 +228,17 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       (y) =>
         common(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names' })
+          .option('filename', filenameOption)
+          .option('selector', selectorOption)
           .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds (the whole pod's budget)", coerce: duration('grace') })
-          .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace' })
+          .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace (under --project: every pod of that key)' })
           .option('output', { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'text, or one DownResult document (how each container was stopped)' }),
       async (a) => {
         const { downCommand } = await import('../commands/down.js');
         exitCode = await downCommand(
           {
-            targets: fromToken(a.targets ?? []),
+            targets: [...fromToken(a.targets ?? []), ...fromToken(a.filename ?? [])],
+            ...selectorOf(a.selector),
             all: a.all,
             namespace: a.namespace,
             ...(a.grace !== undefined ? { graceSeconds: Math.ceil((a.grace as number) / 1000) } : {}),
@@ -191,21 +246,22 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             verbose: a.verbose,
             output: a.output,
             ...(a.host !== undefined ? { host: a.host } : {}),
+            ...projectOf(a.project, ctx.env),
           },
           ctx,
         );
       },
     )
     .command(
-      'validate <manifests..>',
+      'validate [manifests..]',
       'check manifests offline; no engine needed',
-      (y) => common(y).positional('manifests', { type: 'string', array: true }),
+      (y) => common(y).positional('manifests', { type: 'string', array: true }).option('filename', filenameOption),
       async (a) => {
         const { validateCommand } = await import('../commands/validate.js');
-        exitCode = await validateCommand({ manifests: fromToken(a.manifests), namespace: a.namespace, quiet: a.quiet }, ctx);
+        exitCode = await validateCommand({ manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet }, ctx);
       },
     )
-    .command(operateCommands(ctx, (code) => (exitCode = code), argv))
+    .command(operateCommands(ctx, (code) => (exitCode = code), words))
     // Hidden: the completion scripts of `runpod completion bash|zsh` call runpod --get-yargs-completions.
     .completion('__complete', false, await completionFor(argv.includes('--get-yargs-completions') ? argv.slice(argv.indexOf('--get-yargs-completions') + 1) : undefined, ctx.env))
     .demandCommand(1, 'give a manifest: runpod <manifest...>')

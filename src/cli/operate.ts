@@ -3,6 +3,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
 import type { CommandContext } from '../commands/context.js';
+import { projectEnvVar, projectProblem } from '../plan/project.js';
+import { parseLabelSelector, type Selector } from '../plan/selector.js';
 import { parseDuration } from './duration.js';
 
 type Args = Record<string, unknown>;
@@ -10,10 +12,38 @@ type Args = Record<string, unknown>;
 /** --host, as every command that reaches the engine has it. */
 export const hostOption = { type: 'string', describe: 'engine address (else DOCKER_HOST, the Docker context, the default socket)' } as const;
 
+/** --project, as every command that acts on pods has it. */
+export const projectOption = { type: 'string', describe: `isolation key: only pods made under it (default: $${projectEnvVar}; none)` } as const;
+
+/**
+ * The isolation key: --project, else $RUNPOD_PROJECT (a CI job id, say), else none. A key that cannot be part of
+ * engine names is a usage error naming where it came from.
+ */
+export function projectOf(flag: unknown, env: NodeJS.ProcessEnv): { project?: string } {
+  const fromEnv = env[projectEnvVar];
+  const [value, where] = typeof flag === 'string' ? [flag, '--project'] : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, projectEnvVar] : [undefined, ''];
+  if (value === undefined) return {};
+  const problem = projectProblem(value);
+  if (problem !== undefined) throw new UsageError(`${where === '--project' ? `--project ${value}` : `${where}=${value}`}: not an isolation key: ${problem}`);
+  return { project: value };
+}
+
+/** -l, as kubectl's: pods whose labels match a selector (app=web,tier!=db, env in (a,b), !canary). */
+export const selectorOption = { alias: 'l', type: 'string', describe: "pods whose labels match, as kubectl's -l (app=web,tier!=db)" } as const;
+
+/** -f FILE, as kubectl takes a manifest; the same as giving it as an argument (and may be repeated). */
+export const filenameOption = { alias: 'f', type: 'string', array: true, describe: 'a manifest (as an argument; may be repeated)' } as const;
+
+/** -l parsed (a bad selector is a usage error saying where). */
+export function selectorOf(text: unknown): { selector?: Selector } {
+  return typeof text === 'string' ? { selector: parseLabelSelector(text) } : {};
+}
+
 const engineOptions = <T>(y: Argv<T>) =>
   y
     .option('namespace', { alias: 'n', type: 'string', default: 'default', describe: 'namespace of a pod given by name alone' })
-    .option('host', hostOption);
+    .option('host', hostOption)
+    .option('project', projectOption);
 
 function durationMs(flag: string, v: unknown): number {
   const ms = parseDuration(String(v));
@@ -40,24 +70,27 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
       builder: (y) =>
         engineOptions(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names (name or namespace/name)' })
+          .option('filename', filenameOption)
+          .option('selector', selectorOption)
           .option('output', { alias: 'o', choices: ['text', 'wide', 'json', 'yaml'] as const, default: 'text' as const, describe: 'table, wide table (images, container ids), or a document' }) as Argv<Args>,
       handler: async (a) => {
         const { statusCommand } = await import('../commands/status.js');
         setExit(
           await statusCommand(
-            { targets: ((a.targets as string[] | undefined) ?? []).map(str), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a) },
+            { targets: [...((a.targets as string[] | undefined) ?? []), ...((a.filename as string[] | undefined) ?? [])].map(str), ...selectorOf(a.selector), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a), ...projectOf(a.project, ctx.env) },
             ctx,
           ),
         );
       },
     },
     {
-      command: 'logs <pod>',
+      command: 'logs [pod]',
       describe: "print a container's logs: stdout to stdout, stderr to stderr",
       builder: (y) =>
         engineOptions(y)
           .positional('pod', { type: 'string', describe: 'name or namespace/name' })
           .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
+          .option('selector', selectorOption)
           .option('tail', { type: 'string', describe: 'only the last n lines (-1: all)' })
           .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep printing until the container stops or Ctrl-C' })
           .option('previous', { alias: 'p', type: 'boolean', default: false, describe: 'the last dead instance of a restarted container' })
@@ -79,7 +112,8 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
         setExit(
           await logsCommand(
             {
-              pod: str(a.pod),
+              ...(a.pod !== undefined ? { pod: str(a.pod) } : {}),
+              ...selectorOf(a.selector),
               ...(a.container !== undefined ? { container: str(a.container) } : {}),
               ...(a.tail !== undefined ? { tail: integer('tail', a.tail, -1) } : {}),
               follow: Boolean(a.follow),
@@ -90,6 +124,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
               prefix: Boolean(a.prefix),
               namespace: str(a.namespace),
               ...host(a),
+              ...projectOf(a.project, ctx.env),
             },
             ctx,
           ),
@@ -120,6 +155,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
               command: dashDash >= 0 ? argv.slice(dashDash + 1) : ((a.command as unknown[] | undefined) ?? []).map(str),
               namespace: str(a.namespace),
               ...host(a),
+              ...projectOf(a.project, ctx.env),
             },
             ctx,
           ),
@@ -127,16 +163,16 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
       },
     },
     {
-      command: 'stats <pod>',
-      describe: "CPU, memory, network and block I/O of a pod's running containers",
+      command: 'stats [pods..]',
+      describe: "CPU, memory, network and block I/O of pods' running containers (the pods named, or all)",
       builder: (y) =>
         engineOptions(y)
-          .positional('pod', { type: 'string', describe: 'name or namespace/name' })
+          .positional('pods', { type: 'string', array: true, describe: 'names or namespace/names (none: every pod)' })
           .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'sample again until Ctrl-C' })
           .option('output', { alias: 'o', choices: ['text', 'json'] as const, default: 'text' as const, describe: 'table, or JSON (one line per sample with --watch)' }) as Argv<Args>,
       handler: async (a) => {
         const { statsCommand } = await import('../commands/stats.js');
-        setExit(await statsCommand({ pod: str(a.pod), watch: Boolean(a.watch), output: a.output as 'text' | 'json', namespace: str(a.namespace), ...host(a) }, ctx));
+        setExit(await statsCommand({ pods: ((a.pods as unknown[] | undefined) ?? []).map(str), watch: Boolean(a.watch), output: a.output as 'text' | 'json', namespace: str(a.namespace), ...host(a), ...projectOf(a.project, ctx.env) }, ctx));
       },
     },
     {

@@ -4,6 +4,7 @@
 // shell (it just offers no names).
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext } from './context.js';
+import { projectEnvVar } from '../plan/project.js';
 import { openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
 
@@ -12,7 +13,7 @@ export type Shell = 'bash' | 'zsh';
 /** Commands whose first argument is a pod. */
 const podCommands = new Set(['status', 'ps', 'logs', 'exec', 'stats', 'down']);
 /** Commands that take more than one pod. */
-const manyPods = new Set(['status', 'ps', 'down']);
+const manyPods = new Set(['status', 'ps', 'down', 'stats']);
 const lookupTimeoutMs = 2000;
 
 // SHELL=sh: yargs formats its own words as "name:description" when it believes the shell is zsh; both scripts
@@ -65,7 +66,7 @@ function flagValue(words: string[], names: string[]): string | undefined {
 }
 
 /** Flags that take a value, so the word after them is not a positional. */
-const valueFlags = new Set(['-c', '--container', '-n', '--namespace', '--host', '-o', '--output', '--tail', '--since', '--grace', '--min-age', '--max-per-container', '--max-containers', '--timeout']);
+const valueFlags = new Set(['-c', '--container', '-n', '--namespace', '--host', '-o', '--output', '--tail', '--since', '--grace', '--min-age', '--max-per-container', '--max-containers', '--timeout', '--project', '-l', '--selector', '-f', '--filename', '--exit-code-from']);
 
 /**
  * Names for the word being completed, or undefined when yargs' own completion (commands, flags) applies.
@@ -93,7 +94,7 @@ export async function completeNames(words: string[], env: NodeJS.ProcessEnv): Pr
   if (!wantContainers && positionals.length > 1 && !manyPods.has(command)) return undefined;
   if (prev !== undefined && valueFlags.has(prev) && !wantContainers) return undefined;
   try {
-    const engine = await openEngine(flagValue(words, ['--host']), env);
+    const engine = await openEngine(flagValue(words, ['--host']), env, flagValue(words, ['--project']) ?? env[projectEnvVar]);
     const pods = await Promise.race([
       findPods(engine),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), lookupTimeoutMs).unref()),

@@ -13,6 +13,8 @@ import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
+import { findPods } from './pods.js';
+import type { Selector } from '../plan/selector.js';
 
 export interface DownOptions {
   targets: string[];
@@ -25,8 +27,12 @@ export interface DownOptions {
   /** text (default), or one DownResult document. */
   output?: 'text' | 'json' | 'yaml';
   host?: string;
+  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  project?: string;
   /** Every pod runpod manages on the engine, in every namespace (instead of targets). */
   all?: boolean;
+  /** -l: every pod whose labels match (instead of targets). */
+  selector?: Selector;
 }
 
 export interface PodRef {
@@ -58,12 +64,13 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
 }
 
 export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<number> {
-  if (o.all && o.targets.length > 0) throw new UsageError('--all removes every pod runpod manages: give either --all or targets, not both');
-  if (!o.all && o.targets.length === 0) throw new UsageError('nothing to remove: give manifests or pod names, or --all');
-  const named = o.all ? [] : await resolveTargets(o.targets, o.namespace, ctx);
-  const engine = await openEngine(o.host, ctx.env);
+  const ways = [o.all === true, o.targets.length > 0, o.selector !== undefined].filter(Boolean).length;
+  if (ways > 1) throw new UsageError('give one of: manifests or pod names, -l <selector>, or --all');
+  if (ways === 0) throw new UsageError('nothing to remove: give manifests or pod names, -l <selector>, or --all');
+  const named = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : [];
+  const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const refs = o.all ? await managedPodRefs(engine) : named;
+  const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector)).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods };

@@ -3,12 +3,22 @@
 import { DockerEngine } from '../engine/docker.js';
 import { resolveEndpoint } from '../engine/connection.js';
 import type { Engine, EngineInfo } from '../engine/engine.js';
+import { projectEngine } from '../engine/project.js';
 import { DeadlineError, EngineUnreachableError, InterruptedError } from '../errors.js';
 import type { Backoff } from '../wait/backoff.js';
 import { Waker } from '../wait/waker.js';
 import type { CommandContext } from './context.js';
 
-export async function openEngine(host: string | undefined, env: NodeJS.ProcessEnv): Promise<Engine> {
+/**
+ * The engine as a command sees it: confined to the isolation key (engine/project.ts), or to what was made
+ * without one. Every command that acts on pods opens it so; the project is required so that none forgets.
+ */
+export async function openEngine(host: string | undefined, env: NodeJS.ProcessEnv, project: string | undefined): Promise<Engine> {
+  return projectEngine(await openHostEngine(host, env), project);
+}
+
+/** The whole engine, every key's pods: for host-wide questions only (gc; admission counts every pod's requests). */
+export async function openHostEngine(host: string | undefined, env: NodeJS.ProcessEnv): Promise<Engine> {
   return new DockerEngine(await resolveEndpoint(host, env));
 }
 

@@ -15,6 +15,8 @@ export interface ExecOptions {
   command: string[];
   namespace: string;
   host?: string;
+  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  project?: string;
 }
 
 export const execFailedCode = 125;
@@ -38,7 +40,7 @@ export async function execCommand(o: ExecOptions, ctx: CommandContext): Promise<
   try {
     if (o.command.length === 0) throw new UsageError('no command given: runpod exec <pod> [-c name] -- <command...>');
     const ref = parsePodRef(o.pod, o.namespace);
-    const engine = await openEngine(o.host, ctx.env);
+    const engine = await openEngine(o.host, ctx.env, o.project);
     await connectEngine(engine, ctx);
     const pod = await findPod(engine, ref);
     const c = pickContainer(pod, o.container, 'exec');

@@ -7,7 +7,7 @@ import { Label, infraContainerName, managedSelector } from '../plan/labels.js';
 import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } from '../reconcile/gcPolicy.js';
 import { formatAge } from '../report/tables.js';
 import type { CommandContext } from './context.js';
-import { connectEngine, openEngine } from './engineSession.js';
+import { connectEngine, openHostEngine } from './engineSession.js';
 
 export interface GcOptions extends GcPolicy {
   dryRun: boolean;
@@ -47,7 +47,7 @@ export async function collectGarbage(engine: Engine, policy: GcPolicy, now: numb
 }
 
 export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {
-  const engine = await openEngine(o.host, ctx.env);
+  const engine = await openHostEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
   const now = ctx.now();
   const plan = await collectGarbage(engine, o, now);

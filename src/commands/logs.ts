@@ -3,14 +3,18 @@
 // for this (restart policy "no", design.md's restart model); -f follows until the container stops or Ctrl-C.
 import type { Engine, OutputStream } from '../engine/engine.js';
 import { LineSplitter } from '../engine/demux.js';
-import { ExitCode, NotFoundError } from '../errors.js';
+import { ExitCode, NotFoundError, UsageError } from '../errors.js';
+import { formatSelector, type Selector } from '../plan/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPod, parsePodRef, pickContainer } from './pods.js';
+import { findPod, findPods, parsePodRef, pickContainer } from './pods.js';
 
 export interface LogsOptions {
-  pod: string;
+  /** name or namespace/name; or, instead, a selector. */
+  pod?: string;
+  /** -l: every pod whose labels match (kubectl logs -l), each pod's default container unless -c or --all-containers. */
+  selector?: Selector;
   container?: string;
   /** Last n lines; undefined or -1: all. */
   tail?: number;
@@ -23,32 +27,51 @@ export interface LogsOptions {
   prefix: boolean;
   namespace: string;
   host?: string;
+  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  project?: string;
 }
 
 export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<number> {
-  const ref = parsePodRef(o.pod, o.namespace);
-  const engine = await openEngine(o.host, ctx.env);
+  if ((o.pod === undefined) === (o.selector === undefined)) throw new UsageError('give a pod, or -l <selector> for the pods whose labels match, not both');
+  const ref = o.pod !== undefined ? parsePodRef(o.pod, o.namespace) : undefined;
+  const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const pod = await findPod(engine, ref);
-  const containers = o.allContainers ? pod.containers : [pickContainer(pod, o.container, 'logs')];
-  if (containers.length === 0) throw new NotFoundError(`pod ${pod.namespace}/${pod.name} has no containers yet`);
-  const targets = containers.map((c) => ({ container: c, instance: o.previous ? previousInstance(pod, c) : c.current }));
+  const pods = ref ? [await findPod(engine, ref)] : await findPods(engine, undefined, o.selector);
+  if (pods.length === 0) throw new NotFoundError(`no pods match -l ${formatSelector(o.selector ?? [])} (runpod status -l shows the same)`);
+  const targets = pods.flatMap((pod) => {
+    const containers = o.allContainers ? pod.containers : [ref ? pickContainer(pod, o.container, 'logs') : defaultContainer(pod, o.container, ctx)];
+    if (containers.length === 0) throw new NotFoundError(`pod ${pod.namespace}/${pod.name} has no containers yet`);
+    return containers.map((c) => ({ pod, container: c, instance: o.previous ? previousInstance(pod, c) : c.current }));
+  });
   const since = o.since === undefined ? undefined : ('agoMs' in o.since ? ctx.now() - o.since.agoMs : o.since.atMs) / 1000;
+  // kubectl logs -l shows the last 10 lines of each unless --tail says otherwise.
+  const tail = o.tail ?? (o.selector ? 10 : undefined);
   // kubectl prefixes with [pod/<name>/<container>]; with --all-containers a reader needs to know whose line it is.
   const prefixed = o.prefix;
   const read = (t: (typeof targets)[number]): Promise<void> =>
     readOne(engine, t.instance, {
       follow: o.follow,
       timestamps: o.timestamps,
-      ...(o.tail !== undefined && o.tail >= 0 ? { tail: o.tail } : {}),
+      ...(tail !== undefined && tail >= 0 ? { tail } : {}),
       ...(since !== undefined ? { since } : {}),
-      prefix: prefixed ? `[pod/${pod.name}/${t.container.name}] ` : undefined,
+      prefix: prefixed ? `[pod/${t.pod.name}/${t.container.name}] ` : undefined,
       ctx,
     });
   if (o.follow) await Promise.all(targets.map(read)); // followed together, as they are written
   else for (const t of targets) await read(t); // one container after the other, each whole
   if (ctx.signal.aborted) return ctx.interruptedBy() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
   return ExitCode.ok;
+}
+
+/**
+ * A pod found by selector: the container -c names, else the only one, else (as kubectl) the first, said on stderr;
+ * kubectl's kubectl.kubernetes.io/default-container annotation is not kept by runpod, so the first is the spec's.
+ */
+function defaultContainer(pod: PodSummary, name: string | undefined, ctx: CommandContext): ContainerSummary {
+  if (name !== undefined || pod.containers.length <= 1) return pickContainer(pod, name, 'logs');
+  const first = pod.containers[0]!;
+  ctx.stderr.write(`Defaulted container "${first.name}" of pod ${pod.namespace}/${pod.name} out of: ${pod.containers.map((c) => c.name).join(', ')}\n`);
+  return first;
 }
 
 /** The newest dead instance before the current one; the engine's in-place restarts keep one log instead. */

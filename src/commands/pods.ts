@@ -3,6 +3,7 @@
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { managedSelector, podSelector } from '../plan/labels.js';
+import { type Selector, selectorMatches } from '../plan/selector.js';
 import { type ContainerSummary, type PodSummary, summarizePods } from '../reconcile/podSummary.js';
 
 export interface PodRef {
@@ -27,8 +28,12 @@ async function inspectAll(engine: Engine, labels: string[]): Promise<ContainerIn
   return inspected.filter((i): i is ContainerInspect => i !== undefined);
 }
 
-/** Every pod runpod manages, or only those named (in the order given; missing ones left out). */
-export async function findPods(engine: Engine, refs?: PodRef[]): Promise<PodSummary[]> {
+/**
+ * Every pod runpod manages, or only those named (in the order given; missing ones left out); with a selector,
+ * only the pods whose labels (the manifest's metadata.labels) match it.
+ */
+export async function findPods(engine: Engine, refs?: PodRef[], selector?: Selector): Promise<PodSummary[]> {
+  if (selector) return (await findPods(engine, refs)).filter((p) => selectorMatches(selector, p.labels));
   if (!refs) return summarizePods(await inspectAll(engine, [managedSelector]));
   const found = await Promise.all(refs.map(async (r) => summarizePods(await inspectAll(engine, podSelector(r.namespace, r.name)))[0]));
   return found.filter((p): p is PodSummary => p !== undefined);

@@ -1,5 +1,6 @@
 // runpod run: load -> plan -> connect -> (per pod, in parallel) sync and wait -> report. Reads top to bottom
 // like the kubelet's run-once: every layer below does the work, this only wires them.
+import { randomBytes } from 'node:crypto';
 import yaml from 'js-yaml';
 import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
 import type { Engine } from '../engine/engine.js';
@@ -8,13 +9,13 @@ import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
 import type { LoadedPod } from '../manifest/types.js';
-import { type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
+import { type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
 import { actionHeadline, allActions, decidePodActions } from '../reconcile/decide.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
 import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
-import { observePod } from '../reconcile/observe.js';
+import { groupPod, observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
 import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
@@ -23,10 +24,13 @@ import { Backoff } from '../wait/backoff.js';
 import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
 import { type CommandContext, readAll } from './context.js';
-import { connectEngine, openEngine } from './engineSession.js';
+import { connectEngine, openHostEngine } from './engineSession.js';
+import { projectEngine } from '../engine/project.js';
 import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
+import { removePod } from './down.js';
+import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface RunOptions {
   manifests: string[];
@@ -45,12 +49,18 @@ export interface RunOptions {
   quiet: boolean;
   verbose: boolean;
   host?: string;
+  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  project?: string;
   /** --publish-all: every container port on a host port the engine chooses. */
   publishAll?: boolean;
   /** --prune (same source) / --prune-all: take down the runpod pods this run does not name. */
   prune?: PruneScope;
   /** run … -- <command>: run it against the pods, then take them down (scoped.ts). */
   scoped?: ScopedOptions;
+  /** --replace: take each pod down first, so it runs afresh (a finished one-shot pod runs again). */
+  replace?: boolean;
+  /** --exit-code-from [pod/]container: exit with that container's own code once it has terminated (exitCodeFrom.ts). */
+  exitCodeFrom?: string;
 }
 
 /** Log lines shown per failing container (design.md). */
@@ -65,11 +75,15 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const { pods, warnings } = await loadManifests(o.manifests, { defaultNamespace: o.namespace }, () => readAll(ctx.stdin));
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods, o.wait);
+    const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
 
-    // 2. Connect, within the retry budget and deadline.
-    const engine = await openEngine(o.host, ctx.env);
+    // 2. Connect, within the retry budget and deadline. A scoped run is isolated by default: under a key of its
+    // own, unless one was given, so parallel CI jobs running the same manifests never share pods (project.ts).
+    const project = o.project ?? (o.scoped ? scopedProjectKey() : undefined);
+    const host = await openHostEngine(o.host, ctx.env);
+    const engine = projectEngine(host, project);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await dryRun(pods, o, engine, ctx);
+    if (o.dryRun) return await dryRun(pods, o, project, engine, host, ctx);
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
@@ -83,20 +97,22 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
     // Admission needs the engine's capacity and what runs there: asked now, beside the infra image, when any pod
     // requests resources (a rejection is awaited in step 4, so it is held here).
-    const admission = pods.some(declaresRequests) ? observeAdmission(engine) : undefined;
+    // What every key's pods request counts: they share the host.
+    const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
-    const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
+    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
 
     // 4. Admission (the kubelet's, before anything is created): a pod whose requests the engine host cannot hold
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
     // parallel, each with its own result.
     const refused = admission ? admitPods(plans, await admission) : new Map<string, string>();
     const outcomes = await Promise.all(
-      plans.map((plan) => {
+      plans.map(async (plan) => {
         reporter.podStarted(plan.key);
         const refusal = refused.get(plan.key);
         if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
+        if (o.replace) await replacePod(engine, plan, reporter);
         return runPod(plan, {
           engine,
           images,
@@ -129,15 +145,23 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
 
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
     if (o.scoped) {
-      return await runScoped(o.scoped, { engine, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown) }, ctx);
+      return await runScoped(
+        o.scoped,
+        { engine, project, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project), ...(exitFrom ? { exitFrom } : {}) },
+        ctx,
+      );
     }
+    // --exit-code-from: the container's own code in place of the run's 0 or 1 (exitCodeFrom.ts).
+    const failure = exitCode !== ExitCode.ok ? runError(exitCode, outcomes, results, o, ctx, true, project) : undefined;
+    const error = exitFrom ? withContainerCode(await terminatedExitCode(engine, exitFrom, (m) => reporter.warn(m)), exitFrom, failure) : failure;
     reporter.close();
     // A person at a terminal has just read each pod's line on stderr; stdout repeats it only for a pipe or file.
     const shownAlready = o.output === 'text' && !o.quiet && ctx.stdout.isTTY === true;
-    const result: RunResult = { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode, pods: results, ...(pruned ? { pruned } : {}) };
+    const finalCode = error?.exitCode ?? ExitCode.ok;
+    const result: RunResult = { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode: finalCode, ...(project !== undefined ? { project } : {}), pods: results, ...(pruned ? { pruned } : {}) };
     if (!shownAlready) writeResult(ctx.stdout, result, o.output);
-    if (exitCode !== ExitCode.ok) throw runError(exitCode, outcomes, results, o, ctx);
-    return exitCode;
+    if (error) throw error;
+    return finalCode;
   } finally {
     reporter.close();
   }
@@ -226,8 +250,23 @@ export function runExitCode(statuses: PodOutcomeStatus[], signal: 'SIGINT' | 'SI
   return ExitCode.ok;
 }
 
+/** --replace: the pod as it is goes (its preStop hooks and grace period, as `runpod down`), so the run makes it anew. */
+async function replacePod(engine: Engine, plan: PodPlan, reporter: Reporter): Promise<void> {
+  const down = await removePod(engine, { namespace: plan.namespace, name: plan.name });
+  if (down.removed > 0) reporter.info(`${plan.key}: --replace: taken down (${down.removed} container${down.removed === 1 ? '' : 's'}, ${down.seconds}s), running it afresh`);
+}
+
+/** A scoped run's own isolation key when none was given: random, so two jobs' keys never meet. */
+function scopedProjectKey(): string {
+  return `run-${randomBytes(4).toString('hex')}`;
+}
+
+function planOptions(o: RunOptions, infraImage: string, project: string | undefined): PlanOptions {
+  return { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}), ...(project !== undefined ? { project } : {}) };
+}
+
 /** The one line that says what failed, then the detail and how to clean up. */
-function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace = true): RunpodError {
+function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace: boolean, project: string | undefined): RunpodError {
   const bad = results.filter((r) => r.status !== 'succeeded');
   const names = bad.map((r) => `${r.namespace}/${r.name}`).join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
@@ -236,7 +275,10 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   // Pods admission refused have nothing on the engine to inspect or take down.
   if (outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) detail.push(`nothing was created for ${names}`);
   else if (!leftInPlace) detail.push('the pods were taken down (--keep leaves them for inspection)');
-  else if (!o.manifests.includes('-')) detail.push(`what runpod made is left for inspection (runpod status, runpod logs); remove it with: runpod down ${manifests}`);
+  else if (!o.manifests.includes('-')) {
+    const key = project !== undefined ? ` --project ${project}` : '';
+    detail.push(`what runpod made is left for inspection (runpod status${key}, runpod logs${key}); remove it with: runpod down${key} ${manifests}`);
+  }
   const lost = outcomes.find((x) => x.engineError)?.engineError;
   let err: RunpodError;
   if (exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm) err = new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
@@ -247,20 +289,23 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 }
 
 /** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
-async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: CommandContext): Promise<number> {
+async function dryRun(pods: LoadedPod[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
-  const plans = pods.map((p) => translatePod(p, { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}) }));
+  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const pruneDoc = prune !== undefined ? { prune } : {};
   // Admission as a run would decide it now: a refused pod would fail with nothing created.
-  const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(engine)) : new Map<string, string>();
+  const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(host)) : new Map<string, string>();
   const doc = await Promise.all(
     plans.map(async (plan) => {
       const refusal = refused.get(plan.key);
-      const actions = info && refusal === undefined ? allActions(decidePodActions(plan, await observePod(engine, plan.namespace, plan.name))) : undefined;
-      const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions } : { actions: `unknown: the engine at ${engine.address} does not answer` };
+      const observed = info && refusal === undefined ? await observePod(engine, plan.namespace, plan.name) : undefined;
+      // --replace: what exists goes first, so the actions are those for a pod not there yet.
+      const replaces = o.replace === true && observed !== undefined && observed.infra.length + observed.containers.size + observed.initContainers.size > 0;
+      const actions = observed ? allActions(decidePodActions(plan, replaces ? groupPod([]) : observed)) : undefined;
+      const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions, ...(replaces ? { replace: true } : {}) } : { actions: `unknown: the engine at ${engine.address} does not answer` };
       return { plan: planDocument(plan), ...known };
     }),
   );
@@ -271,6 +316,8 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
       ctx.stdout.write(`${d.plan.pod} (uid ${d.plan.uid}, pod hash ${d.plan.hash})\n`);
       ctx.stdout.write(`  infra ${d.plan.infra.image}\n`);
       for (const c of d.plan.containers) ctx.stdout.write(`  container ${c.name}: ${c.image} (pull ${c.pullPolicy}, hash ${c.hash})\n`);
+      if (d.plan.project !== undefined) ctx.stdout.write(`  isolation key ${d.plan.project}${o.scoped && o.project === undefined ? " (the scoped run's own, new each run)" : ''}\n`);
+      if ('replace' in d) ctx.stdout.write('  would take the pod down first (--replace), then:\n');
       if ('admission' in d) ctx.stdout.write(`  would refuse the pod, creating nothing: ${d.admission}\n`);
       else if (typeof d.actions === 'string') ctx.stdout.write(`  actions: ${d.actions}\n`);
       else if (d.actions.length === 0) ctx.stdout.write('  actions: none, the pod is up to date\n');
@@ -285,13 +332,14 @@ async function dryRun(pods: LoadedPod[], o: RunOptions, engine: Engine, ctx: Com
 }
 
 function planDocument(plan: PodPlan): {
-  pod: string; uid: string; hash: string; restartPolicy: string; infra: { image: string; create: unknown };
+  pod: string; project?: string; uid: string; hash: string; restartPolicy: string; infra: { image: string; create: unknown };
   containers: { name: string; image: string; pullPolicy: string; hash: string; create: unknown }[];
   volumes?: PrintableVolume[];
   terminationLog?: { engineVolume: string; paths: Record<string, string> };
 } {
   return {
     pod: plan.key,
+    ...(plan.project !== undefined ? { project: plan.project } : {}),
     uid: plan.uid,
     hash: plan.hash,
     restartPolicy: plan.restartPolicy,

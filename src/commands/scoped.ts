@@ -6,13 +6,14 @@ import { constants } from 'node:os';
 import { kill } from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
-import { ExitCode, InterruptedError, RunpodError } from '../errors.js';
+import { ExitCode, ForwardedExitError, InterruptedError, type RunpodError } from '../errors.js';
 import type { PodPlan } from '../plan/translate.js';
 import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
 import { removePod } from './down.js';
+import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface ScopedOptions {
   /** The command and its arguments, exactly as given after "--". */
@@ -24,23 +25,16 @@ export interface ScopedOptions {
 /** What the run left for the scoped part: the pods as they came up, and the run's own verdict. */
 export interface ScopedRun {
   engine: Engine;
+  /** The isolation key the pods run under: the one given, else the run's own (run.ts). */
+  project: string | undefined;
   plans: PodPlan[];
   results: PodResult[];
   exitCode: number;
   /** The run's failure for a run that did not come up; takenDown says whether the pods were removed. */
   failure: (takenDown: boolean) => RunpodError;
   reporter: Reporter;
-}
-
-/** The command's own exit code (or 126/127 when it could not be started), with the one line that says so. */
-export class CommandExitError extends RunpodError {
-  override name = 'CommandExitError';
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
+  /** --exit-code-from: the container whose code, once it has terminated, replaces the command's (exitCodeFrom.ts). */
+  exitFrom?: ExitCodeSource;
 }
 
 type Sig = 'SIGINT' | 'SIGTERM';
@@ -50,7 +44,8 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
   const takeDown = async (): Promise<boolean> => {
     const keys = run.plans.map((p) => p.key).join(', ');
     if (s.keep) {
-      reporter.info(`--keep: leaving ${keys} up; remove with: runpod down ${run.plans.map((p) => p.key).join(' ')}`);
+      const key = run.project !== undefined ? ` --project ${run.project}` : '';
+      reporter.info(`--keep: leaving ${keys} up${key ? ` under isolation key ${run.project}` : ''}; remove with: runpod down${key} ${run.plans.map((p) => p.key).join(' ')}`);
       return false;
     }
     reporter.info(`taking down ${keys}`);
@@ -64,35 +59,45 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
   };
 
   // The pods did not come up (or a signal came first): the command never runs; the run's own account and code.
+  // Each container code is read off its instance on the engine, so before the pods go.
+  const containerCode = async (): Promise<number | undefined> => (run.exitFrom ? terminatedExitCode(run.engine, run.exitFrom, (m) => reporter.warn(m)) : undefined);
+  const withCode = (code: number | undefined, err: RunpodError | undefined): RunpodError | undefined => (run.exitFrom ? withContainerCode(code, run.exitFrom, err) : err);
   if (run.exitCode !== ExitCode.ok || ctx.signal.aborted) {
+    const code = run.exitCode === ExitCode.ok ? undefined : await containerCode();
     const takenDown = await takeDown();
     if (run.exitCode === ExitCode.ok) throw new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
-    throw run.failure(takenDown);
+    throw withCode(code, run.failure(takenDown))!;
   }
 
-  const env = podEnvironment(run.results);
+  const env = podEnvironment(run.results, run.project);
   for (const w of env.warnings) reporter.warn(w);
   reporter.close(); // the spinner must not draw over the command's output
 
   const [file, ...args] = s.command;
   const exit = await runChild(file!, args, { ...ctx.env, ...Object.fromEntries(env.vars) }, ctx);
+  const code = await containerCode();
   const takenDown = await takeDown();
-  const after = takenDown ? 'the pods were taken down' : undefined;
+  const final = withCode(code, commandError(file!, exit, takenDown, ctx));
+  if (final) throw final;
+  return ExitCode.ok;
+}
 
+/** The command's own account: undefined when it exited 0. */
+function commandError(file: string, exit: ChildExit, takenDown: boolean, ctx: CommandContext): RunpodError | undefined {
   const signal = ctx.interruptedBy();
-  if (signal) throw new InterruptedError(signal).withDetail([`the command ${describeExit(exit)}`, ...(after ? [after] : [])]);
+  if (signal) return new InterruptedError(signal).withDetail([`the command ${describeExit(exit)}`, ...(takenDown ? ['the pods were taken down'] : [])]);
   if ('error' in exit) {
     // As a shell says it: 127 for a command that does not exist, 126 for one that cannot be executed.
     const code = exit.error.code === 'ENOENT' ? 127 : 126;
-    throw new CommandExitError(`cannot run ${file}: ${exit.error.code === 'ENOENT' ? 'command not found' : exit.error.message}`, code);
+    return new ForwardedExitError(`cannot run ${file}: ${exit.error.code === 'ENOENT' ? 'command not found' : exit.error.message}`, code);
   }
   if (exit.signal) {
     // A shell's convention for a command killed by signal N: 128+N.
     const n = constants.signals[exit.signal] ?? 0;
-    throw new CommandExitError(`the command ${describeExit(exit)}`, 128 + n);
+    return new ForwardedExitError(`the command ${describeExit(exit)}`, 128 + n);
   }
-  if (exit.code !== 0) throw new CommandExitError(`the command ${describeExit(exit)}`, exit.code ?? 1);
-  return ExitCode.ok;
+  if (exit.code !== 0) return new ForwardedExitError(`the command ${describeExit(exit)}`, exit.code ?? 1);
+  return undefined;
 }
 
 type ChildExit = { code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException };

@@ -1,4 +1,4 @@
-// runpod stats: CPU, memory, network and block I/O of a pod's running containers, from the engine's own
+// runpod stats: CPU, memory, network and block I/O of the running containers of the pods named (or all pods), from the engine's own
 // statistics, computed as `docker stats` computes them. --watch samples again until Ctrl-C.
 import type { ContainerStats, Engine } from '../engine/engine.js';
 import { ExitCode, NotFoundError } from '../errors.js';
@@ -7,14 +7,17 @@ import { formatBytes, renderTable } from '../report/tables.js';
 import { Waker } from '../wait/waker.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPod, findPods, parsePodRef, type PodRef } from './pods.js';
+import { findPods, parsePodRef, type PodRef } from './pods.js';
 
 export interface StatsOptions {
-  pod: string;
+  /** name or namespace/name each; none: every pod. */
+  pods: string[];
   watch: boolean;
   output: 'text' | 'json';
   namespace: string;
   host?: string;
+  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  project?: string;
 }
 
 export interface ContainerUsage {
@@ -76,49 +79,69 @@ async function sample(engine: Engine, pod: PodSummary): Promise<ContainerUsage[]
   return running.flatMap((c, i) => (each[i] ? [usage(c.name, c.current.id, each[i]!, net)] : []));
 }
 
-function table(pod: PodSummary, rows: ContainerUsage[]): string {
-  if (rows.length === 0) return `${pod.namespace}/${pod.name}: no running containers\n`;
-  return renderTable(
-    ['POD', 'CONTAINER', 'CPU %', 'MEM USAGE / LIMIT', 'MEM %', 'NET I/O (pod)', 'BLOCK I/O', 'PIDS'],
-    rows.map((r) => [
-      `${pod.namespace}/${pod.name}`,
-      r.container,
-      `${r.cpuPercent.toFixed(2)}%`,
-      `${formatBytes(r.memoryBytes, true)} / ${formatBytes(r.memoryLimitBytes, true)}`,
-      `${r.memoryPercent.toFixed(2)}%`,
-      `${formatBytes(r.netRxBytes, false)} / ${formatBytes(r.netTxBytes, false)}`,
-      `${formatBytes(r.blockReadBytes, false)} / ${formatBytes(r.blockWriteBytes, false)}`,
-      r.pids !== undefined ? String(r.pids) : '-',
-    ]),
+interface PodUsage {
+  pod: PodSummary;
+  rows: ContainerUsage[];
+}
+
+function table(samples: PodUsage[]): string {
+  const rows = samples.flatMap(({ pod, rows: r }) => r.map((u) => ({ pod, u })));
+  const idle = samples.filter((x) => x.rows.length === 0).map(({ pod }) => `${pod.namespace}/${pod.name}: no running containers\n`);
+  if (rows.length === 0) return idle.join('') || 'no pods: runpod manages none on this engine\n';
+  return (
+    renderTable(
+      ['POD', 'CONTAINER', 'CPU %', 'MEM USAGE / LIMIT', 'MEM %', 'NET I/O (pod)', 'BLOCK I/O', 'PIDS'],
+      rows.map(({ pod, u: r }) => [
+        `${pod.namespace}/${pod.name}`,
+        r.container,
+        `${r.cpuPercent.toFixed(2)}%`,
+        `${formatBytes(r.memoryBytes, true)} / ${formatBytes(r.memoryLimitBytes, true)}`,
+        `${r.memoryPercent.toFixed(2)}%`,
+        `${formatBytes(r.netRxBytes, false)} / ${formatBytes(r.netTxBytes, false)}`,
+        `${formatBytes(r.blockReadBytes, false)} / ${formatBytes(r.blockWriteBytes, false)}`,
+        r.pids !== undefined ? String(r.pids) : '-',
+      ]),
+    ) + idle.join('')
   );
 }
 
+/** The pods named (each must exist: exit 1 otherwise), or every pod runpod manages when none is. */
+async function podsToSample(engine: Engine, refs: PodRef[] | undefined): Promise<PodSummary[]> {
+  if (!refs) return findPods(engine);
+  const found = await findPods(engine, refs);
+  const missing = refs.filter((r) => !found.some((p) => p.namespace === r.namespace && p.name === r.name));
+  if (missing.length > 0) throw new NotFoundError(`${missing.length === 1 ? 'pod' : 'pods'} ${missing.map((r) => `${r.namespace}/${r.name}`).join(', ')} not found (runpod status lists the pods runpod manages)`);
+  return found;
+}
+
 export async function statsCommand(o: StatsOptions, ctx: CommandContext): Promise<number> {
-  const ref: PodRef = parsePodRef(o.pod, o.namespace);
-  const engine = await openEngine(o.host, ctx.env);
+  // As docker stats: the pods named, or every pod (runpod's, under the isolation key) when none is.
+  const refs = o.pods.length > 0 ? o.pods.map((p) => parsePodRef(p, o.namespace)) : undefined;
+  const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  let pod = await findPod(engine, ref);
+  let pods = await podsToSample(engine, refs);
   const clear = o.watch && o.output === 'text' && ctx.stdout.isTTY === true;
   for (;;) {
-    const rows = await sample(engine, pod);
+    const samples = await Promise.all(pods.map(async (pod) => ({ pod, rows: await sample(engine, pod) })));
     if (ctx.signal.aborted) break;
     const at = new Date(ctx.now()).toISOString();
     if (o.output === 'json') {
-      // --watch -o json: one document per line (NDJSON), so a reader can parse each sample as it comes.
-      const doc = { apiVersion: 'runpod/v1', kind: 'PodStats', namespace: pod.namespace, name: pod.name, time: at, containers: rows };
+      // One pod named: its PodStats document; otherwise a list. --watch: one document per line (NDJSON).
+      const one = refs?.length === 1 ? samples[0] : undefined;
+      const doc = one
+        ? { apiVersion: 'runpod/v1', kind: 'PodStats', namespace: one.pod.namespace, name: one.pod.name, time: at, containers: one.rows }
+        : { apiVersion: 'runpod/v1', kind: 'PodStatsList', time: at, pods: samples.map((x) => ({ namespace: x.pod.namespace, name: x.pod.name, containers: x.rows })) };
       ctx.stdout.write(o.watch ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`);
     } else {
       // On a terminal the table is redrawn in place; in a pipe each sample follows the last.
-      ctx.stdout.write(`${clear ? '\u001b[H\u001b[2J' : ''}${table(pod, rows)}${o.watch && !clear ? '\n' : ''}`);
+      ctx.stdout.write(`${clear ? '\u001b[H\u001b[2J' : ''}${table(samples)}${o.watch && !clear ? '\n' : ''}`);
     }
     if (!o.watch) break;
     // Nothing to sample takes no time: wait a second rather than spin.
-    if (rows.length === 0) await new Waker().sleep(1000, ctx.signal);
-    // The engine's one-shot sample already spans a collection cycle (about a second), so no extra sleep.
-    const [again] = await findPods(engine, [ref]);
-    if (!again) throw new NotFoundError(`pod ${ref.namespace}/${ref.name} is gone`);
-    pod = again;
+    if (samples.every((x) => x.rows.length === 0)) await new Waker().sleep(1000, ctx.signal);
     if (ctx.signal.aborted) break;
+    // The engine's one-shot sample already spans a collection cycle (about a second), so no extra sleep.
+    pods = await podsToSample(engine, refs);
   }
   if (ctx.signal.aborted) return ctx.interruptedBy() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
   return ExitCode.ok;

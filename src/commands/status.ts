@@ -1,7 +1,8 @@
 // runpod status (alias ps): the pods runpod manages, or those of the given manifests or names, as the engine
 // has them now. A named pod that does not exist is exit 1, after the others are shown.
 import yaml from 'js-yaml';
-import { ExitCode, NotFoundError } from '../errors.js';
+import { ExitCode, NotFoundError, UsageError } from '../errors.js';
+import { formatSelector, type Selector } from '../plan/selector.js';
 import { statusDocument, statusTable } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { resolveTargets } from './down.js';
@@ -15,20 +16,27 @@ export interface StatusOptions {
   targets: string[];
   namespace: string;
   output: StatusFormat;
+  /** -l: only the pods whose labels match (instead of targets). */
+  selector?: Selector;
   host?: string;
+  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  project?: string;
 }
 
 export async function statusCommand(o: StatusOptions, ctx: CommandContext): Promise<number> {
+  if (o.selector && o.targets.length > 0) throw new UsageError('give manifests or pod names, or -l <selector>, not both (as kubectl: a name cannot be given with a selector)');
   const refs = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
-  const engine = await openEngine(o.host, ctx.env);
+  const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const pods = await findPods(engine, refs);
+  const pods = await findPods(engine, refs, o.selector);
   const now = ctx.now();
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
   } else if (pods.length > 0) {
     ctx.stdout.write(statusTable(pods, now, o.output === 'wide'));
+  } else if (o.selector) {
+    ctx.stderr.write(`no pods match -l ${formatSelector(o.selector)}\n`);
   } else if (!refs) {
     ctx.stderr.write('no pods: runpod manages none on this engine\n');
   }

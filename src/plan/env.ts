@@ -14,6 +14,8 @@ export interface EnvContext {
   pod: Pod & { metadata: { name: string; namespace: string }; spec: NonNullable<Pod['spec']> };
   uid: string;
   configs: ReadonlyMap<string, ConfigObject>;
+  /** The isolation key (project.ts): a claim's engine volume is the key's own. */
+  project?: string;
 }
 
 export interface ContainerEnv {

@@ -11,6 +11,8 @@ export const Label = {
   managedBy: 'app.kubernetes.io/managed-by',
   /** Where the pod's manifest came from (absolute file or directory); absent for stdin. */
   source: 'io.runpod.source',
+  /** The isolation key (plan/project.ts) the object was made under; absent when none was given. */
+  project: 'io.runpod.project',
 } as const;
 
 export const managedByValue = 'runpod';
@@ -18,6 +20,15 @@ export const managedSelector = `${Label.managedBy}=${managedByValue}`;
 /** Name of the infra container in the container-name label, as the kubelet's dockershim used. */
 export const infraContainerName = 'POD';
 export const annotationPrefix = 'annotation.';
+
+/**
+ * The pod's own labels (metadata.labels) back from its infra container's: without runpod's keys (io.kubernetes.*,
+ * io.runpod.*, managed-by) and the annotation.<key> copies of its annotations.
+ */
+export function podLabelsOf(infraLabels: Readonly<Record<string, string>>): Record<string, string> {
+  const own = (k: string): boolean => k.startsWith('io.kubernetes.') || k.startsWith('io.runpod.') || k.startsWith(annotationPrefix) || k === Label.managedBy;
+  return Object.fromEntries(Object.entries(infraLabels).filter(([k]) => !own(k)));
+}
 
 /** Label selectors (key=value) that find every container of one pod, and only runpod's. */
 export function podSelector(namespace: string, name: string): string[] {

@@ -4,18 +4,29 @@ import { createHash } from 'node:crypto';
 
 /**
  * metadata.uid when the manifest gives one, else a UUID-shaped hash of namespace/name (a name-based UUID in
- * the style of RFC 4122 version 5, with a SHA-256 digest): the same pod always gets the same uid.
+ * the style of RFC 4122 version 5, with a SHA-256 digest): the same pod always gets the same uid. Under an
+ * isolation key (project.ts) the uid is a hash of the key with the given uid or namespace/name, so one manifest
+ * run under two keys gives two pods whose names, volumes and labels never meet.
  */
-export function podUid(namespace: string, name: string, given?: string): string {
-  if (given) return given;
-  const h = createHash('sha256').update(`runpod/${namespace}/${name}`).digest('hex');
+export function podUid(namespace: string, name: string, given?: string, project?: string): string {
+  if (given && project === undefined) return given;
+  const seed = project === undefined ? `runpod/${namespace}/${name}` : `runpod/${project}/${given ? `uid/${given}` : `${namespace}/${name}`}`;
+  const h = createHash('sha256').update(seed).digest('hex');
   const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** k8s_<container>_<pod>_<namespace>_<uid>_<attempt>; the infra container's <container> is POD. */
-export function dockerContainerName(container: string, pod: string, namespace: string, uid: string, attempt: number): string {
-  return `k8s_${container}_${pod}_${namespace}_${uid}_${attempt}`;
+/**
+ * k8s_<container>_<pod>_<namespace>_<uid>_<attempt>; the infra container's <container> is POD. Under an isolation
+ * key the namespace part is <namespace>.<key> (neither holds a dot, so it reads back unambiguously in docker ps).
+ */
+export function dockerContainerName(container: string, pod: string, namespace: string, uid: string, attempt: number, project?: string): string {
+  return `k8s_${container}_${pod}_${namespacePart(namespace, project)}_${uid}_${attempt}`;
+}
+
+/** The namespace as engine names carry it: <namespace>, or <namespace>.<key> under an isolation key. */
+export function namespacePart(namespace: string, project?: string): string {
+  return project === undefined ? namespace : `${namespace}.${project}`;
 }
 
 /** A short, stable hex digest of a JSON value with sorted keys: the same spec always hashes the same. */

@@ -22,6 +22,7 @@ import {
 } from './volumes.js';
 import { Label, RequestLabel, annotationPrefix, infraContainerName, managedByValue } from './labels.js';
 import { dockerContainerName, podUid, specHash } from './names.js';
+import { projectLabels } from './project.js';
 import { memoryBytes, milliCpu } from './quantity.js';
 import { type Resources, podRequests } from './admission.js';
 import {
@@ -99,6 +100,8 @@ export interface PodPlan {
   gracePeriodSeconds: number;
   /** Absolute file or directory the manifest came from; undefined for stdin. */
   source?: string;
+  /** The isolation key the pod runs under (project.ts); undefined for none. */
+  project?: string;
   /** Every container port the pod declares, for the addresses handed to scripts (RUNPOD_* variables). */
   ports: PortPlan[];
   infra: ContainerPlan;
@@ -125,6 +128,8 @@ export interface PlanOptions {
   pull?: PullOverride;
   /** --publish-all: publish every container port without a hostPort on a host port the engine chooses. */
   publishAll?: boolean;
+  /** The isolation key (project.ts): part of the pod's uid, engine names and labels. */
+  project?: string;
 }
 
 export interface PortPlan {
@@ -152,7 +157,8 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   const { pod } = loaded;
   const namespace = pod.metadata.namespace;
   const name = pod.metadata.name;
-  const uid = podUid(namespace, name, pod.metadata.uid);
+  const project = options.project;
+  const uid = podUid(namespace, name, pod.metadata.uid, project);
   const restartPolicy = (pod.spec.restartPolicy ?? 'Always') as RestartPolicy;
   const gracePeriodSeconds = pod.spec.terminationGracePeriodSeconds ?? 30;
 
@@ -162,10 +168,11 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     [Label.podUid]: uid,
     [Label.gracePeriod]: String(gracePeriodSeconds),
     [Label.managedBy]: managedByValue,
+    ...projectLabels(project),
   };
 
   // ConfigMaps, Secrets and the pod's own fields feed env and volume files; volumes are rendered once.
-  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map() };
+  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(project !== undefined ? { project } : {}) };
   const volumes = planVolumes(envCtx);
   const podCtx = { env: envCtx, volumes };
   const initContainers = (pod.spec.initContainers ?? []).map((c) =>
@@ -184,6 +191,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     restartPolicy,
     gracePeriodSeconds,
     ...(loaded.source.origin !== undefined ? { source: loaded.source.origin } : {}),
+    ...(project !== undefined ? { project } : {}),
     ports: pod.spec.containers.flatMap((c) =>
       (c.ports ?? []).map((p): PortPlan => ({
         container: c.name,
@@ -200,7 +208,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     requests: podRequests(initContainers, containers),
     namespaces: podNamespaces(pod.spec),
     volumes,
-    terminationLog: terminationLogVolume(pod, uid),
+    terminationLog: terminationLogVolume(pod, uid, project),
     pullSecrets: pullSecretsOf(loaded),
   };
 }
@@ -420,7 +428,7 @@ function resourceLimits(c: Container): NonNullable<CreateOptions['HostConfig']> 
  * so a container made before runpod bound these files is not replaced for the lack of one.
  */
 export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: number, infraId?: string): { name: string; options: CreateOptions } {
-  const name = dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt);
+  const name = dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt, plan.project);
   const labels = { ...c.create.Labels, [Label.restartCount]: String(attempt) };
   const options: CreateOptions = { ...c.create, Labels: labels };
   if (infraId !== undefined) {

@@ -4,7 +4,8 @@
 // - hostPath: a bind mount, its `type` checked on the engine host at apply time (reconcile/volumes.ts);
 // - configMap, secret, downwardAPI, projected: the files the kubelet would write, rendered here as data (so the
 //   hashes cover them) into a content-addressed named volume, mounted read-only as Kubernetes always does;
-// - persistentVolumeClaim: a named engine volume pvc_<namespace>_<claim> that outlives the pod.
+// - persistentVolumeClaim: a named engine volume pvc_<namespace>_<claim> (pvc_<namespace>.<key>_<claim> under an
+//   isolation key) that outlives the pod.
 // Besides spec.volumes, runpod keeps one volume of its own per pod for the containers' termination messages
 // (terminationLogVolume below).
 import type { Container, KeyToPath, Pod, VolumeMount } from 'kubernetes-types/core/v1.js';
@@ -12,7 +13,8 @@ import type { CreateOptions } from '../engine/engine.js';
 import { type ConfigObject, configKey } from '../manifest/types.js';
 import { type EnvContext, fieldValue, resourceValue } from './env.js';
 import { Label, managedByValue } from './labels.js';
-import { specHash } from './names.js';
+import { namespacePart, specHash } from './names.js';
+import { projectLabels } from './project.js';
 import { memoryBytes } from './quantity.js';
 import { runtimeRef } from './runtime.js';
 
@@ -53,9 +55,10 @@ export const VolumeLabel = {
 } as const;
 
 /** Labels of a volume owned by the pod: runpod's, the pod's namespace, name and uid, and the volume's own. */
-function podVolumeLabels(pod: EnvContext['pod'], uid: string, type: string, name?: string): Record<string, string> {
+function podVolumeLabels(pod: EnvContext['pod'], uid: string, type: string, name?: string, project?: string): Record<string, string> {
   return {
     [Label.managedBy]: managedByValue,
+    ...projectLabels(project),
     [Label.podNamespace]: pod.metadata.namespace,
     [Label.podName]: pod.metadata.name,
     [Label.podUid]: uid,
@@ -75,8 +78,8 @@ function podVolumeName(uid: string, volume: string, hashOf: unknown): string {
 }
 
 export function planVolumes(ctx: EnvContext): PlannedVolume[] {
-  const { pod, uid } = ctx;
-  const podLabels = (name: string, type: string): Record<string, string> => podVolumeLabels(pod, uid, type, name);
+  const { pod, uid, project } = ctx;
+  const podLabels = (name: string, type: string): Record<string, string> => podVolumeLabels(pod, uid, type, name, project);
   // pod.spec.securityContext.fsGroup owns configMap, secret, downwardAPI and projected files (SetVolumeOwnership).
   const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
   const out: PlannedVolume[] = [];
@@ -96,11 +99,12 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
       out.push({
         name: v.name,
         type: 'persistentVolumeClaim',
-        engineName: `pvc_${pod.metadata.namespace}_${claim}`,
+        // Under an isolation key the claim is the key's own: two CI jobs never share (or remove) one database's data.
+        engineName: `pvc_${namespacePart(pod.metadata.namespace, project)}_${claim}`,
         claimName: claim,
         readOnly: v.persistentVolumeClaim.readOnly === true,
         // Not the pod's: a claim outlives its pods and may be shared by several, so only its own identity.
-        labels: { [Label.managedBy]: managedByValue, [Label.podNamespace]: pod.metadata.namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
+        labels: { [Label.managedBy]: managedByValue, ...projectLabels(project), [Label.podNamespace]: pod.metadata.namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
       });
     } else {
       const files = renderFiles(v, ctx, fsGroup, volumeUser(pod, v.name));
@@ -245,8 +249,8 @@ export interface TerminationLogVolume {
   labels: Record<string, string>;
 }
 
-export function terminationLogVolume(pod: EnvContext['pod'], uid: string): TerminationLogVolume {
-  return { type: 'terminationLog', engineName: `runpod_${uid}_termination-log`, labels: podVolumeLabels(pod, uid, 'terminationLog') };
+export function terminationLogVolume(pod: EnvContext['pod'], uid: string, project?: string): TerminationLogVolume {
+  return { type: 'terminationLog', engineName: `runpod_${uid}_termination-log`, labels: podVolumeLabels(pod, uid, 'terminationLog', undefined, project) };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Pure: what `runpod status` (and logs, exec, stats) know about the pods on the engine, from inspect documents
 // of the containers carrying runpod's labels. No plan is needed: everything comes from the labels and states.
 import type { ContainerInspect } from '../engine/engine.js';
-import { Label, infraContainerName } from '../plan/labels.js';
+import { Label, infraContainerName, podLabelsOf } from '../plan/labels.js';
 import { groupPod, type ObservedContainer, toObservedContainer } from './observe.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
@@ -36,6 +36,8 @@ export interface PodSummary {
   ports: string[];
   /** The manifest the pod came from (io.runpod.source on the infra container); absent for stdin. */
   source?: string;
+  /** The pod's metadata.labels, from its infra container (what -l selects on). */
+  labels: Record<string, string>;
   infra?: ContainerInstance;
   /** App containers by name, sorted by name. */
   containers: ContainerSummary[];
@@ -134,6 +136,7 @@ export function summarizePods(inspected: ContainerInspect[]): PodSummary[] {
       ...(infra?.ip ? { ip: infra.ip } : {}),
       ports: publishedPorts(infraInfo),
       ...(source ? { source } : {}),
+      labels: podLabelsOf(infraInfo?.Config.Labels ?? {}),
       containers,
       readyCount: containers.filter((c) => c.ready).length,
       restarts: containers.reduce((n, c) => n + c.restarts, 0),

@@ -234,7 +234,7 @@ export class VolumeWork {
       const batch = (async (): Promise<void> => {
         const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(plan.terminationLog)]);
         const absent = await Promise.all(
-          fresh.map(async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt))) === undefined),
+          fresh.map(async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt, plan.project))) === undefined),
         );
         const files = fresh.filter((_, i) => absent[i]).map((f) => f.file);
         if (files.length === 0) return;

@@ -1,5 +1,6 @@
 // The pods' addresses as environment variables (pure): what a scoped command (`runpod run … -- cmd`) gets in
 // its environment and what `-o env` prints as POSIX `export` lines for `eval "$(runpod … -o env)"`.
+import { projectEnvVar } from '../plan/project.js';
 import type { PodResult } from './result.js';
 
 export type EnvPod = Pick<PodResult, 'namespace' | 'name' | 'ip' | 'source' | 'ports'>;
@@ -43,8 +44,10 @@ function podVars(prefix: string, p: EnvPod): [string, string][] {
  * RUNPOD_<POD>_IP, RUNPOD_<POD>_SOURCE, RUNPOD_<POD>_PORT_<N>, RUNPOD_<POD>_<PORTNAME>_PORT and
  * RUNPOD_<POD>_HOST_PORT_<N>; with one pod also the short forms without <POD>_. <POD> is the pod's name, or
  * <NAMESPACE>_<NAME> for pods whose names alone would meet (same name in two namespaces, web-1 and web.1).
+ * Under an isolation key, RUNPOD_PROJECT comes first, so runpod commands run with these variables (status, logs,
+ * exec, down) follow the key.
  */
-export function podEnvironment(pods: EnvPod[]): EnvSet {
+export function podEnvironment(pods: EnvPod[], project?: string): EnvSet {
   const byPart = new Map<string, number>();
   for (const p of pods) byPart.set(envPart(p.name), (byPart.get(envPart(p.name)) ?? 0) + 1);
   const long: [string, string][] = pods.flatMap((p) => {
@@ -59,8 +62,8 @@ export function podEnvironment(pods: EnvPod[]): EnvSet {
     values.set(k, v);
   }
   const warnings = [...clashed].map((k) => `${k} left out: two pods or ports give it different values`);
-  const vars: [string, string][] = [];
-  const emitted = new Set<string>();
+  const vars: [string, string][] = project !== undefined ? [[projectEnvVar, project]] : [];
+  const emitted = new Set<string>(vars.map(([k]) => k));
   for (const [k, v] of long) {
     if (clashed.has(k) || emitted.has(k)) continue;
     emitted.add(k);

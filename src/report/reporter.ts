@@ -1,5 +1,6 @@
-// The only code that writes to the terminal. TTY: an ora spinner and chalk colour on stderr. Not a TTY, CI
-// set, or NO_COLOR: plain timestamped lines, no ANSI codes. Results go to stdout (see output.ts).
+// The only code that writes to the terminal. TTY: an ora spinner and chalk colour on stderr (NO_COLOR: the
+// spinner without colour). Not a TTY, or CI set: plain timestamped lines, no ANSI codes. Results go to stdout
+// (see output.ts).
 import type { Writable } from 'node:stream';
 import { type Action, actionHeadline, describeAction as actionText } from '../reconcile/decide.js';
 import type { PodCheck } from '../wait/check.js';
@@ -27,10 +28,15 @@ export interface ReporterOptions {
   now: () => Date;
 }
 
-/** Plain output is chosen when stderr is not a TTY, CI is set, or NO_COLOR is set (no-color.org). */
+/** Plain output is chosen when stderr is not a TTY or CI is set. */
 export function wantsPlain(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): boolean {
   // A terminal that reports no width (a pty nobody sized) cannot host a spinner that redraws its lines.
-  return !stream.isTTY || !stream.columns || Boolean(env.CI) || (env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+  return !stream.isTTY || !stream.columns || Boolean(env.CI);
+}
+
+/** NO_COLOR (no-color.org): present and not empty, it removes colour only; the spinner stays. */
+export function wantsNoColour(env: NodeJS.ProcessEnv): boolean {
+  return env.NO_COLOR !== undefined && env.NO_COLOR !== '';
 }
 
 export function podLine(r: PodResult): string {
@@ -181,7 +187,9 @@ class TtyReporter implements Reporter {
 
 export async function createReporter(o: ReporterOptions): Promise<Reporter> {
   if (wantsPlain(o.stream, o.env)) return new PlainReporter(o);
-  const [{ default: ora }, { default: chalk }] = await Promise.all([import('ora'), import('chalk')]);
-  const spinner = ora({ stream: o.stream as NodeJS.WritableStream, discardStdin: false });
-  return new TtyReporter(o, spinner, chalk);
+  const [{ default: ora }, { Chalk }] = await Promise.all([import('ora'), import('chalk')]);
+  // chalk does not read NO_COLOR itself; level 0 writes no colour codes, and ora's spinner is told the same.
+  const noColour = wantsNoColour(o.env);
+  const spinner = ora({ stream: o.stream as NodeJS.WritableStream, discardStdin: false, ...(noColour ? { color: false as const } : {}) });
+  return new TtyReporter(o, spinner, new Chalk(noColour ? { level: 0 } : {}));
 }

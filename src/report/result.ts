@@ -87,6 +87,8 @@ export interface RunResult {
   apiVersion: 'runpod/v1';
   kind: 'RunResult';
   exitCode: number;
+  /** The isolation key the pods run under (plan/project.ts), when there is one. */
+  project?: string;
   pods: PodResult[];
   /** Present when the run was asked to prune. */
   pruned?: PrunedPod[];

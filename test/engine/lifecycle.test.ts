@@ -99,7 +99,7 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   });
 }
 
-test('on a terminal: a spinner and colour on stderr; with NO_COLOR: plain lines', async (t) => {
+test('on a terminal: a spinner and colour on stderr; NO_COLOR removes the colour only, CI gives plain lines', async (t) => {
   const name = uniqueName('tty');
   cleanupPod(t, name);
   const file = podFile({ name, containers: [sleeper('main')] });
@@ -117,12 +117,19 @@ test('on a terminal: a spinner and colour on stderr; with NO_COLOR: plain lines'
       child.on('error', reject);
       child.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`exit ${c}: ${out}`))));
     });
+  // SGR sequences (ESC [ … m) are colour; a spinner also moves the cursor and clears lines, which is no colour.
+  // eslint-disable-next-line no-control-regex
+  const sgr = /\u001b\[[0-9;]*m/;
+  const timestamped = /^\d{4}-\d\d-\d\dT[\d:.]+Z /m;
   const colour = await inTty({});
-  // eslint-disable-next-line no-control-regex
-  assert.match(colour, /\u001b\[/, 'ANSI escape codes on a terminal');
+  assert.match(colour, sgr, 'colour on a terminal');
   assert.match(colour, /✔/, 'a success mark per pod');
-  const plain = await inTty({ NO_COLOR: '1' });
+  const noColour = await inTty({ NO_COLOR: '1' });
+  assert.doesNotMatch(noColour, sgr, 'no colour with NO_COLOR');
+  assert.match(noColour, /✔/, 'NO_COLOR keeps the terminal output: the mark per pod');
+  assert.doesNotMatch(noColour, timestamped, 'and not the plain lines');
+  const plain = await inTty({ CI: 'true' });
   // eslint-disable-next-line no-control-regex
-  assert.doesNotMatch(plain, /\u001b\[/, 'no ANSI codes with NO_COLOR');
-  assert.match(plain, /^\d{4}-\d\d-\d\dT[\d:.]+Z /m, 'timestamped lines');
+  assert.doesNotMatch(plain, /\u001b\[/, 'no ANSI codes at all with CI');
+  assert.match(plain, timestamped, 'timestamped lines');
 });

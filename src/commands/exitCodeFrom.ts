@@ -1,0 +1,60 @@
+// --exit-code-from [pod/]container (compose's flag): runpod exits with that container's own exit code once it has
+// terminated, for --wait completed and scoped runs. A failure is never hidden: the container's code replaces the
+// run's only when it is not 0; a container that exited 0 leaves the run's own code (1 if another pod failed).
+import type { Engine } from '../engine/engine.js';
+import { ForwardedExitError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
+import type { LoadedPod } from '../manifest/types.js';
+import { observePod } from '../reconcile/observe.js';
+
+export interface ExitCodeSource {
+  namespace: string;
+  pod: string;
+  container: string;
+}
+
+/**
+ * Which container of the input the flag names: `container` when exactly one pod has a container of that name,
+ * else `pod/container` or `namespace/pod/container`. Checked before anything touches the engine (exit 2).
+ */
+export function resolveExitCodeFrom(spec: string, pods: readonly LoadedPod[]): ExitCodeSource {
+  const parts = spec.split('/');
+  const container = parts[parts.length - 1]!;
+  const podName = parts.length >= 2 ? parts[parts.length - 2] : undefined;
+  const namespace = parts.length === 3 ? parts[0] : undefined;
+  if (parts.length > 3 || parts.some((p) => p === '')) throw new UsageError(`--exit-code-from ${spec}: expected container, pod/container or namespace/pod/container`);
+  const candidates = pods.flatMap((p) => {
+    const m = p.pod.metadata;
+    if ((podName !== undefined && m.name !== podName) || (namespace !== undefined && m.namespace !== namespace)) return [];
+    const names = [...(p.pod.spec.initContainers ?? []), ...p.pod.spec.containers].map((c) => c.name);
+    return names.includes(container) ? [{ namespace: m.namespace, pod: m.name, container }] : [];
+  });
+  if (candidates.length === 1) return candidates[0]!;
+  const all = pods.flatMap((p) => [...(p.pod.spec.initContainers ?? []), ...p.pod.spec.containers].map((c) => `${p.pod.metadata.name}/${c.name}`));
+  if (candidates.length === 0) throw new UsageError(`--exit-code-from ${spec}: no such container in the input; its containers: ${all.join(', ') || 'none'}`);
+  throw new UsageError(`--exit-code-from ${spec}: ${candidates.length} pods have a container ${container} (${candidates.map((c) => `${c.namespace}/${c.pod}`).join(', ')}); name one as pod/${container}`);
+}
+
+/**
+ * The exit code of the container's newest instance when it has terminated; undefined while it runs (or never
+ * ran, or the engine cannot say), which warn is told, since runpod's exit code is then its own.
+ */
+export async function terminatedExitCode(engine: Engine, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
+  const pod = await observePod(engine, from.namespace, from.pod).catch(() => undefined);
+  const newest = pod ? (pod.containers.get(from.container) ?? pod.initContainers.get(from.container) ?? [])[0] : undefined;
+  if (newest && (newest.state === 'exited' || newest.state === 'dead')) return newest.exitCode;
+  warn(`--exit-code-from: container ${from.container} of pod ${from.namespace}/${from.pod} has not terminated; runpod's exit code is its own`);
+  return undefined;
+}
+
+/**
+ * The run's error (or success) under --exit-code-from: a non-zero code of the container replaces a run's 0, a
+ * pod failure's 1 or a scoped command's code, keeping the run's account as detail; usage, engine, timeout and
+ * signal codes stand.
+ */
+export function withContainerCode(code: number | undefined, from: ExitCodeSource, runError: RunpodError | undefined): RunpodError | undefined {
+  // A pod's failure or a scoped command's own code gives way; a usage, engine, timeout or signal error does not.
+  const replaceable = runError === undefined || runError instanceof PodFailedError || runError instanceof ForwardedExitError;
+  if (code === undefined || code === 0 || !replaceable) return runError;
+  const err = new ForwardedExitError(`container ${from.container} of pod ${from.namespace}/${from.pod} exited with code ${code} (--exit-code-from)`, code);
+  return runError ? err.withDetail([runError.message, ...runError.detail()]) : err;
+}

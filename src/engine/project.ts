@@ -1,0 +1,35 @@
+// An Engine confined to one isolation key (plan/project.ts): every list and event subscription sees only what was
+// made under the key (without a key: only what was made without one), and every container and volume created
+// carries the key's label. Commands wrap the engine once, where they open it, so no lookup anywhere can reach
+// another job's pods. Host-wide questions (admission counts every pod's requests, gc every dead container) use
+// the engine unwrapped.
+import { inProject, projectLabels, projectSelector } from '../plan/project.js';
+import type { Engine } from './engine.js';
+
+export function projectEngine(engine: Engine, project: string | undefined): Engine {
+  const selector = projectSelector(project);
+  const label = projectLabels(project);
+  const own = <T extends { labels: Record<string, string> }>(list: T[]): T[] => list.filter((x) => inProject(x.labels, project));
+  return new Proxy(engine, {
+    get(target, prop, receiver) {
+      switch (prop) {
+        case 'listContainers':
+          return async (labels: string[]) => own(await target.listContainers([...labels, ...selector]));
+        case 'listVolumes':
+          return async (labels: string[]) => own(await target.listVolumes([...labels, ...selector]));
+        case 'subscribeEvents':
+          return (labels: string[], onEvent: Parameters<Engine['subscribeEvents']>[1], onError: Parameters<Engine['subscribeEvents']>[2]) =>
+            target.subscribeEvents([...labels, ...selector], (e) => (inProject(e.labels, project) ? onEvent(e) : undefined), onError);
+        case 'createContainer':
+          return (name: string, options: Parameters<Engine['createContainer']>[1]) =>
+            target.createContainer(name, { ...options, Labels: { ...options.Labels, ...label } });
+        case 'createVolume':
+          return (name: string, options: Parameters<Engine['createVolume']>[1]) => target.createVolume(name, { ...options, labels: { ...options.labels, ...label } });
+        default: {
+          const value: unknown = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        }
+      }
+    },
+  });
+}
