@@ -4,7 +4,7 @@ import yaml from 'js-yaml';
 import { ExitCode, NotFoundError } from '../errors.js';
 import { statusDocument, statusTable } from '../report/tables.js';
 import type { CommandContext } from './context.js';
-import { resolveTargets } from './down.js';
+import { reportSkipped, resolveTargets } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
 
@@ -19,7 +19,9 @@ export interface StatusOptions {
 }
 
 export async function statusCommand(o: StatusOptions, ctx: CommandContext): Promise<number> {
-  const refs = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
+  const targets = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
+  if (targets) reportSkipped(targets.problems, ctx);
+  const refs = targets?.refs;
   const engine = await openEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
   const pods = await findPods(engine, refs);
