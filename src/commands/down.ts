@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import yaml from 'js-yaml';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { loadManifests } from '../manifest/load.js';
+import { type NameProblem, readPodNames } from '../manifest/podNames.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
@@ -40,8 +40,18 @@ export interface PodRef {
   name: string;
 }
 
-/** A target is a manifest when it is "-" or an existing path; otherwise a pod name or namespace/name. */
-export async function resolveTargets(targets: string[], namespace: string, ctx: CommandContext): Promise<PodRef[]> {
+/** The pods the targets name, and what of the manifests could not be read (shown, then skipped). */
+export interface Targets {
+  refs: PodRef[];
+  problems: NameProblem[];
+}
+
+/**
+ * A target is a manifest when it is "-" or an existing path; otherwise a pod name or namespace/name. Manifests are
+ * read only for their pods' names (manifest/podNames.ts): a file `run` refuses must not keep its pods from being
+ * taken down or shown. Only when nothing at all is named because of such problems is it a usage error.
+ */
+export async function resolveTargets(targets: string[], namespace: string, ctx: CommandContext): Promise<Targets> {
   const manifests: string[] = [];
   const refs: PodRef[] = [];
   for (const t of targets) {
@@ -55,19 +65,45 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     }
     refs.push(parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace, name: parts[0]! });
   }
-  if (manifests.length > 0) {
-    // Removing a pod must not depend on its ConfigMaps and Secrets being in the input too.
-    const { pods } = await loadManifests(manifests, { defaultNamespace: namespace, checkReferences: false }, () => readAll(ctx.stdin));
-    for (const p of pods) refs.push({ namespace: p.pod.metadata.namespace, name: p.pod.metadata.name });
+  if (manifests.length === 0) return { refs: uniqueRefs(refs), problems: [] };
+  const { pods, problems } = await readPodNames(manifests, namespace, () => readAll(ctx.stdin));
+  if (pods.length === 0 && refs.length === 0 && problems.length > 0) {
+    throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(problems.map(formatNameProblem));
   }
-  return refs;
+  for (const p of pods) refs.push({ namespace: p.namespace, name: p.name });
+  return { refs: uniqueRefs(refs), problems };
+}
+
+/** A pod given both by name and in a manifest is acted on once. */
+function uniqueRefs(refs: readonly PodRef[]): PodRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = `${r.namespace}/${r.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function formatNameProblem(p: NameProblem): string {
+  return `${p.line !== undefined ? `${p.file}:${p.line}` : p.file}: ${p.message}`;
+}
+
+/** Each skipped part of the manifests, one line on stderr (stdout stays a clean -o json|yaml document). */
+export function reportSkipped(problems: readonly NameProblem[], ctx: CommandContext): void {
+  for (const p of problems) ctx.stderr.write(`runpod: ${formatNameProblem(p)}; skipped\n`);
 }
 
 export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<number> {
   const ways = [o.all === true, o.targets.length > 0, o.selector !== undefined].filter(Boolean).length;
   if (ways > 1) throw new UsageError('give one of: manifests or pod names, -l <selector>, or --all');
   if (ways === 0) throw new UsageError('nothing to remove: give manifests or pod names, -l <selector>, or --all');
-  const named = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : [];
+  let named: PodRef[] = [];
+  if (o.targets.length > 0) {
+    const targets = await resolveTargets(o.targets, o.namespace, ctx);
+    reportSkipped(targets.problems, ctx);
+    named = targets.refs;
+  }
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector)).map((p) => ({ namespace: p.namespace, name: p.name })) : named;

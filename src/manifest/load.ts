@@ -72,17 +72,19 @@ function ioMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The text of every input, with what could not be read (missing, too large, not UTF-8) and the inputs' order. */
+export interface ManifestTexts {
+  texts: ManifestText[];
+  problems: ManifestProblem[];
+  /** Every file met, in the order given: problems and warnings are sorted by it. */
+  fileOrder: string[];
+}
+
 /**
- * Load every Pod from the inputs. Throws one ManifestError listing every problem (sorted by file, then line) when
- * there is any; otherwise returns the pods, defaulted, with the warnings.
+ * Read the inputs: files, directories (their *.yaml, *.yml and *.json) and "-" (stdin, once). Never throws for an
+ * input that cannot be read: that is a problem of its file, so a caller may go on with the others.
  */
-export async function loadManifests(
-  inputs: string[],
-  options: LoadOptions,
-  readStdin: () => Promise<string | Buffer> = readProcessStdin,
-): Promise<LoadResult> {
-  // Nothing to load is a usage mistake, never a successful run of zero pods.
-  if (inputs.length === 0) throw new UsageError('no manifest given: name files, directories, or - for stdin');
+export async function readManifestTexts(inputs: readonly string[], readStdin: () => Promise<string | Buffer>): Promise<ManifestTexts> {
   const problems: ManifestProblem[] = [];
   const texts: ManifestText[] = [];
   const fileOrder: string[] = [];
@@ -163,7 +165,21 @@ export async function loadManifests(
       problems.push({ file: input, path: '', message: 'no manifests (*.yaml, *.yml or *.json) in this directory' });
     }
   }
+  return { texts, problems, fileOrder };
+}
 
+/**
+ * Load every Pod from the inputs. Throws one ManifestError listing every problem (sorted by file, then line) when
+ * there is any; otherwise returns the pods, defaulted, with the warnings.
+ */
+export async function loadManifests(
+  inputs: string[],
+  options: LoadOptions,
+  readStdin: () => Promise<string | Buffer> = readProcessStdin,
+): Promise<LoadResult> {
+  // Nothing to load is a usage mistake, never a successful run of zero pods.
+  if (inputs.length === 0) throw new UsageError('no manifest given: name files, directories, or - for stdin');
+  const { texts, problems, fileOrder } = await readManifestTexts(inputs, readStdin);
   const result = parseManifests(texts, options);
   problems.push(...result.problems);
   if (problems.length > 0) throw new ManifestError(sortByFileAndLine(problems, fileOrder));

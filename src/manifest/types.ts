@@ -52,8 +52,8 @@ export interface LoadOptions {
   /** Namespace for pods whose manifest names none (-n); default "default". */
   defaultNamespace: string;
   /**
-   * Check that every ConfigMap and Secret a pod needs is in the input (default true). `runpod down` turns it
-   * off: removing a pod must not depend on its configuration being at hand.
+   * Check that every ConfigMap and Secret a pod needs is in the input (default true). Off for a caller that
+   * needs the pods but not their configuration (`runpod down` and `status` go further: manifest/podNames.ts).
    */
   checkReferences?: boolean;
 }

@@ -39,6 +39,9 @@ interface NodeRecord {
 
 const mergeTag = 'tag:yaml.org,2002:merge';
 
+/** The problem of a text that holds no document (empty, or only comments). */
+export const noDocuments = 'no documents';
+
 /**
  * Kubernetes reads YAML with go-yaml's YAML 1.1 rules, where an integer written with a leading 0 is octal: the
  * `defaultMode: 0644` of countless manifests means 420, not 644. js-yaml follows YAML 1.2 (octal only as 0o644),
@@ -122,7 +125,7 @@ export function parseYaml(text: string, file: string): ParsedYaml {
   });
   return {
     documents,
-    problems: documents.length === 0 ? [{ file, path: '', message: 'no documents' }] : [],
+    problems: documents.length === 0 ? [{ file, path: '', message: noDocuments }] : [],
   };
 }
 
