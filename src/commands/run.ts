@@ -147,7 +147,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (o.scoped) {
       return await runScoped(
         o.scoped,
-        { engine, project, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, ownProject: o.project === undefined, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }

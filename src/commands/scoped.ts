@@ -27,6 +27,8 @@ export interface ScopedRun {
   engine: Engine;
   /** The isolation key the pods run under: the one given, else the run's own (run.ts). */
   project: string | undefined;
+  /** The key is the run's own (none was given): nobody can come back to its claims, so they go with the pods. */
+  ownProject: boolean;
   plans: PodPlan[];
   results: PodResult[];
   exitCode: number;
@@ -51,6 +53,7 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
     reporter.info(`taking down ${keys}`);
     try {
       await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
+      if (run.ownProject) await Promise.all(run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => run.engine.removeVolume(v.engineName))));
       return true;
     } catch (err) {
       reporter.warn(`could not take down ${keys}: ${err instanceof Error ? err.message : String(err)}`);
