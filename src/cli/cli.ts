@@ -7,6 +7,7 @@ import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { looksLikeCommand, suggestCommand } from './suggest.js';
+import { fromToken, listOf, stdinToken } from './words.js';
 import { completionFor, filenameOption, hostOption, operateCommands, projectOf, projectOption, selectorOf, selectorOption } from './operate.js';
 
 export const version = '0.1.0';
@@ -59,10 +60,13 @@ const runOptions = (y: Argv) =>
     .option('prune-all', { type: 'boolean', default: false, describe: 'then take down every other runpod pod' })
     .option('keep', { type: 'boolean', default: false, describe: 'with -- <command>: leave the pods up after it' })
     .option('replace', { type: 'boolean', default: false, describe: 'take each pod down first and run it afresh (a finished one-shot pod runs again)' })
+    .option('skip-kind', skipKindOption)
     .option('exit-code-from', { type: 'string', describe: "with --wait completed or -- <command>: exit with this container's exit code ([pod/]container)" });
 
 /** The manifests given as arguments and with -f, in that order. */
-const manifestsOf = (a: { manifests?: unknown; filename?: unknown }): string[] => [...fromToken(a.manifests ?? []), ...fromToken(a.filename ?? [])];
+const manifestsOf = (a: { manifests?: unknown; filename?: unknown }): string[] => [...fromToken(a.manifests ?? []), ...fromToken(listOf(a.filename))];
+
+
 
 /**
  * run … -- <command> [args...]: everything after the first "--" is the command, exactly as given (yargs would
@@ -82,18 +86,17 @@ function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-
   return { command, keep: a.keep };
 }
 
+/** --skip-kind, for run and validate: documents of that kind are skipped with a warning instead of refused. */
+// Not an array option: yargs would take the manifests after it as more kinds. Repeated, yargs gives an array.
+const skipKindOption = { type: 'string', describe: 'skip documents of this kind (e.g. NetworkPolicy) with a warning; may repeat' } as const;
+const skipKindsOf = (v: unknown): { skipKinds?: string[] } => (v === undefined ? {} : { skipKinds: listOf(v) });
+
 /** What a command that reads manifests cannot do without. */
 function needManifests(list: string[]): string[] {
   if (list.length === 0) throw new UsageError('nothing to act on: give a manifest (file, directory or -), as an argument or with -f; see runpod --help');
   return list;
 }
 
-/**
- * yargs drops a lone "-" from positionals, and "-" means stdin; so it travels through yargs as a token no
- * path can be, and comes back as "-" in the options.
- */
-const stdinToken = '\u0000stdin';
-const fromToken = (list: unknown): string[] => (list as string[]).map((s) => (s === stdinToken ? '-' : s));
 
 /** Every command's name (and alias), for the options given before it. */
 const commandNames = new Set(['run', 'down', 'validate', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
@@ -217,6 +220,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             ...(scoped ? { scoped } : {}),
             ...(a.replace ? { replace: true } : {}),
             ...(exitCodeFrom !== undefined ? { exitCodeFrom } : {}),
+            ...skipKindsOf(a['skip-kind']),
           },
           ctx,
         );
@@ -237,7 +241,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const { downCommand } = await import('../commands/down.js');
         exitCode = await downCommand(
           {
-            targets: [...fromToken(a.targets ?? []), ...fromToken(a.filename ?? [])],
+            targets: [...fromToken(a.targets ?? []), ...fromToken(listOf(a.filename))],
             ...selectorOf(a.selector),
             all: a.all,
             namespace: a.namespace,
@@ -255,10 +259,10 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     .command(
       'validate [manifests..]',
       'check manifests offline; no engine needed',
-      (y) => common(y).positional('manifests', { type: 'string', array: true }).option('filename', filenameOption),
+      (y) => common(y).positional('manifests', { type: 'string', array: true }).option('filename', filenameOption).option('skip-kind', skipKindOption),
       async (a) => {
         const { validateCommand } = await import('../commands/validate.js');
-        exitCode = await validateCommand({ manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet }, ctx);
+        exitCode = await validateCommand({ manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']) }, ctx);
       },
     )
     .command(operateCommands(ctx, (code) => (exitCode = code), words))

@@ -6,6 +6,7 @@ import type { CommandContext } from '../commands/context.js';
 import { projectEnvVar, projectProblem } from '../plan/project.js';
 import { parseLabelSelector, type Selector } from '../plan/selector.js';
 import { parseDuration } from './duration.js';
+import { fromToken, listOf } from './words.js';
 
 type Args = Record<string, unknown>;
 
@@ -32,7 +33,8 @@ export function projectOf(flag: unknown, env: NodeJS.ProcessEnv): { project?: st
 export const selectorOption = { alias: 'l', type: 'string', describe: "pods whose labels match, as kubectl's -l (app=web,tier!=db)" } as const;
 
 /** -f FILE, as kubectl takes a manifest; the same as giving it as an argument (and may be repeated). */
-export const filenameOption = { alias: 'f', type: 'string', array: true, describe: 'a manifest (as an argument; may be repeated)' } as const;
+// Not an array option: yargs would take the arguments after it as more files. Repeated, yargs gives an array.
+export const filenameOption = { alias: 'f', type: 'string', describe: 'a manifest (as an argument; may be repeated)' } as const;
 
 /** -l parsed (a bad selector is a usage error saying where). */
 export function selectorOf(text: unknown): { selector?: Selector } {
@@ -77,7 +79,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
         const { statusCommand } = await import('../commands/status.js');
         setExit(
           await statusCommand(
-            { targets: [...((a.targets as string[] | undefined) ?? []), ...((a.filename as string[] | undefined) ?? [])].map(str), ...selectorOf(a.selector), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a), ...projectOf(a.project, ctx.env) },
+            { targets: fromToken([...listOf(a.targets), ...listOf(a.filename)]), ...selectorOf(a.selector), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a), ...projectOf(a.project, ctx.env) },
             ctx,
           ),
         );

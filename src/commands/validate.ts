@@ -7,13 +7,16 @@ export interface ValidateOptions {
   manifests: string[];
   namespace: string;
   quiet: boolean;
+  /** --skip-kind: kinds to skip on purpose. */
+  skipKinds?: string[];
 }
 
 export async function validateCommand(o: ValidateOptions, ctx: CommandContext): Promise<number> {
-  const { pods, warnings } = await loadManifests(o.manifests, { defaultNamespace: o.namespace }, () => readAll(ctx.stdin));
+  const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
   for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
   if (!o.quiet) {
     for (const p of pods) ctx.stdout.write(`${p.source.file}: pod ${p.pod.metadata.namespace}/${p.pod.metadata.name} is valid\n`);
+    for (const k of skipped) ctx.stdout.write(`${k.file}:${k.line}: ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} would be skipped\n`);
   }
   return ExitCode.ok;
 }

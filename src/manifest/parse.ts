@@ -5,7 +5,7 @@ import type { ManifestProblem } from '../errors.js';
 import { resolveReferences, toConfigObject } from './configs.js';
 import { applyDefaults } from './defaults.js';
 import { formatPath } from './path.js';
-import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, configKey } from './types.js';
+import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, configKey } from './types.js';
 import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
 
@@ -16,6 +16,7 @@ export interface ManifestText {
 
 export interface ParseResult {
   pods: LoadedPod[];
+  skipped: SkippedObject[];
   warnings: ManifestWarning[];
   problems: ManifestProblem[];
 }
@@ -25,6 +26,8 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const problems: ManifestProblem[] = [];
   const warnings: ManifestWarning[] = [];
   const found: Array<{ valid: ValidPod; source: ManifestSource }> = [];
+  const skipped: SkippedObject[] = [];
+  const skipKinds = new Set(options.skipKinds ?? []);
   // ConfigMaps and Secrets of every input by namespace/kind/name: they feed the pods of the whole invocation.
   const configs = new Map<string, ConfigObject>();
   const configAt = new Map<string, string>();
@@ -32,8 +35,9 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     const parsed = parseYaml(text, source.file);
     problems.push(...parsed.problems);
     for (const doc of parsed.documents) {
-      const result = validateDocument(doc, source.file);
+      const result = validateDocument(doc, source.file, { skipKinds });
       problems.push(...result.problems);
+      skipped.push(...result.skipped);
       warnings.push(...result.warnings);
       for (const valid of result.pods) found.push({ valid, source });
       for (const c of result.configs) {
@@ -101,7 +105,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     pods.push(loaded);
   }
   const fileOrder = inputs.map((i) => i.source.file);
-  return { pods, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(problems, fileOrder) };
+  return { pods, skipped, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(problems, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

@@ -56,9 +56,24 @@ export interface LoadOptions {
    * needs the pods but not their configuration (`runpod down` and `status` go further: manifest/podNames.ts).
    */
   checkReferences?: boolean;
+  /** --skip-kind: kinds to skip on purpose, with a warning each (manifest/kinds.ts). */
+  skipKinds?: readonly string[];
+}
+
+/** An object of the input runpod does not run, on purpose (manifest/kinds.ts), each also a warning. */
+export interface SkippedObject {
+  file: string;
+  line: number;
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
+  why: string;
 }
 
 export interface LoadResult {
   pods: LoadedPod[];
   warnings: ManifestWarning[];
+  /** What was skipped, in input order (also among the warnings). */
+  skipped: SkippedObject[];
 }

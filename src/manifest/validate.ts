@@ -5,7 +5,7 @@
 
 import { Pod as PodModel } from 'kubernetes-models/v1/Pod';
 import type { ManifestProblem } from '../errors.js';
-import type { ManifestWarning } from './types.js';
+import type { ManifestWarning, SkippedObject } from './types.js';
 import { podFields, walkFields } from './fields.js';
 import { probeRules } from './probeRules.js';
 import { type FieldPath, type PathSegment, formatPath, fromJsonPointer, isWithin } from './path.js';
@@ -25,6 +25,7 @@ import {
 } from './syntax.js';
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
 import { validateConfig } from './configs.js';
+import { kindVerdict } from './kinds.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 
@@ -106,20 +107,30 @@ export interface ValidConfig {
 export interface DocumentResult {
   pods: ValidPod[];
   configs: ValidConfig[];
+  /** Objects skipped on purpose (each also a warning). */
+  skipped: SkippedObject[];
   problems: ManifestProblem[];
   warnings: ManifestWarning[];
 }
 
 const kindsHint = 'runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them';
 type Kind = 'Pod' | 'ConfigMap' | 'Secret' | 'List';
-const itemKinds = new Set(['Pod', 'ConfigMap', 'Secret']);
+/** The kinds runpod runs (manifest/kinds.ts: core kinds by name), each with the one apiVersion it has. */
+const readKinds = new Map<string, string>([['Pod', 'v1'], ['ConfigMap', 'v1'], ['Secret', 'v1']]);
+const readKindSet: ReadonlySet<string> = new Set(readKinds.keys());
 
-/** Validate one YAML document: a v1 Pod, or a v1 List whose items are Pods. */
-export function validateDocument(doc: YamlDocument, file: string): DocumentResult {
+export interface DocumentOptions {
+  /** --skip-kind: kinds to skip on purpose (by Kind), even those refused otherwise. */
+  skipKinds?: ReadonlySet<string>;
+}
+
+/** Validate one YAML document: a v1 Pod, ConfigMap or Secret, or a v1 List of them; cluster-only kinds skipped. */
+export function validateDocument(doc: YamlDocument, file: string, options: DocumentOptions = {}): DocumentResult {
   const sink = new ProblemSink(file, doc.lines, doc.line);
   const docProblem = (message: string): DocumentResult => ({
     pods: [],
     configs: [],
+    skipped: [],
     problems: [{ file, line: doc.line, path: '', message }],
     warnings: [],
   });
@@ -136,28 +147,50 @@ export function validateDocument(doc: YamlDocument, file: string): DocumentResul
 
   const pods: ValidPod[] = [];
   const configs: ValidConfig[] = [];
-  const checkKind = (obj: Obj, at: PathSegment[], inList: boolean): Kind | undefined => {
+  const skipped: SkippedObject[] = [];
+  const checkKind = (obj: Obj, at: PathSegment[], inList: boolean, line: number): Kind | undefined => {
     const kind = obj.kind;
     const apiVersion = obj.apiVersion;
+    const missing = (v: unknown): boolean => v === undefined || v === null || v === '';
     let ok = true;
-    if (kind === undefined || kind === null || kind === '') {
+    if (missing(kind)) {
       sink.add([...at, 'kind'], `required (${kindsHint})`);
       ok = false;
-    } else if (!(typeof kind === 'string' && itemKinds.has(kind)) && (kind !== 'List' || inList)) {
+    } else if (typeof kind !== 'string' || (!readKinds.has(kind) && kind !== 'List')) {
       // describe() keeps a message short whatever the value (a kind can be a list nested a hundred deep).
       const name = typeof kind === 'string' && kind.length <= 63 ? kind : describe(kind);
-      sink.add([...at, 'kind'], inList && kind === 'List' ? `a List cannot hold a List (${kindsHint})` : `kind ${name} is not supported (${kindsHint})`);
+      if (typeof kind === 'string' && typeof apiVersion === 'string') notRun(obj, at, line, apiVersion, kind);
+      else sink.add([...at, 'kind'], `kind ${name} is not supported (${kindsHint})`);
+      return undefined;
+    } else if (kind === 'List' && inList) {
+      sink.add([...at, 'kind'], `a List cannot hold a List (${kindsHint})`);
       return undefined;
     }
-    if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
-      sink.add([...at, 'apiVersion'], 'required (v1)');
+    const want = typeof kind === 'string' ? (readKinds.get(kind) ?? 'v1') : 'v1';
+    if (missing(apiVersion)) {
+      sink.add([...at, 'apiVersion'], `required (${want})`);
       ok = false;
-    } else if (apiVersion !== 'v1') {
+    } else if (apiVersion !== want) {
       const shown = typeof apiVersion === 'string' ? `"${apiVersion}"` : describe(apiVersion);
-      sink.add([...at, 'apiVersion'], `expected v1 for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
+      sink.add([...at, 'apiVersion'], `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
       ok = false;
     }
     return ok ? (kind as Kind) : undefined;
+  };
+  /** A kind runpod does not run: skipped (cluster-only, or --skip-kind) with a warning, refused with why, or unknown. */
+  const notRun = (obj: Obj, at: PathSegment[], line: number, apiVersion: string, kind: string): void => {
+    const verdict = kindVerdict(apiVersion, kind, readKindSet, options.skipKinds ?? new Set());
+    const meta = isObj(obj.metadata) ? obj.metadata : {};
+    const objName = typeof meta.name === 'string' ? meta.name : undefined;
+    const shown = `${kind}${objName !== undefined ? ` ${objName}` : ''}`;
+    if (verdict?.action === 'skip') {
+      skipped.push({ file, line, apiVersion, kind, ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}), ...(objName !== undefined ? { name: objName } : {}), why: verdict.why });
+      sink.warn([...at, 'kind'], `${shown} skipped: ${verdict.why}`);
+    } else if (verdict?.action === 'refuse') {
+      sink.add([...at, 'kind'], `${shown} is refused: ${verdict.why}; ${verdict.hint}`);
+    } else {
+      sink.add([...at, 'kind'], `kind ${kind.length <= 63 ? kind : describe(kind)} is not supported (${kindsHint}; --skip-kind ${kind.length <= 63 ? kind : '<Kind>'} skips it)`);
+    }
   };
   const accept = (obj: Obj, at: PathSegment[], kind: Kind | undefined, line: number): void => {
     if (kind === 'Pod') {
@@ -167,7 +200,7 @@ export function validateDocument(doc: YamlDocument, file: string): DocumentResul
     }
   };
 
-  const top = checkKind(doc.value, [], false);
+  const top = checkKind(doc.value, [], false, doc.line);
   if (top !== undefined && top !== 'List') {
     accept(doc.value, [], top, doc.line);
   } else if (top === 'List') {
@@ -186,12 +219,13 @@ export function validateDocument(doc: YamlDocument, file: string): DocumentResul
           sink.add(at, `expected a mapping (a Pod), got ${describe(item)}`);
           return;
         }
-        const kind = checkKind(item, at, true);
-        if (kind !== undefined) accept(item, at, kind, lineOf(doc.lines, at) ?? doc.line);
+        const line = lineOf(doc.lines, at) ?? doc.line;
+        const kind = checkKind(item, at, true, line);
+        if (kind !== undefined) accept(item, at, kind, line);
       });
     }
   }
-  return { pods, configs, problems: sink.problems, warnings: sink.warnings };
+  return { pods, configs, skipped, problems: sink.problems, warnings: sink.warnings };
 }
 
 /** Validate one Pod object found at `at` in its document. True when it has no problem. */

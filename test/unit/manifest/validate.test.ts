@@ -176,8 +176,8 @@ describe('validation: one rule per row', () => {
 
 describe('validation: kinds and documents', () => {
   const cases: Array<{ name: string; text: string; expect: string[] }> = [
-    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Service\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)'] },
-    { name: 'apps/v1 Deployment', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:2 kind: kind Deployment is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)'] },
+    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Service\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them; --skip-kind Service skips it)'] },
+    { name: 'apps/v1 Deployment', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:2 kind: kind Deployment is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them; --skip-kind Deployment skips it)'] },
     {
       name: 'missing kind and apiVersion',
       text: 'metadata: {name: a}\n',
@@ -192,7 +192,7 @@ describe('validation: kinds and documents', () => {
       text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec:\n    containers: [{name: c, image: i}]\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec:\n    containers:\n    - name: c\n- apiVersion: v1\n  kind: Service\n',
       expect: [
         'pod.yaml:14 items[1].spec.containers[0].image: required',
-        'pod.yaml:16 items[2].kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them)',
+        'pod.yaml:16 items[2].kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them; --skip-kind Service skips it)',
       ],
     },
     { name: 'an empty List', text: 'apiVersion: v1\nkind: List\nitems: []\n', expect: ['pod.yaml:3 items: the List has no items'] },

@@ -1,0 +1,55 @@
+// Kinds of a kubectl-apply folder (issue 12): what runpod runs, skips with a warning, or refuses (manifest/kinds.ts).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { kindVerdict } from '../../../src/manifest/kinds.js';
+import { parseManifests } from '../../../src/manifest/parse.js';
+
+const parse = (text: string, skipKinds: string[] = []) =>
+  parseManifests([{ source: { file: 'k8s.yaml' }, text }], { defaultNamespace: 'default', skipKinds });
+
+const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: main, image: busybox:1}]\n';
+
+describe('kinds: read, skipped with a warning, refused', () => {
+  const none = new Set<string>();
+  const read = new Set(['Pod']);
+  it('cluster-only kinds are skipped, each with why; by group, so a look-alike of another group is not', () => {
+    for (const [apiVersion, kind] of [['v1', 'Namespace'], ['v1', 'ServiceAccount'], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'], ['autoscaling/v2', 'HorizontalPodAutoscaler'], ['policy/v1', 'PodDisruptionBudget'], ['networking.k8s.io/v1', 'Ingress']] as const) {
+      const v = kindVerdict(apiVersion, kind, read, none);
+      assert.equal(v?.action, 'skip', kind);
+    }
+    assert.equal(kindVerdict('example.com/v1', 'Ingress', read, none), undefined);
+  });
+  it('NetworkPolicy is refused unless the user skips it; CronJob is refused with a hint', () => {
+    assert.equal(kindVerdict('networking.k8s.io/v1', 'NetworkPolicy', read, none)?.action, 'refuse');
+    assert.equal(kindVerdict('networking.k8s.io/v1', 'NetworkPolicy', read, new Set(['NetworkPolicy']))?.action, 'skip');
+    assert.equal(kindVerdict('batch/v1', 'CronJob', read, none)?.action, 'refuse');
+  });
+  it('a folder with a Pod, a Namespace, a Role and a ConfigMap: the pod runs, two warnings, nothing refused', () => {
+    const r = parse(`apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: []\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n---\n${pod}`);
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.pods.map((p) => p.pod.metadata.name), ['web']);
+    assert.deepEqual(r.skipped.map((s) => `${s.kind} ${s.name} @${s.line}`), ['Namespace shop @1', 'Role reader @5']);
+    assert.deepEqual(r.warnings.map((w) => `${w.line} ${w.path}: ${w.message}`), [
+      '2 kind: Namespace shop skipped: a namespace is only a name on one host; runpod creates nothing for it',
+      '6 kind: Role reader skipped: there is no API server on one host to authorize requests',
+    ]);
+  });
+  it('a NetworkPolicy refuses the input with the reason and the flag; --skip-kind runs the rest', () => {
+    const np = 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec: {podSelector: {}}\n---\n';
+    const refused = parse(np + pod);
+    assert.deepEqual(refused.problems.map((p) => `${p.line} ${p.path}: ${p.message}`), [
+      '2 kind: NetworkPolicy deny is refused: it restricts which pods may talk to which, and runpod cannot enforce that on one Docker host; to run the rest without it, pass --skip-kind NetworkPolicy',
+    ]);
+    const skipped = parse(np + pod, ['NetworkPolicy']);
+    assert.deepEqual(skipped.problems, []);
+    assert.equal(skipped.pods.length, 1);
+    assert.match(skipped.warnings[0]!.message, /NetworkPolicy deny skipped: skipped as asked \(--skip-kind\)/);
+  });
+  it('an unknown kind names the flag that would skip it; a skipped kind inside a List is skipped alone', () => {
+    assert.match(parse('apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n').problems[0]!.message, /kind Widget is not supported \(.*; --skip-kind Widget skips it\)/);
+    const list = parse(`apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n  metadata: {name: app}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: web}\n  spec:\n    containers: [{name: main, image: busybox:1}]\n`);
+    assert.deepEqual(list.problems, []);
+    assert.deepEqual(list.skipped.map((s) => s.kind), ['ServiceAccount']);
+    assert.equal(list.pods.length, 1);
+  });
+});
