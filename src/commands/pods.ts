@@ -3,7 +3,7 @@
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { managedSelector, podSelector } from '../plan/labels.js';
-import { type ContainerSummary, type PodSummary, summarizePods } from '../reconcile/podSummary.js';
+import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from '../reconcile/podSummary.js';
 
 export interface PodRef {
   namespace: string;
@@ -27,10 +27,24 @@ async function inspectAll(engine: Engine, labels: string[]): Promise<ContainerIn
   return inspected.filter((i): i is ContainerInspect => i !== undefined);
 }
 
-/** Every pod runpod manages, or only those named (in the order given; missing ones left out). */
-export async function findPods(engine: Engine, refs?: PodRef[]): Promise<PodSummary[]> {
-  if (!refs) return summarizePods(await inspectAll(engine, [managedSelector]));
-  const found = await Promise.all(refs.map(async (r) => summarizePods(await inspectAll(engine, podSelector(r.namespace, r.name)))[0]));
+/** Runs the readiness probes of pods found (status's commands/readiness.ts); the results by instance id. */
+export type ReadinessProber = (pods: readonly PodSummary[]) => Promise<ReadinessResults>;
+
+/** Summarize, and with a prober summarize again with what the probes said (only status probes). */
+async function summarize(inspected: ContainerInspect[], probe: ReadinessProber | undefined): Promise<PodSummary[]> {
+  const pods = summarizePods(inspected);
+  if (!probe) return pods;
+  const results = await probe(pods);
+  return results.size > 0 ? summarizePods(inspected, results) : pods;
+}
+
+/**
+ * Every pod runpod manages, or only those named (in the order given; missing ones left out). probe: status's
+ * readiness prober; without it (logs, exec, stats, completion) nothing runs in the containers.
+ */
+export async function findPods(engine: Engine, refs?: PodRef[], probe?: ReadinessProber): Promise<PodSummary[]> {
+  if (!refs) return summarize(await inspectAll(engine, [managedSelector]), probe);
+  const found = await Promise.all(refs.map(async (r) => (await summarize(await inspectAll(engine, podSelector(r.namespace, r.name)), probe))[0]));
   return found.filter((p): p is PodSummary => p !== undefined);
 }
 

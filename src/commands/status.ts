@@ -7,6 +7,7 @@ import type { CommandContext } from './context.js';
 import { resolveTargets } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
+import { probeReadiness } from './readiness.js';
 
 export type StatusFormat = 'text' | 'wide' | 'json' | 'yaml';
 
@@ -22,7 +23,8 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   const refs = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
   const engine = await openEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
-  const pods = await findPods(engine, refs);
+  // READY counts ready containers, as kubectl: the readiness probes run once, now (commands/readiness.ts).
+  const pods = await findPods(engine, refs, (found) => probeReadiness(engine, found, ctx.now()));
   const now = ctx.now();
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)) };
