@@ -106,7 +106,7 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   }
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector)).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
+  const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods };

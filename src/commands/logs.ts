@@ -36,7 +36,7 @@ export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<
   const ref = o.pod !== undefined ? parsePodRef(o.pod, o.namespace) : undefined;
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const pods = ref ? [await findPod(engine, ref)] : await findPods(engine, undefined, o.selector);
+  const pods = ref ? [await findPod(engine, ref)] : await findPods(engine, undefined, o.selector ? { selector: o.selector } : {});
   if (pods.length === 0) throw new NotFoundError(`no pods match -l ${formatSelector(o.selector ?? [])} (runpod status -l shows the same)`);
   const targets = pods.flatMap((pod) => {
     const containers = o.allContainers ? pod.containers : [ref ? pickContainer(pod, o.container, 'logs') : defaultContainer(pod, o.container, ctx)];

@@ -4,7 +4,7 @@ import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { managedSelector, podSelector } from '../plan/labels.js';
 import { type Selector, selectorMatches } from '../plan/selector.js';
-import { type ContainerSummary, type PodSummary, summarizePods } from '../reconcile/podSummary.js';
+import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from '../reconcile/podSummary.js';
 
 export interface PodRef {
   namespace: string;
@@ -28,14 +28,34 @@ async function inspectAll(engine: Engine, labels: string[]): Promise<ContainerIn
   return inspected.filter((i): i is ContainerInspect => i !== undefined);
 }
 
-/**
- * Every pod runpod manages, or only those named (in the order given; missing ones left out); with a selector,
- * only the pods whose labels (the manifest's metadata.labels) match it.
- */
-export async function findPods(engine: Engine, refs?: PodRef[], selector?: Selector): Promise<PodSummary[]> {
-  if (selector) return (await findPods(engine, refs)).filter((p) => selectorMatches(selector, p.labels));
-  if (!refs) return summarizePods(await inspectAll(engine, [managedSelector]));
-  const found = await Promise.all(refs.map(async (r) => summarizePods(await inspectAll(engine, podSelector(r.namespace, r.name)))[0]));
+/** Runs the readiness probes of pods found (status's commands/readiness.ts); the results by instance id. */
+export type ReadinessProber = (pods: readonly PodSummary[]) => Promise<ReadinessResults>;
+
+/** Summarize, and with a prober summarize again with what the probes said (only status probes). */
+async function summarize(inspected: ContainerInspect[], probe: ReadinessProber | undefined): Promise<PodSummary[]> {
+  const pods = summarizePods(inspected);
+  if (!probe) return pods;
+  const results = await probe(pods);
+  return results.size > 0 ? summarizePods(inspected, results) : pods;
+}
+
+export interface FindOptions {
+  /** Only the pods whose labels (the manifest's metadata.labels) match. */
+  selector?: Selector;
+  /** status's readiness prober; without it (logs, exec, stats, completion) nothing runs in the containers. */
+  probe?: ReadinessProber;
+}
+
+/** Every pod runpod manages, or only those named (in the order given; missing ones left out). */
+export async function findPods(engine: Engine, refs?: PodRef[], options: FindOptions = {}): Promise<PodSummary[]> {
+  const { selector, probe } = options;
+  // The selector first, so that only the pods it keeps are probed.
+  if (selector) {
+    const kept = new Set((await findPods(engine, refs)).filter((p) => selectorMatches(selector, p.labels)).map((p) => `${p.namespace}/${p.name}`));
+    return probe ? findPods(engine, [...kept].map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) })), { probe }) : (await findPods(engine, refs)).filter((p) => kept.has(`${p.namespace}/${p.name}`));
+  }
+  if (!refs) return summarize(await inspectAll(engine, [managedSelector]), probe);
+  const found = await Promise.all(refs.map(async (r) => (await summarize(await inspectAll(engine, podSelector(r.namespace, r.name)), probe))[0]));
   return found.filter((p): p is PodSummary => p !== undefined);
 }
 

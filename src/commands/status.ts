@@ -8,6 +8,7 @@ import type { CommandContext } from './context.js';
 import { reportSkipped, resolveTargets } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
+import { probeReadiness } from './readiness.js';
 
 export type StatusFormat = 'text' | 'wide' | 'json' | 'yaml';
 
@@ -30,7 +31,8 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   const refs = targets?.refs;
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const pods = await findPods(engine, refs, o.selector);
+  // READY counts ready containers, as kubectl: the readiness probes run once, now (commands/readiness.ts).
+  const pods = await findPods(engine, refs, { ...(o.selector ? { selector: o.selector } : {}), probe: (found) => probeReadiness(engine, found, ctx.now()) });
   const now = ctx.now();
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)) };

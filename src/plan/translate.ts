@@ -37,6 +37,7 @@ import {
   terminationMessageOf,
 } from './lifecycle.js';
 import { containerProbes, engineHealthcheck } from '../wait/probes/spec.js';
+import { probeLabels } from './probeLabels.js';
 import type { ContainerProbes } from '../wait/probes/types.js';
 import { type ImageUserCheck, type PodNamespaces, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
 
@@ -343,12 +344,14 @@ function translateContainer(
   if (c.command !== undefined) create.Entrypoint = c.command.map((s) => expandVars(s, lookup));
   if (c.args !== undefined) create.Cmd = c.args.map((s) => expandVars(s, lookup));
   if (c.workingDir) create.WorkingDir = c.workingDir;
+  // Probes are not in the hash (only an exec liveness probe's health check is): they run from the host.
   // An exec livenessProbe is also the engine's health check (`docker ps` shows health after runpod exits); as
   // part of the create options it is in the hash, so changing it replaces the container.
   const healthcheck = engineHealthcheck(c);
   if (healthcheck) create.Healthcheck = healthcheck;
   const hash = specHash({ create, image, ...lifecycleHashPart(c) });
   const requests = requestsOf(c);
+  const probes = containerProbes(c, gracePeriodSeconds);
   const labels = {
     ...commonLabels,
     [RequestLabel.cpu]: String(requests.milliCpu),
@@ -357,6 +360,9 @@ function translateContainer(
     [Label.dockerType]: 'container',
     [Label.containerHash]: hash,
     ...lifecycleLabels(c),
+    // The readiness and startup probes as planned, for `status` without the manifest (probeLabels.ts); labels
+    // are outside the hash, which is computed above from the create options without them.
+    ...probeLabels(probes),
   };
   return {
     name: c.name,
@@ -365,7 +371,7 @@ function translateContainer(
     hash,
     create: { ...create, Labels: labels },
     ...(security.imageUserCheck !== undefined ? { imageUserCheck: security.imageUserCheck } : {}),
-    ...probesOf(c, gracePeriodSeconds),
+    ...(probes ? { probes } : {}),
     ...(lifecycleOf(c) ? { lifecycle: lifecycleOf(c)! } : {}),
     terminationMessage: terminationMessageOf(c),
     ...secretPartsOf(c, resolved),
@@ -444,10 +450,4 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
     options.HostConfig = { ...options.HostConfig, Mounts: mounts };
   }
   return { name, options };
-}
-
-/** Probes are not in the hash (only an exec liveness probe's health check is): they run from the host. */
-function probesOf(c: Container, gracePeriodSeconds: number): { probes?: ContainerProbes } {
-  const probes = containerProbes(c, gracePeriodSeconds);
-  return probes ? { probes } : {};
 }

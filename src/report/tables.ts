@@ -1,6 +1,6 @@
 // Plain-text tables for the commands that show state (status, stats, gc): columns padded to the widest cell,
 // no colour, so the output reads the same on a terminal, in a pipe and in a CI log.
-import type { PodSummary } from '../reconcile/podSummary.js';
+import type { ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
 
 export function renderTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -38,15 +38,21 @@ export function formatBytes(n: number, binary: boolean): string {
 
 const shortId = (id: string): string => id.slice(0, 12);
 
-/** `runpod status` as a table; wide adds each container's image and id. */
+/** Why a container is not ready, in a few words: its state, or what its probes said. */
+function notReadyReason(c: ContainerSummary): string {
+  if (c.current.state !== 'running') return c.status;
+  return c.readiness?.message ?? 'its probes did not run';
+}
+
+/** `runpod status` as a table; wide adds each container's image and id, and why a container is not ready. */
 export function statusTable(pods: PodSummary[], now: number, wide: boolean): string {
   const headers = ['NAMESPACE/NAME', 'PHASE', 'READY', 'RESTARTS', 'AGE', 'ADDRESS', 'PORTS', 'SOURCE'];
-  if (wide) headers.push('IMAGES', 'CONTAINER IDS');
+  if (wide) headers.push('IMAGES', 'CONTAINER IDS', 'NOT READY');
   const rows = pods.map((p) => {
     const row = [
       `${p.namespace}/${p.name}`,
       p.phase,
-      `${p.readyCount}/${p.containers.length}`,
+      `${p.readyCount}/${p.readyTotal}`,
       String(p.restarts),
       p.createdAt !== undefined ? formatAge(now - p.createdAt) : '-',
       p.ip ?? '-',
@@ -54,9 +60,11 @@ export function statusTable(pods: PodSummary[], now: number, wide: boolean): str
       p.source ?? '-',
     ];
     if (wide) {
+      const all = [...p.containers, ...p.sidecars];
       row.push(
-        p.containers.map((c) => `${c.name}=${c.current.image}`).join(',') || '-',
-        [...(p.infra ? [`POD=${shortId(p.infra.id)}`] : []), ...p.containers.map((c) => `${c.name}=${shortId(c.current.id)}`)].join(','),
+        all.map((c) => `${c.name}=${c.current.image}`).join(',') || '-',
+        [...(p.infra ? [`POD=${shortId(p.infra.id)}`] : []), ...all.map((c) => `${c.name}=${shortId(c.current.id)}`)].join(','),
+        all.filter((c) => !c.ready).map((c) => `${c.name}: ${notReadyReason(c)}`).join('; ') || '-',
       );
     }
     return row;
@@ -64,34 +72,41 @@ export function statusTable(pods: PodSummary[], now: number, wide: boolean): str
   return renderTable(headers, rows);
 }
 
-/** The machine-readable form of a pod's status (-o json|yaml). */
+/** One container in the machine-readable status: readiness (ok, message) when its probes ran. */
+function containerDocument(c: ContainerSummary): Record<string, unknown> {
+  return {
+    name: c.name,
+    id: c.current.id,
+    dockerName: c.current.dockerName,
+    image: c.current.image,
+    state: c.current.state,
+    status: c.status,
+    ready: c.ready,
+    ...(c.readiness ? { readiness: { ok: c.readiness.ok, message: c.readiness.message } } : {}),
+    restarts: c.restarts,
+    attempt: c.current.attempt,
+    ...(c.current.state === 'exited' || c.current.state === 'dead' ? { exitCode: c.current.exitCode, oomKilled: c.current.oomKilled } : {}),
+    ...(c.current.startedAt !== undefined ? { startedAt: new Date(c.current.startedAt).toISOString() } : {}),
+    ...(c.current.finishedAt !== undefined && c.current.state !== 'running' ? { finishedAt: new Date(c.current.finishedAt).toISOString() } : {}),
+    previousInstances: c.previous.length,
+  };
+}
+
+/** The machine-readable form of a pod's status (-o json|yaml); sidecars, when the pod has any, apart. */
 export function statusDocument(p: PodSummary, now: number): Record<string, unknown> {
   return {
     namespace: p.namespace,
     name: p.name,
     uid: p.uid,
     phase: p.phase,
-    ready: `${p.readyCount}/${p.containers.length}`,
+    ready: `${p.readyCount}/${p.readyTotal}`,
     restarts: p.restarts,
     ...(p.createdAt !== undefined ? { createdAt: new Date(p.createdAt).toISOString(), ageSeconds: Math.floor((now - p.createdAt) / 1000) } : {}),
     ...(p.ip ? { ip: p.ip } : {}),
     ports: p.ports,
     ...(p.source ? { source: p.source } : {}),
     ...(p.infra ? { infra: { id: p.infra.id, name: p.infra.dockerName, state: p.infra.state, attempt: p.infra.attempt } } : {}),
-    containers: p.containers.map((c) => ({
-      name: c.name,
-      id: c.current.id,
-      dockerName: c.current.dockerName,
-      image: c.current.image,
-      state: c.current.state,
-      status: c.status,
-      ready: c.ready,
-      restarts: c.restarts,
-      attempt: c.current.attempt,
-      ...(c.current.state === 'exited' || c.current.state === 'dead' ? { exitCode: c.current.exitCode, oomKilled: c.current.oomKilled } : {}),
-      ...(c.current.startedAt !== undefined ? { startedAt: new Date(c.current.startedAt).toISOString() } : {}),
-      ...(c.current.finishedAt !== undefined && c.current.state !== 'running' ? { finishedAt: new Date(c.current.finishedAt).toISOString() } : {}),
-      previousInstances: c.previous.length,
-    })),
+    containers: p.containers.map(containerDocument),
+    ...(p.sidecars.length > 0 ? { sidecars: p.sidecars.map(containerDocument) } : {}),
   };
 }

@@ -11,7 +11,7 @@ import type { ObservedPod } from '../../reconcile/observe.js';
 import type { ProbeContext } from './context.js';
 import { runProbe } from './run.js';
 import { type ProbeResult, ProbeSchedule } from './scheduler.js';
-import type { ContainerProbes, ProbeAddress, ProbeKind, ProbeOutcome } from './types.js';
+import type { ContainerProbes, PortBinding, ProbeAddress, ProbeKind, ProbeOutcome } from './types.js';
 
 export interface ProbeKill {
   kind: 'liveness' | 'startup';
@@ -51,6 +51,25 @@ export function addressingFor(engineAddress: string, platform: NodeJS.Platform =
   } catch {
     return { podIpReachable: false, engineHost: '127.0.0.1' };
   }
+}
+
+/**
+ * From the host, a container port is reached on the pod's IP (the infra container's address on the engine's
+ * bridge, routed to the host on Linux), or else through the port the infra container publishes for it (pure;
+ * the run's prober and `status` both ask it). Throws with the reason when the pod cannot be reached.
+ */
+export function probeAddress(port: number, host: string, pod: { podIp?: string; addressing: Addressing; binding?: PortBinding }): ProbeAddress {
+  if (host) return { host, port, via: 'the probe\'s host' };
+  const ip = pod.podIp;
+  if (ip && pod.addressing.podIpReachable) return { host: ip, port, via: `pod IP ${ip}` };
+  const binding = pod.binding;
+  if (binding?.HostPort) {
+    const anyAddress = !binding.HostIp || binding.HostIp === '0.0.0.0' || binding.HostIp === '::';
+    const h = anyAddress ? pod.addressing.engineHost : binding.HostIp!;
+    return { host: h, port: Number(binding.HostPort), via: `published port ${h}:${binding.HostPort}` };
+  }
+  if (ip) return { host: ip, port, via: `pod IP ${ip}, which may not be reachable from here` };
+  throw new Error(`the pod has no address yet, and container port ${port} is not published (hostPort)`);
 }
 
 export interface ProbeManagerOptions {
@@ -194,21 +213,9 @@ export class ProbeManager {
     this.probers.clear();
   }
 
-  /**
-   * From the host, a container port is reached on the pod's IP (the infra container's address on the engine's
-   * bridge, routed to the host on Linux), or else through the port the infra container publishes for it.
-   */
+  /** Where a probe of this pod connects (probeAddress), with the plan's port bindings. */
   address(port: number, host: string): ProbeAddress {
-    if (host) return { host, port, via: 'the probe\'s host' };
-    const ip = this.podIp;
-    if (ip && this.o.addressing.podIpReachable) return { host: ip, port, via: `pod IP ${ip}` };
-    const binding = this.plan.infra.create.HostConfig?.PortBindings?.[`${port}/tcp`]?.[0] as { HostIp?: string; HostPort?: string } | undefined;
-    if (binding?.HostPort) {
-      const anyAddress = !binding.HostIp || binding.HostIp === '0.0.0.0' || binding.HostIp === '::';
-      const h = anyAddress ? this.o.addressing.engineHost : binding.HostIp!;
-      return { host: h, port: Number(binding.HostPort), via: `published port ${h}:${binding.HostPort}` };
-    }
-    if (ip) return { host: ip, port, via: `pod IP ${ip}, which may not be reachable from here` };
-    throw new Error(`the pod has no address yet, and container port ${port} is not published (hostPort)`);
+    const binding = this.plan.infra.create.HostConfig?.PortBindings?.[`${port}/tcp`]?.[0] as PortBinding | undefined;
+    return probeAddress(port, host, { podIp: this.podIp, addressing: this.o.addressing, binding });
   }
 }

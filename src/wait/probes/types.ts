@@ -60,6 +60,12 @@ export interface ProbeAddress {
   via: string;
 }
 
+/** One host binding of a published port, as the Engine API spells it. */
+export interface PortBinding {
+  HostIp?: string;
+  HostPort?: string;
+}
+
 /** The kubelet reads at most 10 KiB of a probe's output (prober's maxRespBodyLength / exec's maxReadLength). */
 export const maxProbeOutput = 10 * 1024;
 
