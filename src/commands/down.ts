@@ -13,7 +13,8 @@ import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods } from './pods.js';
+import { findPods, ownedPods } from './pods.js';
+import { parseWorkloadRef } from '../workloads/expand.js';
 import type { Selector } from '../plan/selector.js';
 
 export interface DownOptions {
@@ -40,9 +41,11 @@ export interface PodRef {
   name: string;
 }
 
-/** The pods the targets name, and what of the manifests could not be read (shown, then skipped). */
+/** The pods the targets name, the workloads whose pods they are, and what of the manifests could not be read. */
 export interface Targets {
   refs: PodRef[];
+  /** Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). */
+  owners: { namespace: string; ref: string }[];
   problems: NameProblem[];
 }
 
@@ -54,9 +57,20 @@ export interface Targets {
 export async function resolveTargets(targets: string[], namespace: string, ctx: CommandContext): Promise<Targets> {
   const manifests: string[] = [];
   const refs: PodRef[] = [];
+  const owners: Targets['owners'] = [];
   for (const t of targets) {
     if (t === '-' || (await fs.stat(t).then(() => true, () => false))) {
       manifests.push(t);
+      continue;
+    }
+    // kubectl's kind/name (deploy/web, sts/db; pod/web is a pod) before a pod's namespace/name.
+    const workload = parseWorkloadRef(t);
+    if (workload !== undefined) {
+      owners.push({ namespace, ref: workload });
+      continue;
+    }
+    if (/^(po|pods?)\//.test(t)) {
+      refs.push({ namespace, name: t.slice(t.indexOf('/') + 1) });
       continue;
     }
     const parts = t.split('/');
@@ -65,13 +79,20 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     }
     refs.push(parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace, name: parts[0]! });
   }
-  if (manifests.length === 0) return { refs: uniqueRefs(refs), problems: [] };
-  const { pods, problems } = await readPodNames(manifests, namespace, () => readAll(ctx.stdin));
-  if (pods.length === 0 && refs.length === 0 && problems.length > 0) {
-    throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(problems.map(formatNameProblem));
+  if (manifests.length === 0) return { refs: uniqueRefs(refs), owners, problems: [] };
+  const read = await readPodNames(manifests, namespace, () => readAll(ctx.stdin));
+  if (read.pods.length + read.owners.length === 0 && refs.length + owners.length === 0 && read.problems.length > 0) {
+    throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(read.problems.map(formatNameProblem));
   }
-  for (const p of pods) refs.push({ namespace: p.namespace, name: p.name });
-  return { refs: uniqueRefs(refs), problems };
+  for (const p of read.pods) refs.push({ namespace: p.namespace, name: p.name });
+  for (const w of read.owners) if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref });
+  return { refs: uniqueRefs(refs), owners, problems: read.problems };
+}
+
+/** The named pods, and those of the named workloads as they are on the engine now. */
+export async function targetPods(engine: Engine, targets: Targets): Promise<PodRef[]> {
+  const owned = await Promise.all(targets.owners.map(async (w) => (await ownedPods(engine, w.namespace, w.ref)).map((p) => ({ namespace: w.namespace, name: p.name }))));
+  return uniqueRefs([...targets.refs, ...owned.flat()]);
 }
 
 /** A pod given both by name and in a manifest is acted on once. */
@@ -98,14 +119,11 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const ways = [o.all === true, o.targets.length > 0, o.selector !== undefined].filter(Boolean).length;
   if (ways > 1) throw new UsageError('give one of: manifests or pod names, -l <selector>, or --all');
   if (ways === 0) throw new UsageError('nothing to remove: give manifests or pod names, -l <selector>, or --all');
-  let named: PodRef[] = [];
-  if (o.targets.length > 0) {
-    const targets = await resolveTargets(o.targets, o.namespace, ctx);
-    reportSkipped(targets.problems, ctx);
-    named = targets.refs;
-  }
+  const targets = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
+  if (targets) reportSkipped(targets.problems, ctx);
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
+  const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
   if (o.output === 'json' || o.output === 'yaml') {

@@ -5,7 +5,7 @@ import type { ReadStream } from 'node:tty';
 import { RunpodError, UsageError } from '../errors.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPod, parsePodRef, pickContainer } from './pods.js';
+import { findPodArg, parsePodArg, pickContainer } from './pods.js';
 
 export interface ExecOptions {
   pod: string;
@@ -39,10 +39,10 @@ export async function execCommand(o: ExecOptions, ctx: CommandContext): Promise<
   let started = false;
   try {
     if (o.command.length === 0) throw new UsageError('no command given: runpod exec <pod> [-c name] -- <command...>');
-    const ref = parsePodRef(o.pod, o.namespace);
+    const ref = parsePodArg(o.pod, o.namespace);
     const engine = await openEngine(o.host, ctx.env, o.project);
     await connectEngine(engine, ctx);
-    const pod = await findPod(engine, ref);
+    const pod = await findPodArg(engine, ref, (line) => ctx.stderr.write(`${line}\n`));
     const c = pickContainer(pod, o.container, 'exec');
     if (c.current.state !== 'running') {
       throw new UsageError(`container ${c.name} in pod ${pod.namespace}/${pod.name} is not running (${c.status})`);

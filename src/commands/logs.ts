@@ -8,7 +8,7 @@ import { formatSelector, type Selector } from '../plan/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPod, findPods, parsePodRef, pickContainer } from './pods.js';
+import { findPodArg, findPods, parsePodArg, pickContainer } from './pods.js';
 
 export interface LogsOptions {
   /** name or namespace/name; or, instead, a selector. */
@@ -33,10 +33,10 @@ export interface LogsOptions {
 
 export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<number> {
   if ((o.pod === undefined) === (o.selector === undefined)) throw new UsageError('give a pod, or -l <selector> for the pods whose labels match, not both');
-  const ref = o.pod !== undefined ? parsePodRef(o.pod, o.namespace) : undefined;
+  const ref = o.pod !== undefined ? parsePodArg(o.pod, o.namespace) : undefined;
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
-  const pods = ref ? [await findPod(engine, ref)] : await findPods(engine, undefined, o.selector ? { selector: o.selector } : {});
+  const pods = ref ? [await findPodArg(engine, ref, (line) => ctx.stderr.write(`${line}\n`))] : await findPods(engine, undefined, o.selector ? { selector: o.selector } : {});
   if (pods.length === 0) throw new NotFoundError(`no pods match -l ${formatSelector(o.selector ?? [])} (runpod status -l shows the same)`);
   const targets = pods.flatMap((pod) => {
     const containers = o.allContainers ? pod.containers : [ref ? pickContainer(pod, o.container, 'logs') : defaultContainer(pod, o.container, ctx)];

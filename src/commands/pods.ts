@@ -2,8 +2,9 @@
 // completion): by runpod's labels only, so nothing else on the host is ever seen or touched.
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { managedSelector, podSelector } from '../plan/labels.js';
+import { Label, managedSelector, podSelector } from '../plan/labels.js';
 import { type Selector, selectorMatches } from '../plan/selector.js';
+import { parseWorkloadRef } from '../workloads/expand.js';
 import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from '../reconcile/podSummary.js';
 
 export interface PodRef {
@@ -12,6 +13,27 @@ export interface PodRef {
 }
 
 const dns1123 = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** A `<pod>` argument: name, namespace/name, or kubectl's kind/name of a workload (deploy/web) or pod (pod/web). */
+export type PodArg = PodRef | { namespace: string; owner: string };
+
+export function parsePodArg(text: string, namespace: string): PodArg {
+  const owner = parseWorkloadRef(text);
+  if (owner !== undefined) return { namespace, owner };
+  return parsePodRef(/^(po|pods?)\//.test(text) ? text.slice(text.indexOf('/') + 1) : text, namespace);
+}
+
+/**
+ * The pod an argument names; for a workload, as kubectl logs/exec pick one, its first pod (by name), said on
+ * stderr. A workload with no pods on the engine is exit 1.
+ */
+export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string) => void): Promise<PodSummary> {
+  if (!('owner' in arg)) return findPod(engine, arg);
+  const owned = await ownedPods(engine, arg.namespace, arg.owner);
+  if (owned.length === 0) throw new NotFoundError(`${arg.owner} has no pods in namespace ${arg.namespace} (runpod status lists the pods runpod manages)`);
+  if (owned.length > 1) say(`Found ${owned.length} pods, using pod/${owned[0]!.name}`);
+  return findPod(engine, { namespace: arg.namespace, name: owned[0]!.name });
+}
 
 /** A `<pod>` argument: name, or namespace/name. */
 export function parsePodRef(text: string, namespace: string): PodRef {
@@ -82,4 +104,17 @@ export function pickContainer(pod: PodSummary, name: string | undefined, command
   const c = pod.containers.find((x) => x.name === name);
   if (!c) throw new NotFoundError(`container ${name} not found in pod ${pod.namespace}/${pod.name}; its containers: ${names || 'none'}`);
   return c;
+}
+
+/** The workload's pods on the engine: every runpod container carrying its owner label, by pod name. */
+export async function ownedPods(engine: Engine, namespace: string, ref: string): Promise<{ name: string; ordinal?: number }[]> {
+  const containers = await engine.listContainers([managedSelector, `${Label.podNamespace}=${namespace}`, `${Label.owner}=${ref}`]);
+  const byName = new Map<string, number | undefined>();
+  for (const c of containers) {
+    const name = c.labels[Label.podName];
+    if (name === undefined) continue;
+    const index = Number(c.labels['apps.kubernetes.io/pod-index']);
+    byName.set(name, Number.isInteger(index) ? index : byName.get(name));
+  }
+  return [...byName].sort(([a], [b]) => a.localeCompare(b)).map(([name, ordinal]) => ({ name, ...(ordinal !== undefined ? { ordinal } : {}) }));
 }

@@ -14,16 +14,19 @@ export type PruneScope = 'source' | 'all';
 /**
  * Pure: the pods to take down, from the engine's runpod containers. A pod is its namespace/name; `keep`
  * holds this run's pods. A pod is attributed to a source by its infra container's io.runpod.source label
- * (any attempt); one with no infra container left, or from stdin, has none and goes only under "all".
+ * (any attempt); one with no infra container left, or from stdin, has none and goes only under "all". keepOwners:
+ * the namespace/kind/name of this run's workloads, whose pods are theirs to keep or remove.
  */
-export function selectPrunable(containers: ContainerSummary[], keep: ReadonlySet<string>, scope: PruneScope, sources: ReadonlySet<string>): PrunedPod[] {
+export function selectPrunable(containers: ContainerSummary[], keep: ReadonlySet<string>, scope: PruneScope, sources: ReadonlySet<string>, keepOwners: ReadonlySet<string> = new Set()): PrunedPod[] {
   const pods = new Map<string, { namespace: string; name: string; sources: Set<string> }>();
   for (const c of containers) {
     const namespace = c.labels[Label.podNamespace];
     const name = c.labels[Label.podName];
     if (c.labels[Label.managedBy] === undefined || namespace === undefined || name === undefined) continue;
     const key = `${namespace}/${name}`;
-    if (keep.has(key)) continue;
+    // A workload of this run owns its pods, those it left on an older template too: its controller decides.
+    const owner = c.labels[Label.owner];
+    if (keep.has(key) || (owner !== undefined && keepOwners.has(`${namespace}/${owner}`))) continue;
     let pod = pods.get(key);
     if (!pod) pods.set(key, (pod = { namespace, name, sources: new Set() }));
     const source = c.labels[Label.source];
@@ -44,7 +47,8 @@ export async function findPrunable(engine: Engine, plans: PodPlan[], scope: Prun
   const sources = new Set(plans.flatMap((p) => (p.source !== undefined ? [p.source] : [])));
   if (scope === 'source' && sources.size === 0) return [];
   const containers = await engine.listContainers([managedSelector]);
-  return selectPrunable(containers, new Set(plans.map((p) => p.key)), scope, sources);
+  const owners = new Set(plans.flatMap((p) => (p.owner !== undefined ? [`${p.namespace}/${p.owner}`] : [])));
+  return selectPrunable(containers, new Set(plans.map((p) => p.key)), scope, sources, owners);
 }
 
 /** Take the pods down (preStop, grace period, remove), in parallel, as `runpod down` does. */

@@ -19,7 +19,7 @@ import { groupPod, observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
 import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
-import { type PodResult, type PrunedPod, type RunResult, podResult } from '../report/result.js';
+import { type PodResult, type PrunedPod, type RunResult, type WorkloadResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
 import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
@@ -30,6 +30,8 @@ import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
 import { removePod } from './down.js';
+import { workloadDeps } from './workloadRun.js';
+import { runWorkload, type WorkloadOutcome } from '../workloads/runWorkload.js';
 import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface RunOptions {
@@ -74,7 +76,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const reporter = await createReporter({ stream: ctx.stderr, env: ctx.env, quiet: o.quiet, verbose: o.verbose, now: () => new Date(ctx.now()) });
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
-    const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
+    const { pods, warnings, skipped, workloads } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods, o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
@@ -109,28 +111,39 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
     // parallel, each with its own result.
     const refused = admission ? admitPods(plans, await admission) : new Map<string, string>();
-    const outcomes = await Promise.all(
-      plans.map(async (plan) => {
-        reporter.podStarted(plan.key);
-        const refusal = refused.get(plan.key);
-        if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
-        if (o.replace) await replacePod(engine, plan, reporter);
-        return runPod(plan, {
-          engine,
-          images,
-          mode: o.wait,
-          backoff: budget.fork(),
-          settleMs: o.settleMs,
-          ...(deadline !== undefined ? { deadline } : {}),
-          signal: ctx.signal,
-          now: ctx.now,
-          onAction: (p, a) => reporter.podAction(p.key, a),
-          onCheck: (p, c) => reporter.podCheck(p.key, c),
-          onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
-          onResult: (p, r) => reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
-        });
-      }),
-    );
+    const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number): Promise<PodOutcome> => {
+      reporter.podStarted(plan.key);
+      const refusal = refused.get(plan.key);
+      if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
+      if (o.replace) await replacePod(engine, plan, reporter);
+      const until = stepDeadline === undefined ? deadline : Math.min(stepDeadline, deadline ?? stepDeadline);
+      return runPod(plan, {
+        engine,
+        images,
+        mode,
+        backoff: budget.fork(),
+        settleMs: o.settleMs,
+        ...(until !== undefined ? { deadline: until } : {}),
+        signal: ctx.signal,
+        now: ctx.now,
+        onAction: (p, a) => reporter.podAction(p.key, a),
+        onCheck: (p, c) => reporter.podCheck(p.key, c),
+        onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
+        onResult: (p, r) => reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
+      });
+    };
+    // A workload's pods wait as kubectl rollout status does: every replica updated and available (ready).
+    const workloadMode: WaitMode = o.wait === 'none' ? 'none' : 'ready';
+    const byKey = new Map(plans.map((p) => [p.key, p]));
+    const [bare, rollouts] = await Promise.all([
+      Promise.all(plans.filter((p) => p.owner === undefined).map((plan) => runOne(plan, o.wait))),
+      Promise.all(
+        workloads.map((w) =>
+          runWorkload(w, workloadDeps(w, { engine, plans: byKey, runPod: (plan, d) => runOne(plan, workloadMode, d), project, signal: ctx.signal, now: ctx.now, reporter })),
+        ),
+      ),
+    ]);
+    const outcomes = [...bare, ...rollouts.flatMap((r) => [...r.outcomes.values()])];
 
     // 5. Report: per pod, and the exit code of the whole run.
     // Logs, termination messages and ports are detail: an engine that stopped answering must not hold the exit.
@@ -142,25 +155,34 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       }),
     );
     for (const r of results) reporter.podFinished(r);
-    const exitCode = runExitCode(outcomes.map((x) => x.status), ctx.interruptedBy());
+    for (const r of rollouts) (r.status === 'succeeded' ? reporter.info : reporter.warn).call(reporter, r.reason);
+    const exitCode = runExitCode([...outcomes.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
 
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
     if (o.scoped) {
       return await runScoped(
         o.scoped,
-        { engine, project, ownProject: o.project === undefined, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, ownProject: o.project === undefined, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }
     // --exit-code-from: the container's own code in place of the run's 0 or 1 (exitCodeFrom.ts).
-    const failure = exitCode !== ExitCode.ok ? runError(exitCode, outcomes, results, o, ctx, true, project) : undefined;
+    const failure = exitCode !== ExitCode.ok ? runError(exitCode, outcomes, results, o, ctx, true, project, rollouts) : undefined;
     const error = exitFrom ? withContainerCode(await terminatedExitCode(engine, exitFrom, (m) => reporter.warn(m)), exitFrom, failure) : failure;
     reporter.close();
     // A person at a terminal has just read each pod's line on stderr; stdout repeats it only for a pipe or file.
     const shownAlready = o.output === 'text' && !o.quiet && ctx.stdout.isTTY === true;
     const finalCode = error?.exitCode ?? ExitCode.ok;
-    const result: RunResult = { apiVersion: 'runpod/v1', kind: 'RunResult', exitCode: finalCode, ...(project !== undefined ? { project } : {}), pods: results, ...(pruned ? { pruned } : {}) };
+    const result: RunResult = {
+      apiVersion: 'runpod/v1',
+      kind: 'RunResult',
+      exitCode: finalCode,
+      ...(project !== undefined ? { project } : {}),
+      pods: results,
+      ...(rollouts.length > 0 ? { workloads: rollouts.map(workloadResult) } : {}),
+      ...(pruned ? { pruned } : {}),
+    };
     if (!shownAlready) writeResult(ctx.stdout, result, o.output);
     if (error) throw error;
     return finalCode;
@@ -258,6 +280,22 @@ async function replacePod(engine: Engine, plan: PodPlan, reporter: Reporter): Pr
   if (down.removed > 0) reporter.info(`${plan.key}: --replace: taken down (${down.removed} container${down.removed === 1 ? '' : 's'}, ${down.seconds}s), running it afresh`);
 }
 
+/** A workload's line in the result: how its rollout ended, and what it removed or left alone. */
+function workloadResult(r: WorkloadOutcome): WorkloadResult {
+  return {
+    namespace: r.plan.namespace,
+    name: r.plan.name,
+    kind: r.plan.kind,
+    ref: r.plan.ref,
+    status: r.status,
+    reason: r.reason,
+    replicas: r.plan.replicas,
+    pods: r.plan.pods.map((p) => p.name),
+    ...(r.removed.length > 0 ? { removed: r.removed } : {}),
+    ...(r.leftAlone.length > 0 ? { leftAlone: r.leftAlone } : {}),
+  };
+}
+
 /** A scoped run's own isolation key when none was given: random, so two jobs' keys never meet. */
 function scopedProjectKey(): string {
   return `run-${randomBytes(4).toString('hex')}`;
@@ -268,9 +306,11 @@ function planOptions(o: RunOptions, infraImage: string, project: string | undefi
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
-function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace: boolean, project: string | undefined): RunpodError {
+function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace: boolean, project: string | undefined, rollouts: WorkloadOutcome[]): RunpodError {
   const bad = results.filter((r) => r.status !== 'succeeded');
-  const names = bad.map((r) => `${r.namespace}/${r.name}`).join(', ');
+  // A rollout can fail with no pod of its own failing (its progress deadline passed): then it is named itself.
+  const rolloutOnly = rollouts.filter((r) => r.status !== 'succeeded' && !bad.some((b) => b.namespace === r.plan.namespace && r.outcomes.has(b.name)));
+  const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => `${r.plan.namespace}/${r.plan.ref}`)].join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
@@ -286,7 +326,10 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   if (exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm) err = new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
   else if (exitCode === ExitCode.engine && lost) err = lost;
   else if (exitCode === ExitCode.timeout) err = new DeadlineError(`--timeout passed before ${names} ${bad.length === 1 ? 'was' : 'were'} ${o.wait}`);
-  else err = new PodFailedError(`${bad.length === 1 ? 'pod' : 'pods'} ${names} failed: ${bad.map((r) => r.reason).join('; ')}`);
+  else {
+    const what = bad.length + rolloutOnly.length > 1 ? 'pods ' : bad.length === 1 ? 'pod ' : '';
+    err = new PodFailedError(`${what}${names} failed: ${[...bad.map((r) => r.reason), ...rolloutOnly.map((r) => r.reason)].join('; ')}`);
+  }
   return err.withDetail(detail);
 }
 

@@ -5,7 +5,7 @@ import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../plan/selector.js';
 import { statusDocument, statusTable } from '../report/tables.js';
 import type { CommandContext } from './context.js';
-import { reportSkipped, resolveTargets } from './down.js';
+import { reportSkipped, resolveTargets, targetPods } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
 import { probeReadiness } from './readiness.js';
@@ -28,9 +28,9 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   if (o.selector && o.targets.length > 0) throw new UsageError('give manifests or pod names, or -l <selector>, not both (as kubectl: a name cannot be given with a selector)');
   const targets = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
   if (targets) reportSkipped(targets.problems, ctx);
-  const refs = targets?.refs;
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
+  const refs = targets ? await targetPods(engine, targets) : undefined;
   // READY counts ready containers, as kubectl: the readiness probes run once, now (commands/readiness.ts).
   const pods = await findPods(engine, refs, { ...(o.selector ? { selector: o.selector } : {}), probe: (found) => probeReadiness(engine, found, ctx.now()) });
   const now = ctx.now();

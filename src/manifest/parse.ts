@@ -8,6 +8,7 @@ import { formatPath } from './path.js';
 import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, configKey } from './types.js';
 import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
+import type { WorkloadPlan } from '../workloads/expand.js';
 
 export interface ManifestText {
   source: ManifestSource;
@@ -17,6 +18,7 @@ export interface ManifestText {
 export interface ParseResult {
   pods: LoadedPod[];
   skipped: SkippedObject[];
+  workloads: WorkloadPlan[];
   warnings: ManifestWarning[];
   problems: ManifestProblem[];
 }
@@ -27,6 +29,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const warnings: ManifestWarning[] = [];
   const found: Array<{ valid: ValidPod; source: ManifestSource }> = [];
   const skipped: SkippedObject[] = [];
+  const workloads: WorkloadPlan[] = [];
   const skipKinds = new Set(options.skipKinds ?? []);
   // ConfigMaps and Secrets of every input by namespace/kind/name: they feed the pods of the whole invocation.
   const configs = new Map<string, ConfigObject>();
@@ -105,7 +108,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     pods.push(loaded);
   }
   const fileOrder = inputs.map((i) => i.source.file);
-  return { pods, skipped, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(problems, fileOrder) };
+  return { pods, skipped, workloads, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(problems, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

@@ -4,6 +4,8 @@
 // line that skips only that document (or List item). Files are found and decoded as load.ts does.
 
 import type { ManifestProblem } from '../errors.js';
+import { workloadRefName } from '../workloads/expand.js';
+import { kindVerdict } from './kinds.js';
 import { readManifestTexts } from './load.js';
 import { sortByFileAndLine } from './parse.js';
 import { type PathSegment, formatPath } from './path.js';
@@ -19,6 +21,15 @@ export interface NamedPod {
   line?: number;
 }
 
+/** A workload the inputs name: its pods are found on the engine by its owner label (workloads/expand.ts). */
+export interface NamedOwner {
+  namespace: string;
+  /** kubectl's kind/name: deployment/web. */
+  ref: string;
+  file: string;
+  line?: number;
+}
+
 /** What could not be read: a file, a document or a List item that names no pod. */
 export interface NameProblem {
   file: string;
@@ -28,6 +39,7 @@ export interface NameProblem {
 
 interface Found {
   pods: NamedPod[];
+  owners: NamedOwner[];
   problems: NameProblem[];
 }
 
@@ -41,15 +53,16 @@ export async function readPodNames(
   paths: readonly string[],
   defaultNamespace: string,
   readStdin: () => Promise<Buffer>,
-): Promise<{ pods: NamedPod[]; problems: NameProblem[] }> {
+): Promise<{ pods: NamedPod[]; owners: NamedOwner[]; problems: NameProblem[] }> {
   const read = await readManifestTexts(paths, readStdin);
-  const found: Found = { pods: [], problems: read.problems.map(toNameProblem) };
+  const found: Found = { pods: [], owners: [], problems: read.problems.map(toNameProblem) };
   for (const { source, text } of read.texts) {
     const parsed = parseEachDocument(text, source.file);
     found.problems.push(...parsed.problems.map(toNameProblem));
     for (const doc of parsed.documents) namesOfDocument(doc, source.file, defaultNamespace, found);
   }
-  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), problems: sortByFileAndLine(found.problems, read.fileOrder) };
+  const owners = sortByFileAndLine(found.owners, read.fileOrder).filter((o, i, all) => all.findIndex((x) => x.namespace === o.namespace && x.ref === o.ref) === i);
+  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), owners, problems: sortByFileAndLine(found.problems, read.fileOrder) };
 }
 
 function toNameProblem(p: ManifestProblem): NameProblem {
@@ -123,8 +136,16 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
   const object = (obj: Obj, at: readonly PathSegment[]): void => {
     const line = lineOf(doc.lines, at) ?? doc.line;
     const kind = obj.kind;
-    // Configuration for pods, not pods: nothing to name and nothing wrong.
+    // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips.
     if (kind === 'ConfigMap' || kind === 'Secret') return;
+    if (typeof kind === 'string' && typeof obj.apiVersion === 'string' && kindVerdict(obj.apiVersion, kind, new Set(), new Set())?.action === 'skip') return;
+    const workload = typeof kind === 'string' ? workloadRefName(kind) : undefined;
+    if (workload !== undefined) {
+      const named = podName(obj, defaultNamespace);
+      if ('problem' in named) problem([...at, ...named.path], [...at, ...named.path], line, `${named.problem}; runpod cannot name this ${String(kind)}`);
+      else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}`, file, line });
+      return;
+    }
     if (kind !== 'Pod') {
       problem(at, [...at, 'kind'], line, `${kindText(kind)}: ${notAPod}`);
       return;

@@ -1,3 +1,4 @@
+import type { WorkloadPlan } from '../workloads/expand.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** Where a document came from: a file path (as given), or "-" for stdin. */
@@ -20,6 +21,8 @@ export interface LoadedPod {
    * A reference missing here was optional.
    */
   configs?: ReadonlyMap<string, ConfigObject>;
+  /** The workload whose pod this is (kubectl's kind/name, e.g. deployment/web); none for a bare Pod. */
+  owner?: string;
 }
 
 /**
@@ -76,4 +79,6 @@ export interface LoadResult {
   warnings: ManifestWarning[];
   /** What was skipped, in input order (also among the warnings). */
   skipped: SkippedObject[];
+  /** The workloads of the input (their pods are among pods, each with its owner). */
+  workloads: WorkloadPlan[];
 }

@@ -13,6 +13,8 @@ export const Label = {
   source: 'io.runpod.source',
   /** The isolation key (plan/project.ts) the object was made under; absent when none was given. */
   project: 'io.runpod.project',
+  /** The workload a pod belongs to, as kubectl names it (deployment/web); absent for a bare Pod. */
+  owner: 'io.runpod.owner',
 } as const;
 
 export const managedByValue = 'runpod';

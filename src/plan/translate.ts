@@ -103,6 +103,8 @@ export interface PodPlan {
   source?: string;
   /** The isolation key the pod runs under (project.ts); undefined for none. */
   project?: string;
+  /** The workload whose pod this is (deployment/web); undefined for a bare Pod. */
+  owner?: string;
   /** Every container port the pod declares, for the addresses handed to scripts (RUNPOD_* variables). */
   ports: PortPlan[];
   infra: ContainerPlan;
@@ -170,6 +172,8 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     [Label.gracePeriod]: String(gracePeriodSeconds),
     [Label.managedBy]: managedByValue,
     ...projectLabels(project),
+    // A workload's pods carry its kind/name, so its controller finds them on the engine (workloads/expand.ts).
+    ...(loaded.owner !== undefined ? { [Label.owner]: loaded.owner } : {}),
   };
 
   // ConfigMaps, Secrets and the pod's own fields feed env and volume files; volumes are rendered once.
@@ -193,6 +197,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     gracePeriodSeconds,
     ...(loaded.source.origin !== undefined ? { source: loaded.source.origin } : {}),
     ...(project !== undefined ? { project } : {}),
+    ...(loaded.owner !== undefined ? { owner: loaded.owner } : {}),
     ports: pod.spec.containers.flatMap((c) =>
       (c.ports ?? []).map((p): PortPlan => ({
         container: c.name,

@@ -72,6 +72,11 @@ const defaultFileMode = 0o644;
 /** The kubelet makes an emptyDir world-writable (0777), so any user in the pod can use it. */
 export const emptyDirMode = 0o777;
 
+/** A claim's engine volume: pvc_<namespace>_<claim>, or pvc_<namespace>.<key>_<claim> under an isolation key. */
+export function claimVolumeName(namespace: string, claim: string, project: string | undefined): string {
+  return `pvc_${namespacePart(namespace, project)}_${claim}`;
+}
+
 /** Docker allows [a-zA-Z0-9][a-zA-Z0-9_.-] in volume names; Kubernetes names fit (no '_', so '_' separates). */
 function podVolumeName(uid: string, volume: string, hashOf: unknown): string {
   return `runpod_${uid}_${volume}_${specHash(hashOf).slice(0, 12)}`;
@@ -100,7 +105,7 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
         name: v.name,
         type: 'persistentVolumeClaim',
         // Under an isolation key the claim is the key's own: two CI jobs never share (or remove) one database's data.
-        engineName: `pvc_${namespacePart(pod.metadata.namespace, project)}_${claim}`,
+        engineName: claimVolumeName(pod.metadata.namespace, claim, project),
         claimName: claim,
         readOnly: v.persistentVolumeClaim.readOnly === true,
         // Not the pod's: a claim outlives its pods and may be shared by several, so only its own identity.

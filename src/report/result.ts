@@ -83,6 +83,24 @@ export interface PrunedPod {
   removedContainers?: number;
 }
 
+/** A workload's rollout in this run (workloads/runWorkload.ts). */
+export interface WorkloadResult {
+  namespace: string;
+  name: string;
+  kind: string;
+  /** kubectl's kind/name: deployment/web. */
+  ref: string;
+  status: PodOutcomeStatus;
+  reason: string;
+  replicas: number;
+  /** The pods the template wants now. */
+  pods: string[];
+  /** Its pods this run took down (an older template, or beyond replicas). */
+  removed?: string[];
+  /** Outdated pods left as they are (OnDelete, or below a StatefulSet's partition). */
+  leftAlone?: string[];
+}
+
 export interface RunResult {
   apiVersion: 'runpod/v1';
   kind: 'RunResult';
@@ -90,6 +108,8 @@ export interface RunResult {
   /** The isolation key the pods run under (plan/project.ts), when there is one. */
   project?: string;
   pods: PodResult[];
+  /** The input's workloads, when it has any. */
+  workloads?: WorkloadResult[];
   /** Present when the run was asked to prune. */
   pruned?: PrunedPod[];
 }

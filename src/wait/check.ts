@@ -61,6 +61,21 @@ function crashContext(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, n
   return c.restartCount > 0 ? ` (restarted ${c.restartCount} times, last ${describeExit(c, lastExitCodes)})` : '';
 }
 
+/** The longest a restarted container's settle time grows to (Docker's restart backoff resets after 10 s up). */
+export const maxCrashSettleMs = 10_000;
+
+/**
+ * The time a container must have been up to count as running: the settle time, doubled for each time the engine
+ * restarted this instance (up to 10 s). Under load a container that crashes at once reads "running" for up to
+ * 180 ms here (design.md), longer than the default 100 ms; two checks can both land inside one such start, with
+ * the same restart count. A crash history asks for more proof, as Docker's own backoff doubles per restart; a
+ * container that crashed once and then stays up still passes within a fraction of a second.
+ */
+export function settleFor(c: Pick<ObservedContainer, 'restartCount'>, settleMs: number): number {
+  if (c.restartCount <= 0 || settleMs <= 0) return settleMs;
+  return Math.max(settleMs, Math.min(maxCrashSettleMs, settleMs * 2 ** Math.min(c.restartCount, 16)));
+}
+
 export function checkPod(input: CheckInput): PodCheck {
   const { plan, observed, previous, createdThisRun, syncErrors, lastExitCodes, now, settleMs } = input;
   const wait = waitStrategy(input.mode);
@@ -102,8 +117,9 @@ export function checkPod(input: CheckInput): PodCheck {
           break;
         }
         const upFor = c.startedAt !== undefined ? now - c.startedAt : 0;
-        if (upFor < settleMs) {
-          const at = (c.startedAt ?? now) + settleMs;
+        const settle = settleFor(c, settleMs);
+        if (upFor < settle) {
+          const at = (c.startedAt ?? now) + settle;
           settleAt = settleAt === undefined ? at : Math.min(settleAt, at);
           verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time${crashContext(c, lastExitCodes)}`, { healthyRunning: true });
           break;

@@ -19,7 +19,7 @@ test('down and status of a folder with refused files act on the pods they can na
   assert.equal(up.code, 0, show(up));
   assert.notDeepEqual(podContainerIds(name), []);
 
-  fs.writeFileSync(path.join(dir, 'deploy.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n');
+  fs.writeFileSync(path.join(dir, 'deploy.yaml'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: web\n');
   const odd = podObject({ name: uniqueName('lenient-odd'), containers: [sleeper('main', { notAField: true })] });
   fs.writeFileSync(path.join(dir, 'odd.yaml'), toYaml(odd));
   const refused = await runpod(['--dry-run', dir]);
@@ -30,13 +30,13 @@ test('down and status of a folder with refused files act on the pods they can na
   assert.equal(status.code, 1, show(status));
   const doc = JSON.parse(status.stdout) as { pods: { name: string }[] };
   assert.deepEqual(doc.pods.map((p) => p.name), [name], show(status));
-  assert.match(status.stderr, new RegExp(`^runpod: ${escape(path.join(dir, 'deploy.yaml'))}:2: kind Deployment: .*; skipped$`, 'm'), show(status));
+  assert.match(status.stderr, new RegExp(`^runpod: ${escape(path.join(dir, 'deploy.yaml'))}:2: kind Widget: .*; skipped$`, 'm'), show(status));
 
   const down = await runpod(['down', dir]);
   assert.equal(down.code, 0, show(down));
   assert.deepEqual(podContainerIds(name), [], 'the good pod is gone');
   assert.match(down.stdout, new RegExp(`^default/${name}: removed `, 'm'), show(down));
-  assert.match(down.stderr, new RegExp(`^runpod: ${escape(path.join(dir, 'deploy.yaml'))}:2: kind Deployment: not a Pod; runpod names no pods from it; skipped$`, 'm'), show(down));
+  assert.match(down.stderr, new RegExp(`^runpod: ${escape(path.join(dir, 'deploy.yaml'))}:2: kind Widget: not a Pod; runpod names no pods from it; skipped$`, 'm'), show(down));
 
   // Nothing left to name: only the refused files, and the pod is gone from the engine.
   fs.rmSync(good);

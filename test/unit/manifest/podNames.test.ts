@@ -60,7 +60,7 @@ describe('readPodNames', () => {
 
   it('an unknown kind is a problem at its kind line; ConfigMaps and Secrets are silently not pods', async () => {
     const dir = await folder({
-      'deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n',
+      'deploy.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: web}\n',
       'foo.yaml': '# a comment\nmetadata: {name: x}\n',
       'config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\n',
       'pod.yaml': podText('ok'),
@@ -69,7 +69,7 @@ describe('readPodNames', () => {
     assert.deepEqual(await names([dir]), {
       pods: ['default/ok pod.yaml:1'],
       problems: [
-        { file: file('deploy.yaml'), line: 2, message: 'kind Deployment: not a Pod; runpod names no pods from it' },
+        { file: file('deploy.yaml'), line: 2, message: 'kind Widget: not a Pod; runpod names no pods from it' },
         { file: file('foo.yaml'), line: 2, message: 'no kind: not a Pod; runpod names no pods from it' },
       ],
     });
@@ -85,7 +85,7 @@ describe('readPodNames', () => {
       '  kind: Pod',
       '  metadata: {name: one, namespace: ci}',
       '- apiVersion: apps/v1',
-      '  kind: Deployment',
+      '  kind: Widget',
       '  metadata: {name: web}',
       '- 42',
       '- {kind: Pod, metadata: {name: two}}',
@@ -98,7 +98,7 @@ describe('readPodNames', () => {
     assert.deepEqual(await names([file]), {
       pods: ['ci/one list.yaml:5', 'default/two list.yaml:12'],
       problems: [
-        { file, line: 9, message: 'items[1]: kind Deployment: not a Pod; runpod names no pods from it' },
+        { file, line: 9, message: 'items[1]: kind Widget: not a Pod; runpod names no pods from it' },
         { file, line: 11, message: 'items[2]: expected a mapping (a Pod), got 42; runpod names no pods from it' },
       ],
     });

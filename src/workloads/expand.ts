@@ -1,0 +1,196 @@
+// A workload (Deployment, ReplicaSet, ReplicationController, StatefulSet, DaemonSet) → the pods its controller
+// would want now, with their names and labels, and how it changes them (pure). The pods are written as Pod objects
+// for the loader to default and check like any other; the run-once loop then drives each of them as a bare pod.
+import { type Obj, isObj } from '../manifest/validate.js';
+import { claimName, generatedPodName, ordinalPodName, podTemplateHash, replicaSetName } from './names.js';
+
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet';
+
+/** How a template change reaches the pods (each controller's update strategy). */
+export type UpdatePlan =
+  /** Deployment / DaemonSet: new pods beside old ones, within the surge and unavailability bounds. */
+  | { type: 'RollingUpdate'; maxSurge: number; maxUnavailable: number }
+  /** Deployment: every old pod goes before the new ones come. */
+  | { type: 'Recreate' }
+  /** StatefulSet: pods at or above the partition are updated one at a time, highest ordinal first. */
+  | { type: 'OrderedRollingUpdate'; partition: number }
+  /** StatefulSet / DaemonSet: a pod is updated only when it is deleted. */
+  | { type: 'OnDelete' }
+  /** ReplicaSet / ReplicationController: the pods are brought to the template where they stand. */
+  | { type: 'InPlace' };
+
+export interface WorkloadPod {
+  name: string;
+  /** The Pod object to load (not yet defaulted). */
+  value: Obj;
+  /** A StatefulSet pod's ordinal. */
+  ordinal?: number;
+}
+
+export interface WorkloadPlan {
+  kind: WorkloadKind;
+  namespace: string;
+  name: string;
+  /** kind/name as kubectl writes it (deployment/web). */
+  ref: string;
+  replicas: number;
+  /** The template's hash: a Deployment's pod-template-hash; a DaemonSet's controller-revision-hash. */
+  revision: string;
+  /** The pods wanted now, in order (ordinal order for a StatefulSet). */
+  pods: WorkloadPod[];
+  update: UpdatePlan;
+  /** StatefulSet: OrderedReady starts pod N+1 once pod N is ready (on the way up), and removes highest first. */
+  podManagement: 'OrderedReady' | 'Parallel';
+  /** A pod is available once ready for this long (kubectl rollout status counts available pods). */
+  minReadySeconds: number;
+  /** Deployment: a rollout step that makes no progress in this long fails (ProgressDeadlineExceeded). */
+  progressDeadlineSeconds?: number;
+  /** StatefulSet claims: the templates' names, and whether a claim goes with a removed ordinal / the workload. */
+  claims?: { templates: string[]; deleteWhenScaled: boolean; deleteWhenDeleted: boolean };
+}
+
+const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+const int = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isInteger(v) ? v : fallback);
+
+/**
+ * An int-or-percent of replicas, as the Deployment controller resolves it (intstr.GetScaledValueFromIntOrPercent):
+ * maxSurge rounds up, maxUnavailable down; both 0 is made maxUnavailable 1 (deployment util ResolveFenceposts).
+ */
+export function resolveFenceposts(maxSurge: unknown, maxUnavailable: unknown, replicas: number, defaults: [string | number, string | number]): { maxSurge: number; maxUnavailable: number } {
+  const scaled = (v: unknown, fallback: string | number, roundUp: boolean): number => {
+    const x = v === undefined || v === null ? fallback : v;
+    if (typeof x === 'number') return x;
+    const pct = Number(String(x).replace(/%$/, ''));
+    const value = (pct * replicas) / 100;
+    return roundUp ? Math.ceil(value) : Math.floor(value);
+  };
+  const surge = scaled(maxSurge, defaults[0], true);
+  const unavailable = scaled(maxUnavailable, defaults[1], false);
+  return surge === 0 && unavailable === 0 ? { maxSurge: 0, maxUnavailable: 1 } : { maxSurge: surge, maxUnavailable: unavailable };
+}
+
+const kubectlName: Record<WorkloadKind, string> = {
+  Deployment: 'deployment',
+  ReplicaSet: 'replicaset',
+  ReplicationController: 'replicationcontroller',
+  StatefulSet: 'statefulset',
+  DaemonSet: 'daemonset',
+};
+
+/** kubectl's name of a workload kind (deployment for Deployment), or undefined for a kind that is no workload. */
+export function workloadRefName(kind: string): string | undefined {
+  return Object.hasOwn(kubectlName, kind) ? kubectlName[kind as WorkloadKind] : undefined;
+}
+
+/** kubectl's names and short names of the workload kinds, in a kind/name argument (deploy/web, sts/db). */
+const kindAliases = new Map<string, string>(
+  Object.values(kubectlName).flatMap((n) => [[n, n], [`${n}s`, n]] as [string, string][]).concat([['deploy', 'deployment'], ['rs', 'replicaset'], ['rc', 'replicationcontroller'], ['sts', 'statefulset'], ['ds', 'daemonset']]),
+);
+
+/** deploy/web → deployment/web; undefined when the first part names no workload kind. */
+export function parseWorkloadRef(text: string): string | undefined {
+  const slash = text.indexOf('/');
+  if (slash < 0) return undefined;
+  const kind = kindAliases.get(text.slice(0, slash).toLowerCase());
+  return kind !== undefined ? `${kind}/${text.slice(slash + 1)}` : undefined;
+}
+
+/** A pod of the template: its metadata's labels and annotations (a template's name and namespace are ignored). */
+function podOf(template: Obj, namespace: string | undefined, name: string, labels: Record<string, string>, spec: Obj): Obj {
+  const meta = obj(template.metadata);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      ...(namespace !== undefined ? { namespace } : {}),
+      labels: { ...obj(meta.labels), ...labels },
+      ...(isObj(meta.annotations) ? { annotations: meta.annotations } : {}),
+    },
+    spec,
+  };
+}
+
+export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace: string): WorkloadPlan {
+  const meta = obj(value.metadata);
+  const name = String(meta.name);
+  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : defaultNamespace;
+  const spec = obj(value.spec);
+  const template = obj(spec.template);
+  const podSpec = obj(template.spec);
+  const replicas = kind === 'DaemonSet' ? 1 : int(spec.replicas, 1);
+  const revision = podTemplateHash(template);
+  const minReadySeconds = int(spec.minReadySeconds, 0);
+  const base = { kind, namespace, name, ref: `${kubectlName[kind]}/${name}`, replicas, revision, minReadySeconds, podManagement: 'Parallel' as const };
+  const ns = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
+  const indexes = [...Array(replicas).keys()];
+
+  switch (kind) {
+    case 'Deployment': {
+      // The Deployment's pods are its current ReplicaSet's: <deployment>-<pod-template-hash>-<suffix>.
+      const rs = replicaSetName(name, revision);
+      const strategy = obj(spec.strategy);
+      const rolling = obj(strategy.rollingUpdate);
+      const update: UpdatePlan =
+        strategy.type === 'Recreate'
+          ? { type: 'Recreate' }
+          : // DefaultDeploymentUniqueLabelKey's defaults: maxSurge 25%, maxUnavailable 25% (apps/v1 SetDefaults_Deployment).
+            { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, replicas, ['25%', '25%']) };
+      return {
+        ...base,
+        update,
+        // apps/v1 SetDefaults_Deployment: progressDeadlineSeconds 600.
+        progressDeadlineSeconds: int(spec.progressDeadlineSeconds, 600),
+        pods: indexes.map((i) => {
+          const podName = generatedPodName(rs, i);
+          return { name: podName, value: podOf(template, ns, podName, { 'pod-template-hash': revision }, podSpec) };
+        }),
+      };
+    }
+    case 'ReplicaSet':
+    case 'ReplicationController':
+      return {
+        ...base,
+        update: { type: 'InPlace' },
+        pods: indexes.map((i) => {
+          const podName = generatedPodName(name, i);
+          return { name: podName, value: podOf(template, ns, podName, {}, podSpec) };
+        }),
+      };
+    case 'DaemonSet': {
+      // One node, one pod; named from the revision, so a template change is a new pod beside (or after) the old.
+      const strategy = obj(spec.updateStrategy);
+      const rolling = obj(strategy.rollingUpdate);
+      const podName = generatedPodName(`${name}-${revision}`, 0).replace(`${name}-${revision}-`, `${name}-`);
+      return {
+        ...base,
+        update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, 1, [0, 1]) },
+        pods: [{ name: podName, value: podOf(template, ns, podName, { 'controller-revision-hash': revision, 'pod-template-generation': '1' }, podSpec) }],
+      };
+    }
+    case 'StatefulSet': {
+      const strategy = obj(spec.updateStrategy);
+      const start = int(obj(spec.ordinals).start, 0);
+      const serviceName = typeof spec.serviceName === 'string' && spec.serviceName !== '' ? spec.serviceName : undefined;
+      const claimTemplates = (Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []).map((t) => String(obj(obj(t).metadata).name));
+      const retention = obj(spec.persistentVolumeClaimRetentionPolicy);
+      return {
+        ...base,
+        podManagement: spec.podManagementPolicy === 'Parallel' ? 'Parallel' : 'OrderedReady',
+        update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'OrderedRollingUpdate', partition: int(obj(strategy.rollingUpdate).partition, 0) },
+        ...(claimTemplates.length > 0 ? { claims: { templates: claimTemplates, deleteWhenScaled: retention.whenScaled === 'Delete', deleteWhenDeleted: retention.whenDeleted === 'Delete' } } : {}),
+        pods: indexes.map((i) => {
+          const ordinal = start + i;
+          const podName = ordinalPodName(name, ordinal);
+          // The StatefulSet controller: hostname is the pod's name, subdomain the serviceName, and each claim template
+          // becomes a volume of that name bound to <template>-<statefulset>-<ordinal> (replacing one of that name).
+          const claimVolumes = claimTemplates.map((t) => ({ name: t, persistentVolumeClaim: { claimName: claimName(t, name, ordinal) } }));
+          const volumes = [...(Array.isArray(podSpec.volumes) ? podSpec.volumes : []).filter((v) => !claimTemplates.includes(String(obj(v).name))), ...claimVolumes];
+          const ownSpec: Obj = { ...podSpec, hostname: podName, ...(serviceName !== undefined ? { subdomain: serviceName } : {}), ...(volumes.length > 0 ? { volumes } : {}) };
+          const labels = { 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': String(ordinal) };
+          return { name: podName, ordinal, value: podOf(template, ns, podName, labels, ownSpec) };
+        }),
+      };
+    }
+  }
+}

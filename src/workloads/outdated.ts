@@ -1,0 +1,15 @@
+// Is an existing pod of a workload on an older template? Its newest instances' hashes against the plan's (pure):
+// a pod merely stopped or crashed is not outdated (the run-once loop repairs it in place), a changed spec is.
+import type { PodPlan } from '../plan/translate.js';
+import type { ObservedPod } from '../reconcile/observe.js';
+
+export function templateOutdated(plan: PodPlan, observed: ObservedPod): boolean {
+  const infra = observed.infra[0];
+  if (infra && infra.hash !== plan.hash) return true;
+  const differs = (wanted: PodPlan['containers'], have: ObservedPod['containers']): boolean =>
+    wanted.some((c) => {
+      const newest = have.get(c.name)?.[0];
+      return newest !== undefined && newest.hash !== c.hash;
+    });
+  return differs(plan.containers, observed.containers) || differs(plan.initContainers, observed.initContainers);
+}

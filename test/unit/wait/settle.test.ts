@@ -1,0 +1,14 @@
+// A crash history asks for more proof before a container counts as running (wait/check.ts settleFor).
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { maxCrashSettleMs, settleFor } from '../../../src/wait/check.js';
+
+it('the settle time doubles per engine restart of the instance, up to 10 s; none, or a zero settle, is as given', () => {
+  assert.equal(settleFor({ restartCount: 0 }, 100), 100);
+  assert.equal(settleFor({ restartCount: 1 }, 100), 200);
+  assert.equal(settleFor({ restartCount: 2 }, 100), 400, 'above the 180 ms a crashing container can read running under load');
+  assert.equal(settleFor({ restartCount: 12 }, 100), maxCrashSettleMs);
+  assert.equal(settleFor({ restartCount: 1000 }, 100), maxCrashSettleMs);
+  assert.equal(settleFor({ restartCount: 3 }, 0), 0, '--settle 0 asks for none');
+  assert.equal(settleFor({ restartCount: 1 }, 30_000), 30_000, 'never below the settle asked for');
+});
