@@ -1,0 +1,252 @@
+// Workloads through the CLI (issue 12): the Kubernetes documentation's nginx Deployment and `web` StatefulSet with
+// local stand-in images, a rolling update that never drops below the available minimum, a scale-down, claims per
+// ordinal that survive `down`, a DaemonSet, and a folder mixing them with a ConfigMap and RBAC. Every test runs
+// under an isolation key of its own, so the documentation's fixed names never meet another test's.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { busybox, docker, runpod, uniqueName, type CliResult } from './harness.js';
+
+function show(r: CliResult): string {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
+/** A local stand-in for an image the docs use: busybox's root filesystem, serving HTTP on port 80 as nginx does. */
+function standIn(ref: string): string {
+  const image = `runpod-test/${ref.replace(/^.*\//, '')}`;
+  if (docker(['images', '-q', image]) !== '') return image;
+  const id = docker(['create', busybox, 'true']);
+  try {
+    const tar = path.join(os.tmpdir(), `standin-${id.slice(0, 12)}.tar`);
+    docker(['export', '-o', tar, id]);
+    docker(['import', '--change', 'CMD ["httpd", "-f", "-p", "80", "-h", "/"]', tar, image]);
+    fs.rmSync(tar, { force: true });
+  } finally {
+    docker(['rm', '-f', id]);
+  }
+  return image;
+}
+
+/** A folder of manifests, and an isolation key whose every container and volume goes when the test ends. */
+function workspace(t: TestContext, files: Record<string, string>): { dir: string; key: string; run: (...args: string[]) => Promise<CliResult> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-wl-'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  const key = uniqueName('wl');
+  t.after(() => {
+    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
+    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
+    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
+    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, key, run: (...args) => runpod([...args, '--project', key], { timeoutMs: 240_000 }) };
+}
+
+/** The pods of a workload on the engine, by name, with whether every one of their containers runs. */
+function podsOf(key: string, owner: string): Map<string, boolean> {
+  const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.runpod.owner=${owner}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.State}}']);
+  const pods = new Map<string, boolean>();
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [name, state] = line.split(' ');
+    pods.set(name!, (pods.get(name!) ?? true) && state === 'running');
+  }
+  return pods;
+}
+
+const nginxDeployment = (image: string, replicas = 3, strategy = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx-deployment
+  labels:
+    app: nginx
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: nginx
+${strategy}  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: nginx
+        image: ${image}
+        ports:
+        - containerPort: 80
+        readinessProbe:
+          tcpSocket:
+            port: 80
+          periodSeconds: 1
+`;
+
+test('the nginx Deployment: 3 replicas up and ready, named as its ReplicaSet would; a re-run changes nothing', async (t) => {
+  const image = standIn('nginx:1.14.2');
+  const w = workspace(t, { 'deployment.yaml': nginxDeployment(image) });
+  const up = await w.run(path.join(w.dir, 'deployment.yaml'), '-o', 'json');
+  assert.equal(up.code, 0, show(up));
+  const doc = JSON.parse(up.stdout) as { pods: { name: string; status: string }[]; workloads: { ref: string; status: string; pods: string[] }[] };
+  assert.equal(doc.workloads[0]!.ref, 'deployment/nginx-deployment');
+  assert.equal(doc.workloads[0]!.status, 'succeeded');
+  const names = doc.workloads[0]!.pods;
+  assert.equal(names.length, 3);
+  for (const n of names) assert.match(n, /^nginx-deployment-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  const hash = names[0]!.split('-')[2]!;
+  assert.deepEqual([...podsOf(w.key, 'deployment/nginx-deployment')].sort(), names.map((n) => [n, true]).sort());
+  const labels = docker(['inspect', '--format', '{{index .Config.Labels "pod-template-hash"}} {{index .Config.Labels "app"}}', `k8s_POD_${names[0]}_default.${w.key}_${docker(['ps', '-q', '--filter', `label=io.kubernetes.pod.name=${names[0]}`, '--filter', 'label=io.kubernetes.container.name=POD', '--format', '{{.Label "io.kubernetes.pod.uid"}}'])}_0`]);
+  assert.equal(labels, `${hash} nginx`);
+  const again = await w.run(path.join(w.dir, 'deployment.yaml'), '-o', 'json');
+  assert.equal(again.code, 0, show(again));
+  assert.ok((JSON.parse(again.stdout) as { pods: { changed: boolean }[] }).pods.every((p) => !p.changed), 'a re-run changes nothing');
+  // kubectl's forms: status and logs of deploy/<name>.
+  const status = await w.run('status', 'deploy/nginx-deployment');
+  assert.equal(status.code, 0, show(status));
+  for (const n of names) assert.match(status.stdout, new RegExp(`default/${n} +Running +1/1`));
+  const down = await w.run('down', path.join(w.dir, 'deployment.yaml'));
+  assert.equal(down.code, 0, show(down));
+  assert.equal(podsOf(w.key, 'deployment/nginx-deployment').size, 0);
+});
+
+test('a template change rolls without ever dropping below the available minimum; a scale-down removes the extras', async (t) => {
+  const oldImage = standIn('nginx:1.14.2');
+  const newImage = standIn('nginx:1.16.1');
+  const strategy = '  strategy:\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 0\n';
+  const w = workspace(t, { 'deployment.yaml': nginxDeployment(oldImage, 3, strategy) });
+  const file = path.join(w.dir, 'deployment.yaml');
+  const first = await w.run(file);
+  assert.equal(first.code, 0, show(first));
+  const before = [...podsOf(w.key, 'deployment/nginx-deployment').keys()];
+  fs.writeFileSync(file, nginxDeployment(newImage, 3, strategy));
+  // Watch the engine while the rollout runs: pods whose every container runs, at each moment.
+  let minRunning = Number.POSITIVE_INFINITY;
+  let maxPods = 0;
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      const pods = podsOf(w.key, 'deployment/nginx-deployment');
+      minRunning = Math.min(minRunning, [...pods.values()].filter(Boolean).length);
+      maxPods = Math.max(maxPods, pods.size);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const rolled = await w.run(file, '-o', 'json');
+  watching = false;
+  await watcher;
+  assert.equal(rolled.code, 0, show(rolled));
+  const after = (JSON.parse(rolled.stdout) as { workloads: { pods: string[]; removed: string[] }[] }).workloads[0]!;
+  assert.deepEqual([...after.removed].sort(), [...before].sort(), 'every old pod went');
+  assert.ok(after.pods.every((n) => !before.includes(n)), 'new pods, under the new pod-template-hash');
+  assert.ok(minRunning >= 3, `never fewer than 3 running (maxUnavailable 0), saw ${minRunning}`);
+  assert.ok(maxPods <= 4, `never more than 4 pods (maxSurge 1), saw ${maxPods}`);
+  fs.writeFileSync(file, nginxDeployment(newImage, 1, strategy));
+  const scaled = await w.run(file);
+  assert.equal(scaled.code, 0, show(scaled));
+  assert.deepEqual([...podsOf(w.key, 'deployment/nginx-deployment').keys()], [after.pods[0]], 'the first replica stays');
+});
+
+const webStatefulSet = (image: string, replicas = 3) => `apiVersion: v1
+kind: Service
+metadata:
+  name: nginx
+  labels:
+    app: nginx
+spec:
+  ports:
+  - port: 80
+    name: web
+  clusterIP: None
+  selector:
+    app: nginx
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels:
+      app: nginx
+  serviceName: "nginx"
+  replicas: ${replicas}
+  minReadySeconds: 1
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: nginx
+        image: ${image}
+        ports:
+        - containerPort: 80
+          name: web
+        volumeMounts:
+        - name: www
+          mountPath: /usr/share/nginx/html
+  volumeClaimTemplates:
+  - metadata:
+      name: www
+    spec:
+      accessModes: [ "ReadWriteOnce" ]
+      resources:
+        requests:
+          storage: 1Gi
+`;
+
+test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname and claim; claims survive down and a re-run', async (t) => {
+  const image = standIn('nginx-slim:0.24');
+  const w = workspace(t, { 'web.yaml': webStatefulSet(image) });
+  const file = path.join(w.dir, 'web.yaml');
+  // Services are another issue: skipped here on purpose, and said so.
+  const up = await w.run(file, '--skip-kind', 'Service');
+  assert.equal(up.code, 0, show(up));
+  assert.match(up.stderr, /Service nginx skipped: skipped as asked \(--skip-kind\)/);
+  const started = ['web-0', 'web-1', 'web-2'].map((n) => {
+    const id = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${n}`, '--filter', 'label=io.kubernetes.container.name=nginx']);
+    assert.ok(id, `${n} runs`);
+    return { n, id, at: Date.parse(docker(['inspect', '--format', '{{.State.StartedAt}}', id])) };
+  });
+  // OrderedReady with minReadySeconds 1: each pod starts only once the one before is available.
+  assert.ok(started[1]!.at - started[0]!.at >= 1000 && started[2]!.at - started[1]!.at >= 1000, JSON.stringify(started));
+  assert.equal(docker(['exec', started[1]!.id, 'hostname']), 'web-1');
+  docker(['exec', started[0]!.id, 'sh', '-c', 'echo kept > /usr/share/nginx/html/index.html']);
+  const claims = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').sort();
+  assert.deepEqual(claims, ['www-web-0', 'www-web-1', 'www-web-2'].map((c) => `pvc_default.${w.key}_${c}`));
+  const down = await w.run('down', file);
+  assert.equal(down.code, 0, show(down));
+  assert.equal(podsOf(w.key, 'statefulset/web').size, 0);
+  assert.equal(docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').length, 3, 'claims outlive down');
+  // Scale to 2 on the way back: web-0 finds its file; web-2 is not made again.
+  fs.writeFileSync(file, webStatefulSet(image, 2));
+  const back = await w.run(file, '--skip-kind', 'Service');
+  assert.equal(back.code, 0, show(back));
+  const web0 = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.pod.name=web-0', '--filter', 'label=io.kubernetes.container.name=nginx']);
+  assert.equal(docker(['exec', web0, 'cat', '/usr/share/nginx/html/index.html']), 'kept');
+  assert.deepEqual([...podsOf(w.key, 'statefulset/web').keys()].sort(), ['web-0', 'web-1']);
+});
+
+test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloads run, RBAC is skipped with a warning', async (t) => {
+  const image = standIn('nginx:1.14.2');
+  const w = workspace(t, {
+    'ds.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: agent\n        image: ${image}\n        envFrom:\n        - configMapRef: {name: agent-config}\n`,
+    'rs.yaml': `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: frontend\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {tier: frontend}\n  template:\n    metadata:\n      labels: {tier: frontend}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: php\n        image: ${image}\n`,
+    'config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: agent-config\ndata:\n  LEVEL: debug\n',
+    'rbac.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: agent-reader\nrules:\n- apiGroups: [""]\n  resources: [pods]\n  verbs: [get]\n',
+  });
+  const up = await w.run(w.dir);
+  assert.equal(up.code, 0, show(up));
+  assert.match(up.stderr, /rbac\.yaml:2 kind: Role agent-reader skipped: there is no API server on one host/);
+  const agent = [...podsOf(w.key, 'daemonset/agent')];
+  assert.equal(agent.length, 1, 'one node, one pod');
+  assert.match(agent[0]![0], /^agent-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  const agentId = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${agent[0]![0]}`, '--filter', 'label=io.kubernetes.container.name=agent']);
+  assert.match(docker(['exec', agentId, 'sh', '-c', 'echo $LEVEL']), /^debug$/);
+  assert.equal(podsOf(w.key, 'replicaset/frontend').size, 2);
+  const down = await w.run('down', w.dir);
+  assert.equal(down.code, 0, show(down));
+  assert.equal(podsOf(w.key, 'daemonset/agent').size + podsOf(w.key, 'replicaset/frontend').size, 0);
+});
