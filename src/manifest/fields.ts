@@ -4,6 +4,8 @@
 // (as of Kubernetes 1.34), so that a key outside it is a field Kubernetes does not have: an error, as under
 // `kubectl apply --validate=strict`. Supporting a field later means flipping its status here (and giving it a
 // nested table when runpod should check the keys inside it).
+// The other kinds runpod reads (ConfigMap, Secret, the workloads and PersistentVolumeClaim) have their tables below,
+// with every field of their Kubernetes types too.
 
 import type { FieldPath, PathSegment } from './path.js';
 
@@ -602,8 +604,220 @@ export const secretFields: FieldLevel = {
   },
 };
 
-/** Where each level lives, in the order "belongs in …" hints prefer. */
-const levelPaths: ReadonlyArray<readonly [string, FieldLevel]> = [
+// Workloads (issue 13): the controllers of apps/v1 and the core ReplicationController, and PersistentVolumeClaims.
+// Every field of their specs (as of Kubernetes 1.34) is listed; the pod template is a Pod's metadata and spec, checked
+// with the Pod's own table above (validate.ts validates it as a Pod), so its level lists only the two keys.
+const historyNote = (what: string): FieldEntry => warn(`no ${what} history is kept on one host: to roll back, run the old manifest`);
+const minReadySeconds = (): FieldEntry => supported('default 0, >= 0: seconds a new pod must be ready before it counts as available');
+const intOrPercent = (dflt: string, extra?: string): FieldEntry => supported(`an integer >= 0 or a percentage such as "25%"; default ${dflt}${extra !== undefined ? `; ${extra}` : ''}`);
+
+export const labelSelectorFields: FieldLevel = {
+  type: 'LabelSelector',
+  fields: {
+    matchLabels: supported('label key: value pairs, ANDed'),
+    matchExpressions: supported('ANDed with matchLabels', {
+      type: 'LabelSelectorRequirement',
+      fields: {
+        key: supported('required; a label key'),
+        operator: supported('In, NotIn, Exists or DoesNotExist'),
+        values: supported('non-empty for In and NotIn, empty for Exists and DoesNotExist'),
+      },
+    }),
+  },
+};
+
+/** A pod template: validated as a Pod (its fields are those of the Pod's metadata and spec above). */
+export const podTemplateFields: FieldLevel = {
+  type: 'PodTemplateSpec',
+  fields: {
+    metadata: supported('as a Pod\'s metadata; labels must match the selector; name and namespace are ignored (warning), as the API server ignores them'),
+    spec: supported('as a Pod\'s spec (every field and rule above); restartPolicy Always (default) only'),
+  },
+};
+
+const storageList: FieldLevel = {
+  type: 'ResourceList',
+  fields: {
+    storage: supported('a quantity such as 1Gi, > 0; not enforced (warning): a local engine volume on Docker has no size limit'),
+  },
+  otherKeys: later('a claim asks only for storage'),
+};
+
+const claimUnbound = 'the claim is a local engine volume on one host: there are no PersistentVolumes';
+export const persistentVolumeClaimSpecFields: FieldLevel = {
+  type: 'PersistentVolumeClaimSpec',
+  fields: {
+    accessModes: supported('required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); on one host all pods share the volume alike'),
+    resources: supported('requests.storage required', {
+      type: 'VolumeResourceRequirements',
+      fields: {
+        requests: supported('storage required', storageList),
+        limits: supported(undefined, storageList),
+      },
+    }),
+    storageClassName: warn('ignored: one host has no storage classes; the claim is a local engine volume'),
+    volumeMode: supported('Filesystem (default) only: an engine volume is a filesystem, Block is refused'),
+    selector: later(`${claimUnbound} to select`),
+    volumeName: later(`${claimUnbound} to bind`),
+    dataSource: later('no provisioner on one host fills a volume from a snapshot or another claim'),
+    dataSourceRef: later('no provisioner on one host fills a volume from a snapshot or another claim'),
+    volumeAttributesClassName: later('no CSI driver on one host applies volume attributes'),
+  },
+};
+
+export const persistentVolumeClaimFields: FieldLevel = {
+  type: 'PersistentVolumeClaim',
+  fields: {
+    apiVersion: supported('v1'),
+    kind: supported('PersistentVolumeClaim'),
+    metadata: supported('name required, DNS-1123 subdomain; namespace default "default" or -n', objectMetaFields),
+    spec: supported('required', persistentVolumeClaimSpecFields),
+    status: readOnly(),
+  },
+};
+
+const deploymentStrategyFields: FieldLevel = {
+  type: 'DeploymentStrategy',
+  fields: {
+    type: supported('RollingUpdate (default) or Recreate'),
+    rollingUpdate: supported('with type RollingUpdate only', {
+      type: 'RollingUpdateDeployment',
+      fields: {
+        maxUnavailable: intOrPercent('25%', 'at most 100%; not 0 when maxSurge is 0'),
+        maxSurge: intOrPercent('25%'),
+      },
+    }),
+  },
+};
+
+export const deploymentSpecFields: FieldLevel = {
+  type: 'DeploymentSpec',
+  fields: {
+    replicas: supported('default 1, >= 0'),
+    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    template: supported('required', podTemplateFields),
+    strategy: supported(undefined, deploymentStrategyFields),
+    minReadySeconds: minReadySeconds(),
+    progressDeadlineSeconds: supported('default 600; greater than minReadySeconds'),
+    revisionHistoryLimit: historyNote('ReplicaSet'),
+    paused: supported('false only: a paused Deployment rolls nothing out'),
+  },
+};
+
+export const replicaSetSpecFields: FieldLevel = {
+  type: 'ReplicaSetSpec',
+  fields: {
+    replicas: supported('default 1, >= 0'),
+    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    template: supported('required', podTemplateFields),
+    minReadySeconds: minReadySeconds(),
+  },
+};
+
+export const replicationControllerSpecFields: FieldLevel = {
+  type: 'ReplicationControllerSpec',
+  fields: {
+    replicas: supported('default 1, >= 0'),
+    selector: supported('label key: value pairs; default the template\'s labels; must match them'),
+    template: supported('required', podTemplateFields),
+    minReadySeconds: minReadySeconds(),
+  },
+};
+
+const claimTemplateFields: FieldLevel = {
+  type: 'PersistentVolumeClaim',
+  fields: {
+    apiVersion: supported('v1, optional'),
+    kind: supported('PersistentVolumeClaim, optional'),
+    metadata: supported('name required: a DNS-1123 label, unique, not a volume name of the template', objectMetaFields),
+    spec: supported('as a PersistentVolumeClaim\'s spec', persistentVolumeClaimSpecFields),
+    status: readOnly(),
+  },
+};
+
+export const statefulSetSpecFields: FieldLevel = {
+  type: 'StatefulSetSpec',
+  fields: {
+    replicas: supported('default 1, >= 0'),
+    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    template: supported('required; pods are <name>-<ordinal>', podTemplateFields),
+    serviceName: supported('optional; a DNS-1123 label, the pods\' subdomain'),
+    podManagementPolicy: supported('OrderedReady (default) or Parallel'),
+    updateStrategy: supported(undefined, {
+      type: 'StatefulSetUpdateStrategy',
+      fields: {
+        type: supported('RollingUpdate (default) or OnDelete'),
+        rollingUpdate: supported('with type RollingUpdate only', {
+          type: 'RollingUpdateStatefulSetStrategy',
+          fields: {
+            partition: supported('default 0, >= 0: pods with a lower ordinal keep the old template'),
+            maxUnavailable: later('alpha in Kubernetes (MaxUnavailableStatefulSet): pods are replaced one at a time'),
+          },
+        }),
+      },
+    }),
+    volumeClaimTemplates: supported('a claim <template>-<pod> for each pod; the template\'s volumeMounts name it by the template name', claimTemplateFields),
+    persistentVolumeClaimRetentionPolicy: supported(undefined, {
+      type: 'StatefulSetPersistentVolumeClaimRetentionPolicy',
+      fields: {
+        whenDeleted: supported('Retain (default) or Delete'),
+        whenScaled: supported('Retain (default) or Delete'),
+      },
+    }),
+    ordinals: supported(undefined, { type: 'StatefulSetOrdinals', fields: { start: supported('default 0, >= 0: the first pod\'s ordinal') } }),
+    minReadySeconds: minReadySeconds(),
+    revisionHistoryLimit: historyNote('ControllerRevision'),
+  },
+};
+
+export const daemonSetSpecFields: FieldLevel = {
+  type: 'DaemonSetSpec',
+  fields: {
+    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    template: supported('required; one pod: one host is one node', podTemplateFields),
+    updateStrategy: supported(undefined, {
+      type: 'DaemonSetUpdateStrategy',
+      fields: {
+        type: supported('RollingUpdate (default) or OnDelete'),
+        rollingUpdate: supported('with type RollingUpdate; ignored (warning) with OnDelete', {
+          type: 'RollingUpdateDaemonSet',
+          fields: {
+            maxUnavailable: intOrPercent('1', 'at most 100%; not 0 when maxSurge is 0'),
+            maxSurge: intOrPercent('0', 'at most 100%'),
+          },
+        }),
+      },
+    }),
+    minReadySeconds: minReadySeconds(),
+    revisionHistoryLimit: historyNote('ControllerRevision'),
+  },
+};
+
+const workloadStatus: FieldEntry = { status: 'warn', note: 'ignored, runpod reports the status it observes', readOnly: true };
+function workloadFields(kind: string, apiVersion: string, spec: FieldLevel): FieldLevel {
+  return {
+    type: kind,
+    fields: {
+      apiVersion: supported(apiVersion),
+      kind: supported(kind),
+      metadata: supported(`name required${kind === 'StatefulSet' ? ', a DNS-1123 label' : ''}; namespace default "default" or -n`, objectMetaFields),
+      spec: supported('required', spec),
+      status: workloadStatus,
+    },
+  };
+}
+
+export const deploymentFields = workloadFields('Deployment', 'apps/v1', deploymentSpecFields);
+export const replicaSetFields = workloadFields('ReplicaSet', 'apps/v1', replicaSetSpecFields);
+export const replicationControllerFields = workloadFields('ReplicationController', 'v1', replicationControllerSpecFields);
+export const statefulSetFields = workloadFields('StatefulSet', 'apps/v1', statefulSetSpecFields);
+export const daemonSetFields = workloadFields('DaemonSet', 'apps/v1', daemonSetSpecFields);
+
+/** Where each level of an object lives, in the order "belongs in …" hints prefer. */
+export type FieldPlaces = ReadonlyArray<readonly [string, FieldLevel]>;
+
+/** A Pod's levels. */
+export const podPlaces: FieldPlaces = [
   ['the top level', podFields],
   ['metadata', objectMetaFields],
   ['spec', podSpecFields],
@@ -618,6 +832,39 @@ const levelPaths: ReadonlyArray<readonly [string, FieldLevel]> = [
   ['spec.securityContext', podSecurityContextFields],
   ['spec.containers[*].securityContext', securityContextFields],
 ];
+
+/** Lists of objects: README shows them with [], hints with [*]. */
+const listFields = new Set(['containers', 'initContainers', 'httpHeaders', 'ports', 'env', 'envFrom', 'volumes', 'volumeMounts', 'items', 'sources', 'sysctls', 'hostAliases', 'options', 'imagePullSecrets', 'matchExpressions', 'volumeClaimTemplates']);
+
+/** A pod template's levels: a Pod's, under spec.template of its workload. */
+export const podTemplatePlaces: FieldPlaces = podPlaces.map(([where, level]) => [where === 'the top level' ? 'spec.template' : `spec.template.${where}`, level] as const);
+
+/**
+ * A workload's (or a claim's) levels: its own, found by walking its table (the metadata once, the pod template's
+ * levels as a Pod's under spec.template), in that order.
+ */
+export function placesOf(top: FieldLevel): FieldPlaces {
+  const out: Array<readonly [string, FieldLevel]> = [['the top level', top], ['metadata', objectMetaFields]];
+  const seen = new Set<FieldLevel>([top, objectMetaFields]);
+  let template = false;
+  const visit = (level: FieldLevel, prefix: string): void => {
+    for (const [name, entry] of Object.entries(level.fields)) {
+      const sub = entry.fields;
+      if (entry.status !== 'supported' || sub === undefined) continue;
+      const path = `${prefix === '' ? '' : `${prefix}.`}${name}${listFields.has(name) ? '[*]' : ''}`;
+      if (sub === podTemplateFields) {
+        template = true;
+        continue;
+      }
+      if (seen.has(sub)) continue;
+      seen.add(sub);
+      out.push([path, sub]);
+      visit(sub, path);
+    }
+  };
+  visit(top, '');
+  return template ? [...out, ...podTemplatePlaces.filter(([, level]) => level !== podFields)] : out;
+}
 
 export interface FieldFinding {
   path: PathSegment[];
@@ -649,19 +896,19 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Check every key of `value` against `level`, descending into supported fields that have a nested table (into
  * each item of a list). Values of the wrong type are left to the schema validator.
  */
-export function walkFields(value: unknown, level: FieldLevel, base: FieldPath = []): FieldWalk {
+export function walkFields(value: unknown, level: FieldLevel, base: FieldPath = [], places: FieldPlaces = podPlaces): FieldWalk {
   const out: FieldWalk = { problems: [], warnings: [], settled: [] };
-  walkLevel(value, level, [...base], out);
+  walkLevel(value, level, [...base], out, places);
   return out;
 }
 
-function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: FieldWalk): void {
+function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: FieldWalk, places: FieldPlaces): void {
   if (!isPlainObject(value)) return;
   for (const [key, child] of Object.entries(value)) {
     const childPath = [...path, key];
     const entry = Object.prototype.hasOwnProperty.call(level.fields, key) ? level.fields[key] : level.otherKeys;
     if (entry === undefined) {
-      out.problems.push({ path: childPath, message: unknownFieldMessage(key, level) });
+      out.problems.push({ path: childPath, message: unknownFieldMessage(key, level, places) });
       out.settled.push(childPath);
       continue;
     }
@@ -680,17 +927,17 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
         break;
       case 'supported':
         if (entry.fields === undefined) break;
-        if (Array.isArray(child)) child.forEach((item, i) => walkLevel(item, entry.fields!, [...childPath, i], out));
-        else walkLevel(child, entry.fields, childPath, out);
+        if (Array.isArray(child)) child.forEach((item, i) => walkLevel(item, entry.fields!, [...childPath, i], out, places));
+        else walkLevel(child, entry.fields, childPath, out, places);
         break;
     }
   }
 }
 
 /** `unknown field "x"`, with where it belongs when another level defines it, or the closest name at this level. */
-export function unknownFieldMessage(key: string, level: FieldLevel): string {
+export function unknownFieldMessage(key: string, level: FieldLevel, places: FieldPlaces = podPlaces): string {
   const base = `unknown field "${key}"`;
-  for (const [where, other] of levelPaths) {
+  for (const [where, other] of places) {
     if (other !== level && Object.prototype.hasOwnProperty.call(other.fields, key)) return `${base} (${key} belongs in ${where})`;
   }
   const guess = closestName(key, Object.keys(level.fields));
@@ -746,21 +993,25 @@ const statusLabel: Record<FieldStatus, string> = {
   unsupported: 'not supported',
 };
 
-/** README's table of Pod fields: every field runpod knows, with its status and a note. */
+/** README's table of fields: every field runpod knows, of every kind it reads, with its status and a note. */
 export function supportedFieldsMarkdown(): string {
   const rows: string[] = ['| Field | Status | Note |', '|---|---|---|'];
-  // Lists of objects are shown with [] so a row reads as the path of each item's field.
-  const listFields = new Set(['containers', 'initContainers', 'httpHeaders', 'ports', 'env', 'envFrom', 'volumes', 'volumeMounts', 'items', 'sources', 'sysctls', 'hostAliases', 'options', 'imagePullSecrets']);
-  const visit = (level: FieldLevel, prefix: string): void => {
+  // Lists of objects are shown with [] so a row reads as the path of each item's field. `listed`: for the workload
+  // kinds, where each level's rows already are, so a level they share (a selector, a pod template) is listed once.
+  const visit = (level: FieldLevel, prefix: string, listed?: Map<FieldLevel, string>): void => {
     for (const [name, entry] of Object.entries(level.fields)) {
       // A level that repeats another (initContainers: containers) lists only what differs.
       if (level.sameAs !== undefined && level.sameAs.level.fields[name] === entry) continue;
       const path = (prefix === '' ? name : `${prefix}.${name}`) + (listFields.has(name) ? '[]' : '');
-      const same = entry.fields?.sameAs !== undefined ? `${entry.note ?? ''}; fields as \`${entry.fields.sameAs.path}\`, except those below` : entry.note;
-      const note = (same ?? '').replace(/\|/g, '\\|');
-      rows.push(`| \`${path}\` | ${statusLabel[entry.status]} | ${note} |`);
-      // A ConfigMap's or Secret's metadata is a Pod's: its rows are not repeated.
-      if (entry.fields !== undefined && !(entry.fields === objectMetaFields && prefix !== '')) visit(entry.fields, path);
+      const sub = entry.fields;
+      const first = sub !== undefined ? listed?.get(sub) : undefined;
+      let note = sub?.sameAs !== undefined ? `${entry.note ?? ''}; fields as \`${sub.sameAs.path}\`, except those below` : (entry.note ?? '');
+      if (first !== undefined) note = `${note === '' ? '' : `${note}; `}fields as \`${first}\``;
+      rows.push(`| \`${path}\` | ${statusLabel[entry.status]} | ${note.replace(/\|/g, '\\|')} |`);
+      // Another kind's metadata is a Pod's: its rows are not repeated.
+      if (sub === undefined || (sub === objectMetaFields && prefix !== '') || first !== undefined) continue;
+      listed?.set(sub, path);
+      visit(sub, path, listed);
     }
     if (level.otherKeys !== undefined) {
       rows.push(`| \`${prefix}.<other>\` | ${statusLabel[level.otherKeys.status]} | ${level.otherKeys.note ?? ''} |`);
@@ -770,5 +1021,9 @@ export function supportedFieldsMarkdown(): string {
   // The other kinds an input may hold, their paths prefixed with the kind.
   visit(configMapFields, 'ConfigMap');
   visit(secretFields, 'Secret');
+  const listed = new Map<FieldLevel, string>();
+  for (const level of [persistentVolumeClaimFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields]) {
+    visit(level, level.type, listed);
+  }
   return rows.join('\n') + '\n';
 }

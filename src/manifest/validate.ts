@@ -6,7 +6,7 @@
 import { Pod as PodModel } from 'kubernetes-models/v1/Pod';
 import type { ManifestProblem } from '../errors.js';
 import type { ManifestWarning, SkippedObject } from './types.js';
-import { podFields, walkFields } from './fields.js';
+import { type FieldPlaces, podFields, walkFields } from './fields.js';
 import { probeRules } from './probeRules.js';
 import { type FieldPath, type PathSegment, formatPath, fromJsonPointer, isWithin } from './path.js';
 import {
@@ -25,9 +25,10 @@ import {
 } from './syntax.js';
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
 import { validateConfig } from './configs.js';
-import { kindVerdict } from './kinds.js';
+import { apiGroup, kindVerdict } from './kinds.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
+import { validateWorkload } from './workloadRules.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -104,32 +105,64 @@ export interface ValidConfig {
   lines: LineMap;
 }
 
+/** The kinds that run pods through a controller, and the claims they (and pods) mount. */
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'PersistentVolumeClaim';
+
+/** A workload or PersistentVolumeClaim that passed validation, with where it was written. */
+export interface ValidWorkload {
+  kind: WorkloadKind;
+  value: Obj;
+  at: PathSegment[];
+  line: number;
+  lines: LineMap;
+}
+
 export interface DocumentResult {
   pods: ValidPod[];
   configs: ValidConfig[];
+  workloads: ValidWorkload[];
   /** Objects skipped on purpose (each also a warning). */
   skipped: SkippedObject[];
   problems: ManifestProblem[];
   warnings: ManifestWarning[];
 }
 
-const kindsHint = 'runpod reads kinds Pod, ConfigMap and Secret, v1, or a List of them';
-type Kind = 'Pod' | 'ConfigMap' | 'Secret' | 'List';
-/** The kinds runpod runs (manifest/kinds.ts: core kinds by name), each with the one apiVersion it has. */
-const readKinds = new Map<string, string>([['Pod', 'v1'], ['ConfigMap', 'v1'], ['Secret', 'v1']]);
-const readKindSet: ReadonlySet<string> = new Set(readKinds.keys());
+const kindsHint =
+  'runpod reads kinds Pod, ConfigMap, Secret, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), or a List of them';
+type Kind = 'Pod' | 'ConfigMap' | 'Secret' | WorkloadKind | 'List';
+/** The kinds runpod reads, each with the one apiVersion it has. */
+const readKinds = new Map<string, string>([
+  ['Pod', 'v1'],
+  ['ConfigMap', 'v1'],
+  ['Secret', 'v1'],
+  ['PersistentVolumeClaim', 'v1'],
+  ['ReplicationController', 'v1'],
+  ['Deployment', 'apps/v1'],
+  ['ReplicaSet', 'apps/v1'],
+  ['StatefulSet', 'apps/v1'],
+  ['DaemonSet', 'apps/v1'],
+]);
+const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'PersistentVolumeClaim']);
+function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
+  return kind !== undefined && workloadKinds.has(kind);
+}
+/** The same kinds keyed as manifest/kinds.ts keys them: core kinds by name, others as group/Kind (apps/Deployment). */
+const readKindSet: ReadonlySet<string> = new Set(
+  [...readKinds].map(([kind, apiVersion]) => (apiGroup(apiVersion) === '' ? kind : `${apiGroup(apiVersion)}/${kind}`)),
+);
 
 export interface DocumentOptions {
   /** --skip-kind: kinds to skip on purpose (by Kind), even those refused otherwise. */
   skipKinds?: ReadonlySet<string>;
 }
 
-/** Validate one YAML document: a v1 Pod, ConfigMap or Secret, or a v1 List of them; cluster-only kinds skipped. */
+/** Validate one YAML document: an object of a kind runpod reads, or a v1 List of them; cluster-only kinds skipped. */
 export function validateDocument(doc: YamlDocument, file: string, options: DocumentOptions = {}): DocumentResult {
   const sink = new ProblemSink(file, doc.lines, doc.line);
   const docProblem = (message: string): DocumentResult => ({
     pods: [],
     configs: [],
+    workloads: [],
     skipped: [],
     problems: [{ file, line: doc.line, path: '', message }],
     warnings: [],
@@ -147,6 +180,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
 
   const pods: ValidPod[] = [];
   const configs: ValidConfig[] = [];
+  const workloads: ValidWorkload[] = [];
   const skipped: SkippedObject[] = [];
   const checkKind = (obj: Obj, at: PathSegment[], inList: boolean, line: number): Kind | undefined => {
     const kind = obj.kind;
@@ -197,6 +231,8 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       if (validatePod(obj, at, sink)) pods.push({ value: obj, at, line, lines: doc.lines });
     } else if (kind === 'ConfigMap' || kind === 'Secret') {
       if (validateConfig(obj, at, kind, sink)) configs.push({ kind, value: obj, at, line, lines: doc.lines });
+    } else if (isWorkloadKind(kind)) {
+      if (validateWorkload(obj, at, kind, sink)) workloads.push({ kind, value: obj, at, line, lines: doc.lines });
     }
   };
 
@@ -225,14 +261,22 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       });
     }
   }
-  return { pods, configs, skipped, problems: sink.problems, warnings: sink.warnings };
+  return { pods, configs, workloads, skipped, problems: sink.problems, warnings: sink.warnings };
+}
+
+/** How a Pod is validated when it is not a Pod document but a workload's pod template (workloadRules.ts). */
+export interface PodOptions {
+  /** Where the Pod's levels are, for "belongs in" hints: podTemplatePlaces for a template. */
+  places?: FieldPlaces;
+  /** Names a volumeMount may refer to besides spec.volumes: a StatefulSet's volumeClaimTemplates. */
+  claimVolumes?: ReadonlySet<string>;
 }
 
 /** Validate one Pod object found at `at` in its document. True when it has no problem. */
-export function validatePod(pod: Obj, at: PathSegment[], sink: ProblemSink): boolean {
+export function validatePod(pod: Obj, at: PathSegment[], sink: ProblemSink, options: PodOptions = {}): boolean {
   const before = sink.problems.length;
   // 1. The field table: unknown and unsupported fields, warnings for scheduling and read-only fields.
-  const walk = walkFields(pod, podFields, at);
+  const walk = walkFields(pod, podFields, at, options.places);
   for (const p of walk.problems) sink.add(p.path, p.message);
   for (const s of walk.settled) sink.settle(s);
   for (const w of walk.warnings) sink.warn(w.path, w.message);
@@ -244,7 +288,7 @@ export function validatePod(pod: Obj, at: PathSegment[], sink: ProblemSink): boo
     if (p.wrongType) sink.settle(path);
   }
   // 3. The rules the schema leaves to validation code.
-  podRules(pod, at, sink);
+  podRules(pod, at, sink, options.claimVolumes);
   return sink.problems.length === before;
 }
 
@@ -444,7 +488,7 @@ export function hostPortsOf(pod: unknown, at: PathSegment[]): HostPortUse[] {
   return out;
 }
 
-function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink): void {
+function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink, claimVolumes: ReadonlySet<string> = new Set()): void {
   metadataRules(pod.metadata, at, sink);
   const s = [...at, 'spec'];
   const spec = pod.spec;
@@ -475,6 +519,8 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink): void {
   });
   // Volumes, then every container's mounts (which must name a declared volume) and env sources.
   const declared = volumeRules(spec, s, sink);
+  // A StatefulSet's claim templates are volumes of its pods too (the controller adds one per template).
+  for (const name of claimVolumes) if (!declared.has(name)) declared.set(name, 'persistentVolumeClaim');
   const names = new Set(containerNames.keys());
   for (const field of ['initContainers', 'containers'] as const) {
     list(spec[field]).forEach((c, i) => {

@@ -1,0 +1,411 @@
+// Validation of the workload kinds (Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController) and of
+// PersistentVolumeClaims: the field tables (fields.ts), the Kubernetes schema (kubernetes-models' compiled validator
+// of each kind), and the API server's rules the schema does not express (pkg/apis/apps/validation:
+// ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec, ValidateDaemonSetSpec; pkg/apis/core/
+// validation: ValidateReplicationControllerSpec, ValidatePersistentVolumeClaimSpec). A pod template is validated as
+// the Pod it stands for, with validatePod, so its problems read spec.template.spec.containers[0].image. Pure.
+
+import { Deployment as DeploymentModel } from 'kubernetes-models/apps/v1/Deployment';
+import { DaemonSet as DaemonSetModel } from 'kubernetes-models/apps/v1/DaemonSet';
+import { ReplicaSet as ReplicaSetModel } from 'kubernetes-models/apps/v1/ReplicaSet';
+import { StatefulSet as StatefulSetModel } from 'kubernetes-models/apps/v1/StatefulSet';
+import { PersistentVolumeClaim as PersistentVolumeClaimModel } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { ReplicationController as ReplicationControllerModel } from 'kubernetes-models/v1/ReplicationController';
+import { labelSelectorFrom, selectorMatches, type Selector } from '../plan/selector.js';
+import {
+  type FieldLevel,
+  type FieldPlaces,
+  daemonSetFields,
+  deploymentFields,
+  persistentVolumeClaimFields,
+  placesOf,
+  podTemplatePlaces,
+  replicaSetFields,
+  replicationControllerFields,
+  statefulSetFields,
+  walkFields,
+} from './fields.js';
+import { type FieldPath, type PathSegment, formatPath, isWithin } from './path.js';
+import { dns1123Label, dns1123Subdomain, labelValue, parseQuantity, qualifiedName, quantityExample } from './syntax.js';
+import { type Obj, type ProblemSink, type WorkloadKind, describe, isObj, metadataRules, schemaProblems, validatePod } from './validate.js';
+
+type Model = new (value: never) => { validate(): void };
+
+interface KindTable {
+  fields: FieldLevel;
+  places: FieldPlaces;
+  model: Model;
+}
+
+const tables: Record<WorkloadKind, KindTable> = {
+  Deployment: { fields: deploymentFields, places: placesOf(deploymentFields), model: DeploymentModel },
+  ReplicaSet: { fields: replicaSetFields, places: placesOf(replicaSetFields), model: ReplicaSetModel },
+  ReplicationController: { fields: replicationControllerFields, places: placesOf(replicationControllerFields), model: ReplicationControllerModel },
+  StatefulSet: { fields: statefulSetFields, places: placesOf(statefulSetFields), model: StatefulSetModel },
+  DaemonSet: { fields: daemonSetFields, places: placesOf(daemonSetFields), model: DaemonSetModel },
+  PersistentVolumeClaim: { fields: persistentVolumeClaimFields, places: placesOf(persistentVolumeClaimFields), model: PersistentVolumeClaimModel },
+};
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+function set(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+function report(sink: ProblemSink, path: FieldPath, problem: string | undefined): boolean {
+  if (problem === undefined) return false;
+  sink.add(path, problem);
+  return true;
+}
+/** ValidateNonnegativeField. */
+function nonNegative(v: unknown, p: PathSegment[], sink: ProblemSink): void {
+  if (typeof v === 'number' && v < 0) sink.add(p, 'must be greater than or equal to 0');
+}
+/** field.NotSupported, as the API server words it. */
+function notSupported(v: unknown, supported: readonly string[]): string {
+  return `Unsupported value: ${typeof v === 'string' ? v : describe(v)}: supported values: ${supported.join(', ')}`;
+}
+
+/** Validate one workload or PersistentVolumeClaim found at `at` in its document. True when it has no problem. */
+export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind, sink: ProblemSink): boolean {
+  const before = sink.problems.length;
+  const table = tables[kind];
+  // 1. The field table: unknown and unsupported fields, warnings for ignored ones.
+  const walk = walkFields(obj, table.fields, at, table.places);
+  for (const p of walk.problems) sink.add(p.path, p.message);
+  for (const s of walk.settled) sink.settle(s);
+  for (const w of walk.warnings) sink.warn(w.path, w.message);
+
+  // 2. The pod template, as a Pod (its own table, schema and rules).
+  const spec = obj.spec;
+  const s = [...at, 'spec'];
+  const template = isObj(spec) && kind !== 'PersistentVolumeClaim' ? spec.template : undefined;
+  if (isObj(spec) && isObj(template)) podTemplate(obj, spec, template, s, kind, sink);
+
+  // 3. The schema of the kind; the template's metadata and spec were checked as a Pod's above (but not the
+  // template metadata's name and namespace, which the Pod is not given).
+  const tm = ['spec', 'template', 'metadata'];
+  const asPod = (path: FieldPath): boolean =>
+    isObj(template) &&
+    (isWithin(path, ['spec', 'template', 'spec']) || (isObj(template.metadata) && isWithin(path, tm) && !isWithin(path, [...tm, 'name']) && !isWithin(path, [...tm, 'namespace'])));
+  for (const p of schemaProblems(obj, table.model)) {
+    if (asPod(p.path)) continue;
+    const path = [...at, ...p.path];
+    sink.add(path, p.message);
+    if (p.wrongType) sink.settle(path);
+  }
+
+  // 4. The rules the schema leaves to validation code.
+  const meta = obj.metadata;
+  // ValidateStatefulSetName: the pods are <name>-<ordinal> and each pod's name is its hostname, so a label.
+  if (kind === 'StatefulSet' && isObj(meta) && typeof meta.name === 'string' && meta.name !== '') report(sink, [...at, 'metadata', 'name'], dns1123Label(meta.name));
+  metadataRules(meta, at, sink);
+  if (spec === undefined || spec === null) {
+    sink.add(s, kind === 'PersistentVolumeClaim' ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)' : `required (a ${kind} needs spec.selector and spec.template)`);
+  } else if (isObj(spec)) {
+    if (kind === 'PersistentVolumeClaim') claimSpecRules(spec, s, sink);
+    else controllerRules(spec, s, kind, sink);
+  }
+  return sink.problems.length === before;
+}
+
+/** The names the pods get and the namespace they are in, when valid (a problem of the workload's own otherwise). */
+function podIdentity(obj: Obj, kind: WorkloadKind): { name: string; namespace?: string } {
+  const meta = isObj(obj.metadata) ? obj.metadata : {};
+  const name = typeof meta.name === 'string' && dns1123Subdomain(meta.name) === undefined && (kind !== 'StatefulSet' || dns1123Label(meta.name) === undefined) ? meta.name : 'pod';
+  const ns = meta.namespace;
+  return typeof ns === 'string' && ns !== '' && dns1123Label(ns) === undefined ? { name, namespace: ns } : { name };
+}
+
+/**
+ * The template validated as the Pod it stands for: its metadata (with the workload's name and namespace, which the
+ * pods get; neither has a line, and both are valid, so neither produces a problem) and its spec, at spec.template.
+ */
+function podTemplate(obj: Obj, spec: Obj, template: Obj, s: PathSegment[], kind: WorkloadKind, sink: ProblemSink): void {
+  const t = [...s, 'template'];
+  const meta = template.metadata;
+  const rest: Obj = {};
+  if (isObj(meta)) {
+    for (const [k, v] of Object.entries(meta)) {
+      if (k !== 'name' && k !== 'namespace') rest[k] = v;
+      // The API server ignores a template's name and namespace (the controller names the pods after the workload).
+      else if (typeof v === 'string' && v !== '') {
+        sink.warn([...t, 'metadata', k], k === 'name' ? `ignored: the pods are named after the ${kind}` : `ignored: the pods are in the ${kind}'s namespace`);
+      }
+    }
+  }
+  const pod: Obj = { apiVersion: 'v1', kind: 'Pod', metadata: { ...rest, ...podIdentity(obj, kind) } };
+  if (Object.prototype.hasOwnProperty.call(template, 'spec')) pod.spec = template.spec;
+  // A StatefulSet's pods also mount a claim per volumeClaimTemplate, by the template's name.
+  const claims = new Set<string>();
+  if (kind === 'StatefulSet') {
+    for (const c of list(spec.volumeClaimTemplates)) {
+      if (isObj(c) && isObj(c.metadata) && typeof c.metadata.name === 'string' && c.metadata.name !== '') claims.add(c.metadata.name);
+    }
+  }
+  validatePod(pod, t, sink, { places: podTemplatePlaces, claimVolumes: claims });
+  // ValidatePodTemplateSpecForReplicaSet (and ForStatefulSet, ForRC, the DaemonSet's): a controller restarts its
+  // pods' containers always; a pod that stopped would be replaced.
+  const ps = template.spec;
+  if (isObj(ps) && typeof ps.restartPolicy === 'string' && ps.restartPolicy !== 'Always') {
+    sink.add([...t, 'spec', 'restartPolicy'], notSupported(ps.restartPolicy, ['Always']));
+  }
+}
+
+function templateLabels(spec: Obj): Record<string, string> {
+  const t = spec.template;
+  const labels = isObj(t) && isObj(t.metadata) ? t.metadata.labels : undefined;
+  const out: Record<string, string> = {};
+  if (isObj(labels)) for (const [k, v] of Object.entries(labels)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind, 'PersistentVolumeClaim'>, sink: ProblemSink): void {
+  const t = [...s, 'template'];
+  if (!set(spec.template)) sink.add(t, 'required');
+  if (kind !== 'DaemonSet') nonNegative(spec.replicas, [...s, 'replicas'], sink);
+  nonNegative(spec.minReadySeconds, [...s, 'minReadySeconds'], sink);
+  if (kind === 'Deployment' || kind === 'StatefulSet' || kind === 'DaemonSet') nonNegative(spec.revisionHistoryLimit, [...s, 'revisionHistoryLimit'], sink);
+
+  // The selector must select the template's labels (or the controller would never see its own pods).
+  const labels = templateLabels(spec);
+  const mismatch = '`selector` does not match template `labels`';
+  if (kind === 'ReplicationController') {
+    // ValidateReplicationControllerSpec: a plain map, defaulted to the template's labels; after that not empty.
+    const sel = spec.selector;
+    if (!set(sel) || (isObj(sel) && Object.keys(sel).length === 0)) {
+      if (Object.keys(labels).length === 0 && set(spec.template)) sink.add([...s, 'selector'], 'required (it defaults to the template\'s labels, and the template has none)');
+    } else if (isObj(sel)) {
+      let valid = true;
+      for (const [k, v] of Object.entries(sel)) {
+        const p = [...s, 'selector', k];
+        const bad = qualifiedName(k);
+        if (bad !== undefined) valid = !report(sink, p, `invalid key: ${bad}`) && valid;
+        else if (typeof v === 'string') valid = !report(sink, p, labelValue(v)) && valid;
+        else valid = false;
+      }
+      if (valid && set(spec.template) && !Object.entries(sel).every(([k, v]) => labels[k] === v)) sink.add([...t, 'metadata', 'labels'], mismatch);
+    }
+  } else {
+    const sel = labelSelector(spec.selector, [...s, 'selector'], sink);
+    if (sel !== undefined) {
+      if (sel.length === 0) sink.add([...s, 'selector'], `empty selector is invalid for ${kind.toLowerCase()}`);
+      else if (set(spec.template) && !selectorMatches(sel, labels)) sink.add([...t, 'metadata', 'labels'], mismatch);
+    }
+  }
+
+  if (kind === 'Deployment') deploymentRules(spec, s, sink);
+  if (kind === 'StatefulSet') statefulSetRules(spec, s, sink);
+  if (kind === 'DaemonSet') daemonSetRules(spec, s, sink);
+}
+
+/** labelSelectorFrom's answer: the problems (strings), or the selector (requirements; empty selects everything). */
+function isProblemList(r: Selector | string[]): r is string[] {
+  return r.length > 0 && typeof r[0] === 'string';
+}
+
+/** ValidateLabelSelector (with selector.ts's parser of the object); the selector when valid. */
+function labelSelector(sel: unknown, p: PathSegment[], sink: ProblemSink): Selector | undefined {
+  if (!set(sel)) {
+    sink.add(p, 'required');
+    return undefined;
+  }
+  if (!isObj(sel)) return undefined;
+  const ml = sel.matchLabels;
+  const me = sel.matchExpressions;
+  // A field of the wrong type is the schema's problem; the selector is not read then.
+  if ((set(ml) && !isObj(ml)) || (set(me) && !Array.isArray(me))) return undefined;
+  const exprs = list(me);
+  if (exprs.some((e) => !isObj(e))) return undefined;
+  const matchLabels: Record<string, string> = {};
+  if (isObj(ml)) {
+    for (const [k, v] of Object.entries(ml)) {
+      if (typeof v !== 'string') return undefined;
+      matchLabels[k] = v;
+    }
+  }
+  const matchExpressions = exprs.filter(isObj).map((e) => ({
+    key: typeof e.key === 'string' ? e.key : '',
+    operator: typeof e.operator === 'string' ? e.operator : describe(e.operator),
+    ...(Array.isArray(e.values) ? { values: e.values.map((v) => (typeof v === 'string' ? v : String(v))) } : {}),
+  }));
+  const result = labelSelectorFrom({ matchLabels, matchExpressions });
+  if (!isProblemList(result)) return result;
+  // The parser's problems are "path: message", the path relative to the selector: put each at its field.
+  const candidates: PathSegment[][] = [
+    ...Object.keys(matchLabels).map((k) => ['matchLabels', k]),
+    ...exprs.flatMap((e, i) => [
+      ['matchExpressions', i, 'key'],
+      ['matchExpressions', i, 'operator'],
+      ['matchExpressions', i, 'values'],
+      ...list(isObj(e) ? e.values : undefined).map((_, j) => ['matchExpressions', i, 'values', j]),
+    ]),
+  ];
+  for (const problem of result) {
+    const where = candidates
+      .map((c) => ({ c, prefix: `${formatPath(c)}: ` }))
+      .filter((x) => problem.startsWith(x.prefix))
+      .sort((a, b) => b.prefix.length - a.prefix.length)[0];
+    if (where !== undefined) sink.add([...p, ...where.c], problem.slice(where.prefix.length));
+    else sink.add(p, problem);
+  }
+  return undefined;
+}
+
+/** An IntOrString of a rolling update: its value when valid (a number, or a percentage as "25%"). */
+function intOrPercent(v: unknown, p: PathSegment[], sink: ProblemSink, atMost100: boolean): number | string | undefined {
+  if (!set(v)) return undefined;
+  // ValidatePositiveIntOrPercent.
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) return undefined;
+    if (v < 0) {
+      sink.add(p, 'must be greater than or equal to 0');
+      return undefined;
+    }
+    return v;
+  }
+  if (typeof v !== 'string') return undefined;
+  const m = /^([0-9]+)%$/.exec(v);
+  if (m === null) {
+    sink.add(p, "must be an integer or percentage (e.g. '5%')");
+    return undefined;
+  }
+  // IsNotMoreThan100Percent.
+  if (atMost100 && Number(m[1]) > 100) {
+    sink.add(p, 'must not be greater than 100%');
+    return undefined;
+  }
+  return v;
+}
+
+function isZero(v: number | string): boolean {
+  return v === 0 || (typeof v === 'string' && Number(v.slice(0, -1)) === 0);
+}
+
+/** ValidateRollingUpdateDeployment / ValidateRollingUpdateDaemonSet, with the defaults of each. */
+function rollingUpdateRules(ru: Obj, p: PathSegment[], sink: ProblemSink, defaults: { maxUnavailable: number | string; maxSurge: number | string }, surgeAtMost100: boolean): void {
+  const unavailable = intOrPercent(ru.maxUnavailable, [...p, 'maxUnavailable'], sink, true);
+  const surge = intOrPercent(ru.maxSurge, [...p, 'maxSurge'], sink, surgeAtMost100);
+  if ((set(ru.maxUnavailable) && unavailable === undefined) || (set(ru.maxSurge) && surge === undefined)) return;
+  // Nothing could ever be replaced: no pod may go, and none may be added.
+  if (isZero(unavailable ?? defaults.maxUnavailable) && isZero(surge ?? defaults.maxSurge)) sink.add([...p, 'maxUnavailable'], 'may not be 0 when `maxSurge` is 0');
+}
+
+/** ValidateDeploymentSpec, ValidateDeploymentStrategy; and runpod's refusal of a paused Deployment. */
+function deploymentRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
+  const strategy = spec.strategy;
+  if (isObj(strategy)) {
+    const type = set(strategy.type) ? strategy.type : 'RollingUpdate';
+    const ru = strategy.rollingUpdate;
+    const p = [...s, 'strategy', 'rollingUpdate'];
+    if (type === 'Recreate' && set(ru)) sink.add(p, "may not be specified when strategy `type` is 'Recreate'");
+    else if (type === 'RollingUpdate' && isObj(ru)) rollingUpdateRules(ru, p, sink, { maxUnavailable: '25%', maxSurge: '25%' }, false);
+  }
+  // progressDeadlineSeconds (default 600) must exceed minReadySeconds: a pod must be able to become available.
+  const min = typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0;
+  const deadline = spec.progressDeadlineSeconds;
+  if (typeof deadline === 'number') {
+    if (deadline < 0) sink.add([...s, 'progressDeadlineSeconds'], 'must be greater than or equal to 0');
+    else if (deadline <= min) sink.add([...s, 'progressDeadlineSeconds'], 'must be greater than minReadySeconds');
+  } else if (!set(deadline) && min >= 600) {
+    sink.add([...s, 'minReadySeconds'], 'must be less than progressDeadlineSeconds (default 600)');
+  }
+  if (spec.paused === true) sink.add([...s, 'paused'], 'a paused Deployment rolls nothing out; runpod would run nothing new: remove paused');
+}
+
+/** ValidateStatefulSetSpec (and the claim templates, each a PersistentVolumeClaim's spec). */
+function statefulSetRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
+  // The service name is the pods' subdomain (<pod>.<serviceName>.<namespace>.svc...), so a DNS-1123 label.
+  if (typeof spec.serviceName === 'string' && spec.serviceName !== '') report(sink, [...s, 'serviceName'], dns1123Label(spec.serviceName));
+  const us = spec.updateStrategy;
+  if (isObj(us)) {
+    const type = set(us.type) ? us.type : 'RollingUpdate';
+    const ru = us.rollingUpdate;
+    const p = [...s, 'updateStrategy', 'rollingUpdate'];
+    if (type === 'OnDelete' && set(ru)) sink.add(p, "only allowed for updateStrategy 'RollingUpdate'");
+    else if (isObj(ru)) nonNegative(ru.partition, [...p, 'partition'], sink);
+  }
+  const retention = spec.persistentVolumeClaimRetentionPolicy;
+  if (isObj(retention)) {
+    for (const f of ['whenDeleted', 'whenScaled'] as const) {
+      const v = retention[f];
+      if (typeof v === 'string' && v !== 'Retain' && v !== 'Delete') sink.add([...s, 'persistentVolumeClaimRetentionPolicy', f], notSupported(v, ['Retain', 'Delete']));
+    }
+  }
+  if (isObj(spec.ordinals)) nonNegative(spec.ordinals.start, [...s, 'ordinals', 'start'], sink);
+
+  // Claim templates: each named (a DNS-1123 label: the claim is <template>-<pod>), unique, and not the name of a
+  // volume of the pod template (a mount would not know which it means).
+  const volumes = new Map<string, number>();
+  const t = spec.template;
+  const ps = isObj(t) ? t.spec : undefined;
+  if (isObj(ps)) {
+    list(ps.volumes).forEach((v, i) => {
+      if (isObj(v) && typeof v.name === 'string' && !volumes.has(v.name)) volumes.set(v.name, i);
+    });
+  }
+  const claims = new Map<string, number>();
+  list(spec.volumeClaimTemplates).forEach((c, i) => {
+    if (!isObj(c)) return;
+    const cp = [...s, 'volumeClaimTemplates', i];
+    const meta = c.metadata;
+    const np = [...cp, 'metadata', 'name'];
+    const name = isObj(meta) ? meta.name : undefined;
+    if (typeof name === 'string' && name !== '' && !report(sink, np, dns1123Label(name))) {
+      const first = claims.get(name);
+      const volume = volumes.get(name);
+      if (first !== undefined) sink.add(np, `duplicate claim template name "${name}" (also spec.volumeClaimTemplates[${first}])`);
+      else if (volume !== undefined) sink.add(np, `a volume named "${name}" is already in spec.template.spec.volumes[${volume}]`);
+      if (first === undefined) claims.set(name, i);
+    }
+    metadataRules(meta, cp, sink);
+    if (!set(c.spec)) sink.add([...cp, 'spec'], 'required (a claim needs spec.accessModes and spec.resources.requests.storage)');
+    else if (isObj(c.spec)) claimSpecRules(c.spec, [...cp, 'spec'], sink);
+  });
+}
+
+/** ValidateDaemonSetSpec, ValidateDaemonSetUpdateStrategy. */
+function daemonSetRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
+  const us = spec.updateStrategy;
+  if (!isObj(us)) return;
+  const type = set(us.type) ? us.type : 'RollingUpdate';
+  const ru = us.rollingUpdate;
+  const p = [...s, 'updateStrategy', 'rollingUpdate'];
+  // The API server keeps a rollingUpdate beside OnDelete and never reads it.
+  if (type === 'OnDelete' && set(ru)) sink.warn(p, 'ignored: updateStrategy type is OnDelete');
+  else if (type === 'RollingUpdate' && isObj(ru)) rollingUpdateRules(ru, p, sink, { maxUnavailable: 1, maxSurge: 0 }, true);
+}
+
+const accessModes = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'];
+
+/** ValidatePersistentVolumeClaimSpec: access modes, a storage request; runpod's limits for a local engine volume. */
+function claimSpecRules(spec: Obj, p: PathSegment[], sink: ProblemSink): void {
+  const modes = spec.accessModes;
+  const mp = [...p, 'accessModes'];
+  if (!set(modes)) sink.add(mp, 'required (ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod)');
+  else if (Array.isArray(modes)) {
+    if (modes.length === 0) sink.add(mp, 'at least 1 access mode is required');
+    else if (modes.includes('ReadWriteOncePod') && modes.length > 1) sink.add(mp, 'may not use ReadWriteOncePod with other access modes');
+    modes.forEach((m, i) => {
+      if (typeof m === 'string' && !accessModes.includes(m)) sink.add([...mp, i], notSupported(m, accessModes));
+    });
+  }
+  const resources = spec.resources;
+  const rp = [...p, 'resources'];
+  const requests = isObj(resources) ? resources.requests : undefined;
+  if (!set(resources) || (isObj(resources) && !set(requests)) || (isObj(requests) && !set(requests.storage))) sink.add([...rp, 'requests', 'storage'], 'required (a quantity such as 1Gi)');
+  if (isObj(resources)) {
+    for (const which of ['requests', 'limits'] as const) {
+      const rl = resources[which];
+      if (!isObj(rl) || !set(rl.storage)) continue;
+      const at = [...rp, which, 'storage'];
+      if (sink.has(at)) continue;
+      const q = parseQuantity(rl.storage);
+      if (q === undefined) sink.add(at, `${quantityExample}, got ${describe(rl.storage)}`);
+      else if (q.negative || q.digits === 0n) sink.add(at, 'must be greater than zero');
+      // As a disk-backed emptyDir's sizeLimit: Docker's local volumes have no size to enforce.
+      else sink.warn(at, 'not enforced: a claim is a local engine volume, which has no size limit on Docker');
+    }
+  }
+  if (spec.volumeMode === 'Block') sink.add([...p, 'volumeMode'], 'not supported by runpod (a claim is a local engine volume, a filesystem; use Filesystem)');
+}
