@@ -8,7 +8,7 @@ import { formatPath } from './path.js';
 import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, configKey } from './types.js';
 import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
-import type { WorkloadPlan } from '../workloads/expand.js';
+import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
 
 export interface ManifestText {
   source: ManifestSource;
@@ -27,7 +27,8 @@ export interface ParseResult {
 export function parseManifests(inputs: readonly ManifestText[], options: LoadOptions): ParseResult {
   const problems: ManifestProblem[] = [];
   const warnings: ManifestWarning[] = [];
-  const found: Array<{ valid: ValidPod; source: ManifestSource }> = [];
+  const found: Array<{ valid: ValidPod; source: ManifestSource; owner?: string }> = [];
+  const workloadAt = new Map<string, string>();
   const skipped: SkippedObject[] = [];
   const workloads: WorkloadPlan[] = [];
   const skipKinds = new Set(options.skipKinds ?? []);
@@ -43,6 +44,22 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       skipped.push(...result.skipped);
       warnings.push(...result.warnings);
       for (const valid of result.pods) found.push({ valid, source });
+      // A workload's pods are Pods of its template (workloads/expand.ts), loaded and checked as any other, each
+      // pointing back at the template for its problems.
+      for (const w of result.workloads) {
+        if (w.kind === 'PersistentVolumeClaim') continue;
+        const plan = expandWorkload(w.kind, w.value, options.defaultNamespace);
+        const id = `${plan.namespace}/${plan.ref}`;
+        const first = workloadAt.get(id);
+        if (first !== undefined) {
+          const l = lineOf(w.lines, [...w.at, 'metadata', 'name']);
+          problems.push({ file: source.file, ...(l !== undefined ? { line: l } : {}), path: formatPath([...w.at, 'metadata', 'name']), message: `${plan.ref} in namespace ${plan.namespace} is already defined at ${first}` });
+          continue;
+        }
+        workloadAt.set(id, `${source.file}:${w.line}`);
+        workloads.push(plan);
+        for (const p of plan.pods) found.push({ valid: { value: p.value, at: [...w.at, 'spec', 'template'], line: w.line, lines: w.lines }, source, owner: plan.ref });
+      }
       for (const c of result.configs) {
         const obj = toConfigObject(c.value, c.kind, options.defaultNamespace);
         const key = `${obj.namespace}/${configKey(obj.kind, obj.name)}`;
@@ -64,7 +81,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   // Bindings by port and protocol, so checking thousands of pods stays linear.
   const hostPorts = new Map<string, Array<{ use: HostPortUse; pod: LoadedPod }>>();
   const portKey = (u: HostPortUse): string => `${u.hostPort}/${u.protocol}`;
-  for (const { valid, source } of found) {
+  for (const { valid, source, owner } of found) {
     dropNulls(valid.value);
     const pod = applyDefaults(valid.value, options);
     const where = (path: readonly (string | number)[]): { file: string; line?: number; path: string } => {
@@ -77,7 +94,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       problems.push(...refs.problems);
       continue;
     }
-    const loaded: LoadedPod = { pod, source, line: valid.line, ...(refs.configs.size > 0 ? { configs: refs.configs } : {}) };
+    const loaded: LoadedPod = { pod, source, line: valid.line, ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}) };
     // A pod is identified by namespace/name: two in one invocation would fight over the same containers.
     const id = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const first = byName.get(id);
@@ -92,9 +109,13 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     for (const use of hostPortsOf(pod, valid.at)) {
       const other = hostPorts.get(portKey(use))?.find((h) => hostPortsCollide(h.use, use));
       if (other !== undefined) {
+        // Two replicas of one workload: the template's hostPort cannot serve more than one pod on one host.
+        const replicas = owner !== undefined && other.pod.owner === owner ? workloads.find((w) => w.ref === owner && w.namespace === pod.metadata.namespace) : undefined;
         problems.push({
           ...where(use.path),
-          message: `host port ${use.hostPort}/${use.protocol} is already used by pod ${other.pod.pod.metadata.namespace}/${other.pod.pod.metadata.name} (${at(other.pod)})`,
+          message: replicas
+            ? `host port ${use.hostPort}/${use.protocol}: the ${replicas.replicas} replicas of ${replicas.ref} cannot all bind it on one host; use 1 replica, or drop hostPort (--publish-all gives each pod a port of its own)`
+            : `host port ${use.hostPort}/${use.protocol} is already used by pod ${other.pod.pod.metadata.namespace}/${other.pod.pod.metadata.name} (${at(other.pod)})`,
         });
         clash = true;
       }
@@ -108,7 +129,15 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     pods.push(loaded);
   }
   const fileOrder = inputs.map((i) => i.source.file);
-  return { pods, skipped, workloads, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(problems, fileOrder) };
+  // A workload's replicas share its template: one problem of the template is said once, not once per replica.
+  const said = new Set<string>();
+  const once = problems.filter((p) => {
+    const key = `${p.file}\u0000${p.line}\u0000${p.path}\u0000${p.message}`;
+    if (said.has(key)) return false;
+    said.add(key);
+    return true;
+  });
+  return { pods, skipped, workloads, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

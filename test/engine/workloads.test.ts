@@ -96,8 +96,10 @@ test('the nginx Deployment: 3 replicas up and ready, named as its ReplicaSet wou
   for (const n of names) assert.match(n, /^nginx-deployment-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   const hash = names[0]!.split('-')[2]!;
   assert.deepEqual([...podsOf(w.key, 'deployment/nginx-deployment')].sort(), names.map((n) => [n, true]).sort());
-  const labels = docker(['inspect', '--format', '{{index .Config.Labels "pod-template-hash"}} {{index .Config.Labels "app"}}', `k8s_POD_${names[0]}_default.${w.key}_${docker(['ps', '-q', '--filter', `label=io.kubernetes.pod.name=${names[0]}`, '--filter', 'label=io.kubernetes.container.name=POD', '--format', '{{.Label "io.kubernetes.pod.uid"}}'])}_0`]);
-  assert.equal(labels, `${hash} nginx`);
+  const infra = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${names[0]}`, '--filter', 'label=io.kubernetes.container.name=POD']);
+  assert.equal(docker(['inspect', '--format', '{{.Name}}', infra]), `/k8s_POD_${names[0]}_default.${w.key}_${docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.uid"}}', infra])}_0`);
+  const labels = docker(['inspect', '--format', '{{index .Config.Labels "pod-template-hash"}} {{index .Config.Labels "app"}} {{index .Config.Labels "io.runpod.owner"}}', infra]);
+  assert.equal(labels, `${hash} nginx deployment/nginx-deployment`);
   const again = await w.run(path.join(w.dir, 'deployment.yaml'), '-o', 'json');
   assert.equal(again.code, 0, show(again));
   assert.ok((JSON.parse(again.stdout) as { pods: { changed: boolean }[] }).pods.every((p) => !p.changed), 'a re-run changes nothing');

@@ -210,7 +210,9 @@ describe('workloads: valid examples pass', () => {
     const multi = [deployment, statefulSet, pod, claim].join('---\n');
     assert.deepEqual(problems(multi), []);
     assert.deepEqual(workloads(multi), ['Deployment/nginx-deployment@1', 'StatefulSet/web@23', 'PersistentVolumeClaim/data@64']);
-    assert.deepEqual(parse(multi).pods.map((p) => p.pod.metadata.name), ['solo']);
+    assert.deepEqual(parse(multi).pods.filter((p) => p.owner === undefined).map((p) => p.pod.metadata.name), ['solo']);
+    // The workloads' pods come with them: 3 of the Deployment, web-0..2 of the StatefulSet.
+    assert.deepEqual(parse(multi).pods.filter((p) => p.owner !== undefined).map((p) => p.owner), [...Array(3).fill('deployment/nginx-deployment'), ...Array(3).fill('statefulset/web')]);
 
     const indent = (text: string): string => text.trimEnd().split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n');
     const items = [deployment, daemonSet, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n', replicationController, claim];
