@@ -236,6 +236,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
           .option('selector', selectorOption)
           .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds (the whole pod's budget)", coerce: duration('grace') })
           .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace (under --project: every pod of that key)' })
+          .option('delete-claims', { type: 'boolean', default: false, describe: "also remove the claims (persistentVolumeClaim volumes) the pods mounted; kept by default, as on a cluster" })
           .option('output', { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'text, or one DownResult document (how each container was stopped)' }),
       async (a) => {
         const { downCommand } = await import('../commands/down.js');
@@ -244,6 +245,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             targets: [...fromToken(a.targets ?? []), ...fromToken(listOf(a.filename))],
             ...selectorOf(a.selector),
             all: a.all,
+            ...(a['delete-claims'] ? { deleteClaims: true } : {}),
             namespace: a.namespace,
             ...(a.grace !== undefined ? { graceSeconds: Math.ceil((a.grace as number) / 1000) } : {}),
             quiet: a.quiet,

@@ -34,6 +34,8 @@ export interface DownOptions {
   all?: boolean;
   /** -l: every pod whose labels match (instead of targets). */
   selector?: Selector;
+  /** --delete-claims: also remove the claims (persistentVolumeClaim volumes) the removed pods mounted. */
+  deleteClaims?: boolean;
 }
 
 export interface PodRef {
@@ -125,9 +127,23 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   await connectEngine(engine, ctx);
   const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
+  // Claims outlive their pods, as on a cluster; only asked for, the ones these pods mounted go too (after them).
+  const claimVolumes = o.deleteClaims ? await claimsMounted(engine, refs) : [];
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
+  const claims = await Promise.all(
+    claimVolumes.map(async (volume) => {
+      try {
+        await engine.removeVolume(volume);
+        return { volume, removed: true };
+      } catch (err) {
+        // Another pod (not taken down) still mounts it: the engine says so, and it stays.
+        return { volume, removed: false, error: err instanceof Error ? err.message : String(err) };
+      }
+    }),
+  );
+  for (const c of claims) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
   if (o.output === 'json' || o.output === 'yaml') {
-    const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods };
+    const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods, ...(o.deleteClaims ? { claims } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
     return ExitCode.ok;
   }
@@ -138,7 +154,20 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
     // -v: how the pod's one grace period was spent, container by container, in the order they stopped.
     if (o.verbose) for (const c of p.stops) ctx.stdout.write(`  stopped ${c.container} in ${c.seconds}s of ${c.graceSeconds}s${c.preStop ? ` (preStop ${c.preStop.handler}: ${c.preStop.ok ? 'ok' : c.preStop.message})` : ''}${c.error ? `: ${c.error}` : ''}\n`);
   }
+  for (const c of claims) if (c.removed) ctx.stdout.write(`claim volume ${c.volume}: removed\n`);
   return ExitCode.ok;
+}
+
+/** The claims' engine volumes (runpod's pvc_ volumes) that the pods' containers mount. */
+async function claimsMounted(engine: Engine, refs: readonly PodRef[]): Promise<string[]> {
+  const names = new Set<string>();
+  for (const r of refs) {
+    for (const c of await engine.listContainers(podSelector(r.namespace, r.name))) {
+      const info = await engine.inspectContainer(c.id);
+      for (const m of info?.Mounts ?? []) if (m.Type === 'volume' && m.Name?.startsWith('pvc_')) names.add(m.Name);
+    }
+  }
+  return [...names].sort();
 }
 
 /** How one container of a pod was stopped: the seconds it was given from the pod's budget, and what it took. */

@@ -8,7 +8,8 @@ import { ensureInfraImage } from '../engine/infraImage.js';
 import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
-import type { LoadedPod, SkippedObject } from '../manifest/types.js';
+import type { ClaimObject, LoadedPod, SkippedObject } from '../manifest/types.js';
+import { claimVolume } from '../plan/volumes.js';
 import { type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
 import { actionHeadline, allActions, decidePodActions } from '../reconcile/decide.js';
@@ -76,7 +77,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const reporter = await createReporter({ stream: ctx.stderr, env: ctx.env, quiet: o.quiet, verbose: o.verbose, now: () => new Date(ctx.now()) });
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
-    const { pods, warnings, skipped, workloads } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
+    const { pods, warnings, skipped, workloads, claims } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods, o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
@@ -87,7 +88,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const host = await openHostEngine(o.host, ctx.env);
     const engine = projectEngine(host, project);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await dryRun(pods, skipped, o, project, engine, host, ctx);
+    if (o.dryRun) return await dryRun(pods, skipped, claims, o, project, engine, host, ctx);
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
@@ -106,6 +107,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
     const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
+    // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
+    await Promise.all(
+      claims.map(async (c) => {
+        const v = claimVolume(c.namespace, c.name, project);
+        await engine.createVolume(v.engineName, { labels: v.labels });
+        reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: engine volume ${v.engineName}`);
+      }),
+    );
 
     // 4. Admission (the kubelet's, before anything is created): a pod whose requests the engine host cannot hold
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
@@ -334,13 +343,14 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 }
 
 /** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
-async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
+async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
   const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
-  const pruneDoc = { ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+  const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));
+  const pruneDoc = { ...(claimDoc.length > 0 ? { claims: claimDoc } : {}), ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
   // Admission as a run would decide it now: a refused pod would fail with nothing created.
   const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(host)) : new Map<string, string>();
   const doc = await Promise.all(
@@ -368,6 +378,7 @@ async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], o: RunOptions
       else if (d.actions.length === 0) ctx.stdout.write('  actions: none, the pod is up to date\n');
       else for (const a of d.actions) ctx.stdout.write(`  would ${a.kind} ${'container' in a ? a.container : 'POD'}: ${a.reason}\n`);
     }
+    for (const c of claimDoc) ctx.stdout.write(`claim ${c.namespace}/${c.name}: engine volume ${c.engineVolume} (made if missing)\n`);
     for (const k of skipped) ctx.stdout.write(`skipped ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} (${k.file}:${k.line}): ${k.why}\n`);
     if (typeof prune === 'string') ctx.stdout.write(`prune: ${prune}\n`);
     else if (prune && prune.length === 0) ctx.stdout.write('prune: nothing to remove\n');

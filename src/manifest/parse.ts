@@ -5,8 +5,8 @@ import type { ManifestProblem } from '../errors.js';
 import { resolveReferences, toConfigObject } from './configs.js';
 import { applyDefaults } from './defaults.js';
 import { formatPath } from './path.js';
-import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, configKey } from './types.js';
-import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, validateDocument } from './validate.js';
+import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, type ClaimObject, configKey } from './types.js';
+import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, isObj, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
 
@@ -19,6 +19,7 @@ export interface ParseResult {
   pods: LoadedPod[];
   skipped: SkippedObject[];
   workloads: WorkloadPlan[];
+  claims: ClaimObject[];
   warnings: ManifestWarning[];
   problems: ManifestProblem[];
 }
@@ -31,6 +32,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const workloadAt = new Map<string, string>();
   const skipped: SkippedObject[] = [];
   const workloads: WorkloadPlan[] = [];
+  const claims: ClaimObject[] = [];
   const skipKinds = new Set(options.skipKinds ?? []);
   // ConfigMaps and Secrets of every input by namespace/kind/name: they feed the pods of the whole invocation.
   const configs = new Map<string, ConfigObject>();
@@ -47,7 +49,20 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       // A workload's pods are Pods of its template (workloads/expand.ts), loaded and checked as any other, each
       // pointing back at the template for its problems.
       for (const w of result.workloads) {
-        if (w.kind === 'PersistentVolumeClaim') continue;
+        if (w.kind === 'PersistentVolumeClaim') {
+          const meta = isObj(w.value.metadata) ? w.value.metadata : {};
+          const ns = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : options.defaultNamespace;
+          const id = `${ns}/persistentvolumeclaim/${String(meta.name)}`;
+          const first = workloadAt.get(id);
+          if (first !== undefined) {
+            const l = lineOf(w.lines, [...w.at, 'metadata', 'name']);
+            problems.push({ file: source.file, ...(l !== undefined ? { line: l } : {}), path: formatPath([...w.at, 'metadata', 'name']), message: `PersistentVolumeClaim ${ns}/${String(meta.name)} is already defined at ${first}` });
+          } else {
+            workloadAt.set(id, `${source.file}:${w.line}`);
+            claims.push({ namespace: ns, name: String(meta.name), file: source.file, line: w.line });
+          }
+          continue;
+        }
         const plan = expandWorkload(w.kind, w.value, options.defaultNamespace);
         const id = `${plan.namespace}/${plan.ref}`;
         const first = workloadAt.get(id);
@@ -137,7 +152,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     said.add(key);
     return true;
   });
-  return { pods, skipped, workloads, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
+  return { pods, skipped, workloads, claims, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

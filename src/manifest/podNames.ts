@@ -137,7 +137,7 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
     const line = lineOf(doc.lines, at) ?? doc.line;
     const kind = obj.kind;
     // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips.
-    if (kind === 'ConfigMap' || kind === 'Secret') return;
+    if (kind === 'ConfigMap' || kind === 'Secret' || kind === 'PersistentVolumeClaim') return;
     if (typeof kind === 'string' && typeof obj.apiVersion === 'string' && kindVerdict(obj.apiVersion, kind, new Set(), new Set())?.action === 'skip') return;
     const workload = typeof kind === 'string' ? workloadRefName(kind) : undefined;
     if (workload !== undefined) {

@@ -81,4 +81,13 @@ export interface LoadResult {
   skipped: SkippedObject[];
   /** The workloads of the input (their pods are among pods, each with its owner). */
   workloads: WorkloadPlan[];
+  /** The input's PersistentVolumeClaims: each a named engine volume, made by the run. */
+  claims: ClaimObject[];
+}
+
+export interface ClaimObject {
+  namespace: string;
+  name: string;
+  file: string;
+  line: number;
 }

@@ -77,6 +77,14 @@ export function claimVolumeName(namespace: string, claim: string, project: strin
   return `pvc_${namespacePart(namespace, project)}_${claim}`;
 }
 
+/** A claim's engine volume and its labels: not a pod's (a claim outlives its pods and may be shared), its own. */
+export function claimVolume(namespace: string, claim: string, project: string | undefined): { engineName: string; labels: Record<string, string> } {
+  return {
+    engineName: claimVolumeName(namespace, claim, project),
+    labels: { [Label.managedBy]: managedByValue, ...projectLabels(project), [Label.podNamespace]: namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
+  };
+}
+
 /** Docker allows [a-zA-Z0-9][a-zA-Z0-9_.-] in volume names; Kubernetes names fit (no '_', so '_' separates). */
 function podVolumeName(uid: string, volume: string, hashOf: unknown): string {
   return `runpod_${uid}_${volume}_${specHash(hashOf).slice(0, 12)}`;
@@ -101,16 +109,7 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
       out.push({ name: v.name, type: 'hostPath', path: v.hostPath.path, hostPathType: v.hostPath.type ?? '' });
     } else if (v.persistentVolumeClaim) {
       const claim = v.persistentVolumeClaim.claimName;
-      out.push({
-        name: v.name,
-        type: 'persistentVolumeClaim',
-        // Under an isolation key the claim is the key's own: two CI jobs never share (or remove) one database's data.
-        engineName: claimVolumeName(pod.metadata.namespace, claim, project),
-        claimName: claim,
-        readOnly: v.persistentVolumeClaim.readOnly === true,
-        // Not the pod's: a claim outlives its pods and may be shared by several, so only its own identity.
-        labels: { [Label.managedBy]: managedByValue, ...projectLabels(project), [Label.podNamespace]: pod.metadata.namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
-      });
+      out.push({ name: v.name, type: 'persistentVolumeClaim', ...claimVolume(pod.metadata.namespace, claim, project), claimName: claim, readOnly: v.persistentVolumeClaim.readOnly === true });
     } else {
       const files = renderFiles(v, ctx, fsGroup, volumeUser(pod, v.name));
       if (files === undefined) continue;

@@ -229,13 +229,20 @@ test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname 
   const web0 = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.pod.name=web-0', '--filter', 'label=io.kubernetes.container.name=nginx']);
   assert.equal(docker(['exec', web0, 'cat', '/usr/share/nginx/html/index.html']), 'kept');
   assert.deepEqual([...podsOf(w.key, 'statefulset/web').keys()].sort(), ['web-0', 'web-1']);
+  // Asked for, down removes the claims its pods mounted (web-2's, mounted by none now, stays).
+  const gone = await w.run('down', '--delete-claims', 'sts/web');
+  assert.equal(gone.code, 0, show(gone));
+  const left = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']);
+  assert.equal(left, `pvc_default.${w.key}_www-web-2`);
 });
 
 test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloads run, RBAC is skipped with a warning', async (t) => {
   const image = standIn('nginx:1.14.2');
   const w = workspace(t, {
     'ds.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: agent\n        image: ${image}\n        envFrom:\n        - configMapRef: {name: agent-config}\n`,
-    'rs.yaml': `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: frontend\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {tier: frontend}\n  template:\n    metadata:\n      labels: {tier: frontend}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: php\n        image: ${image}\n`,
+    'rs.yaml': `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: frontend\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {tier: frontend}\n  template:\n    metadata:\n      labels: {tier: frontend}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: php\n        image: ${image}\n        volumeMounts: [{name: shared, mountPath: /shared}]\n      volumes:\n      - name: shared\n        persistentVolumeClaim: {claimName: shared}\n`,
+    'claim.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: shared\nspec:\n  accessModes: [ReadWriteMany]\n  resources:\n    requests: {storage: 1Gi}\n',
+    'unused-claim.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: spare\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n',
     'config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: agent-config\ndata:\n  LEVEL: debug\n',
     'rbac.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: agent-reader\nrules:\n- apiGroups: [""]\n  resources: [pods]\n  verbs: [get]\n',
   });
@@ -248,7 +255,12 @@ test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloa
   const agentId = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${agent[0]![0]}`, '--filter', 'label=io.kubernetes.container.name=agent']);
   assert.match(docker(['exec', agentId, 'sh', '-c', 'echo $LEVEL']), /^debug$/);
   assert.equal(podsOf(w.key, 'replicaset/frontend').size, 2);
-  const down = await w.run('down', w.dir);
+  // A claim of the input is made by the run, used by no pod or not (kubectl apply makes it).
+  const claims = () => docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').filter(Boolean).sort();
+  assert.deepEqual(claims(), [`pvc_default.${w.key}_shared`, `pvc_default.${w.key}_spare`]);
+  const down = await w.run('down', '--delete-claims', w.dir);
   assert.equal(down.code, 0, show(down));
   assert.equal(podsOf(w.key, 'daemonset/agent').size + podsOf(w.key, 'replicaset/frontend').size, 0);
+  assert.match(down.stdout, new RegExp(`claim volume pvc_default\\.${w.key}_shared: removed`));
+  assert.deepEqual(claims(), [`pvc_default.${w.key}_spare`], 'only the claims the pods mounted go');
 });
