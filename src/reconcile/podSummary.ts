@@ -58,6 +58,8 @@ export interface PodSummary {
   ports: string[];
   /** The manifest the pod came from (io.runpod.source on the infra container); absent for stdin. */
   source?: string;
+  /** The workload whose pod this is (deployment/web), from its owner label. */
+  owner?: string;
   /** The pod's metadata.labels, from its infra container (what -l selects on). */
   labels: Record<string, string>;
   infra?: ContainerInstance;
@@ -194,6 +196,11 @@ function portBindingsOf(info: ContainerInspect | undefined): Record<string, Port
   return out;
 }
 
+/** A pod's owner, from any of its containers (each carries the label). */
+function ownerOf(infos: readonly ContainerInspect[]): string | undefined {
+  return infos.map((i) => i.Config.Labels?.[Label.owner]).find((o) => o !== undefined);
+}
+
 /**
  * Group inspect documents into pods by namespace/name; the pod's current uid is its newest infra's. readiness:
  * what `status` found by probing (by instance id); without it a container with probes is not ready.
@@ -239,6 +246,7 @@ export function summarizePods(inspected: ContainerInspect[], readiness: Readines
     const sidecars = summaries(grouped.initContainers, (c) => c.initKind === 'sidecar');
     const counted = [...containers, ...sidecars];
     const source = infraInfo?.Config.Labels?.[Label.source];
+    const owner = ownerOf(infos);
     pods.push({
       namespace,
       name,
@@ -248,6 +256,7 @@ export function summarizePods(inspected: ContainerInspect[], readiness: Readines
       ...(infra?.ip ? { ip: infra.ip } : {}),
       ports: publishedPorts(infraInfo),
       ...(source ? { source } : {}),
+      ...(owner !== undefined ? { owner } : {}),
       labels: podLabelsOf(infraInfo?.Config.Labels ?? {}),
       containers,
       sidecars,

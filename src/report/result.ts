@@ -31,6 +31,8 @@ export interface PodResult {
   name: string;
   uid: string;
   source?: string;
+  /** The workload whose pod this is, kubectl's kind/name (deployment/web). */
+  owner?: string;
   status: PodOutcomeStatus;
   /** The Kubernetes pod phase as observed: Pending, Running, Succeeded or Failed. */
   phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed';
@@ -181,6 +183,7 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
     name: plan.name,
     uid: plan.uid,
     ...(plan.source !== undefined ? { source: plan.source } : {}),
+    ...(plan.owner !== undefined ? { owner: plan.owner } : {}),
     status: outcome.status,
     phase,
     reason: outcome.reason,

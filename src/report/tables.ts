@@ -69,7 +69,19 @@ export function statusTable(pods: PodSummary[], now: number, wide: boolean): str
     }
     return row;
   });
-  return renderTable(headers, rows);
+  return renderTable(headers, rows) + workloadTable(pods);
+}
+
+/**
+ * The workloads the pods belong to, as kubectl get deployments shows them: READY counts the pods whose every
+ * container is ready, of those on the engine (the desired count is the manifest's, which status may not have).
+ */
+function workloadTable(pods: readonly PodSummary[]): string {
+  const byOwner = new Map<string, PodSummary[]>();
+  for (const p of pods) if (p.owner !== undefined) byOwner.set(`${p.namespace}/${p.owner}`, [...(byOwner.get(`${p.namespace}/${p.owner}`) ?? []), p]);
+  if (byOwner.size === 0) return '';
+  const rows = [...byOwner].sort(([a], [b]) => a.localeCompare(b)).map(([key, list]) => [key, `${list.filter((p) => p.readyTotal > 0 && p.readyCount === p.readyTotal).length}/${list.length}`, list.map((p) => p.name).join(',')]);
+  return `\n${renderTable(['NAMESPACE/WORKLOAD', 'READY', 'PODS'], rows)}`;
 }
 
 /** One container in the machine-readable status: readiness (ok, message) when its probes ran. */
@@ -105,6 +117,7 @@ export function statusDocument(p: PodSummary, now: number): Record<string, unkno
     ...(p.ip ? { ip: p.ip } : {}),
     ports: p.ports,
     ...(p.source ? { source: p.source } : {}),
+    ...(p.owner ? { owner: p.owner } : {}),
     ...(p.infra ? { infra: { id: p.infra.id, name: p.infra.dockerName, state: p.infra.state, attempt: p.infra.attempt } } : {}),
     containers: p.containers.map(containerDocument),
     ...(p.sidecars.length > 0 ? { sidecars: p.sidecars.map(containerDocument) } : {}),

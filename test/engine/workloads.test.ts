@@ -107,6 +107,9 @@ test('the nginx Deployment: 3 replicas up and ready, named as its ReplicaSet wou
   const status = await w.run('status', 'deploy/nginx-deployment');
   assert.equal(status.code, 0, show(status));
   for (const n of names) assert.match(status.stdout, new RegExp(`default/${n} +Running +1/1`));
+  assert.match(status.stdout, /^default\/deployment\/nginx-deployment +3\/3 +/m, 'the workload, with its ready pods');
+  const json = JSON.parse((await w.run('status', 'deploy/nginx-deployment', '-o', 'json')).stdout) as { pods: { owner: string }[] };
+  assert.ok(json.pods.length === 3 && json.pods.every((p) => p.owner === 'deployment/nginx-deployment'), 'each pod names its owner');
   const down = await w.run('down', path.join(w.dir, 'deployment.yaml'));
   assert.equal(down.code, 0, show(down));
   assert.equal(podsOf(w.key, 'deployment/nginx-deployment').size, 0);
