@@ -31,8 +31,8 @@ import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
 import { removePod } from './down.js';
-import { workloadDeps } from './workloadRun.js';
-import { runWorkload, type WorkloadOutcome } from '../workloads/runWorkload.js';
+import { rollOut } from './workloadRun.js';
+import type { WorkloadOutcome } from '../workloads/runWorkload.js';
 import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface RunOptions {
@@ -79,7 +79,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
     const { pods, warnings, skipped, workloads, claims } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
-    refuseImpossibleWaits(pods, o.wait);
+    refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
 
     // 2. Connect, within the retry budget and deadline. A scoped run is isolated by default: under a key of its
@@ -141,14 +141,27 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         onResult: (p, r) => reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
       });
     };
-    // A workload's pods wait as kubectl rollout status does: every replica updated and available (ready).
+    // A workload's pods wait by its kind: as kubectl rollout status does (every replica updated and available),
+    // a Job's until each has completed.
     const workloadMode: WaitMode = o.wait === 'none' ? 'none' : 'ready';
     const byKey = new Map(plans.map((p) => [p.key, p]));
+    const loadedByKey = new Map(pods.map((p) => [`${p.pod.metadata.namespace}/${p.pod.metadata.name}`, p]));
+    const jobOwners = new Set(workloads.filter((w) => w.job).map((w) => `${w.namespace}/${w.ref}`));
     const [bare, rollouts] = await Promise.all([
       Promise.all(plans.filter((p) => p.owner === undefined).map((plan) => runOne(plan, o.wait))),
       Promise.all(
         workloads.map((w) =>
-          runWorkload(w, workloadDeps(w, { engine, plans: byKey, runPod: (plan, d) => runOne(plan, workloadMode, d), project, signal: ctx.signal, now: ctx.now, reporter })),
+          rollOut(w, {
+            engine,
+            plans: byKey,
+            loaded: loadedByKey,
+            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project)),
+            runPod: (plan, d) => runOne(plan, jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
+            project,
+            signal: ctx.signal,
+            now: ctx.now,
+            reporter,
+          }),
         ),
       ),
     ]);
@@ -165,7 +178,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
     for (const r of results) reporter.podFinished(r);
     for (const r of rollouts) (r.status === 'succeeded' ? reporter.info : reporter.warn).call(reporter, r.reason);
-    const exitCode = runExitCode([...outcomes.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
+    // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
+    const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
 
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
@@ -216,7 +230,10 @@ async function pruneAfterRun(engine: Engine, plans: PodPlan[], scope: PruneScope
   );
 }
 
-/** A wait that can never hold for a pod (--wait completed under restartPolicy Always): refused before touching the engine (design.md). */
+/**
+ * A wait that can never hold for a pod (--wait completed under restartPolicy Always): refused before touching the
+ * engine (design.md). Only bare pods: a workload's pods wait by its kind (a Deployment's for its rollout).
+ */
 function refuseImpossibleWaits(pods: LoadedPod[], wait: WaitMode): void {
   const strategy = waitStrategy(wait);
   const refused = pods.flatMap((p) => {
@@ -316,7 +333,9 @@ function planOptions(o: RunOptions, infraImage: string, project: string | undefi
 
 /** The one line that says what failed, then the detail and how to clean up. */
 function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace: boolean, project: string | undefined, rollouts: WorkloadOutcome[]): RunpodError {
-  const bad = results.filter((r) => r.status !== 'succeeded');
+  // A pod of a workload that succeeded (a Job's failed attempt, retried) is no failure of the run.
+  const fine = new Set(rollouts.filter((r) => r.status === 'succeeded').map((r) => `${r.plan.namespace}/${r.plan.ref}`));
+  const bad = results.filter((r) => r.status !== 'succeeded' && !(r.owner !== undefined && fine.has(`${r.namespace}/${r.owner}`)));
   // A rollout can fail with no pod of its own failing (its progress deadline passed): then it is named itself.
   const rolloutOnly = rollouts.filter((r) => r.status !== 'succeeded' && !bad.some((b) => b.namespace === r.plan.namespace && r.outcomes.has(b.name)));
   const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => `${r.plan.namespace}/${r.plan.ref}`)].join(', ');

@@ -7,24 +7,78 @@ import { observePod } from '../reconcile/observe.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
-import type { WorkloadPlan } from '../workloads/expand.js';
+import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
+import { type AttemptState, type JobDeps, runJob } from '../workloads/runJob.js';
+import type { LoadedPod } from '../manifest/types.js';
 import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../workloads/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
-import type { WorkloadRunDeps } from '../workloads/runWorkload.js';
+import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../workloads/runWorkload.js';
 import { removePod } from './down.js';
-import { ownedPods } from './pods.js';
+import { findPods, ownedPods } from './pods.js';
 
 export interface WorkloadContext {
   engine: Engine;
   /** Every pod plan of the run, by namespace/name. */
   plans: ReadonlyMap<string, PodPlan>;
-  /** Bring one pod up and wait for it, within the step's deadline too (run.ts's run of a bare pod). */
+  /** Every loaded pod of the run, by namespace/name (a Job's next attempt is made from its slot's first). */
+  loaded: ReadonlyMap<string, LoadedPod>;
+  /** The plan of a pod made during the run (translatePod with the run's options). */
+  translate(loaded: LoadedPod): PodPlan;
+  /** Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. */
   runPod(plan: PodPlan, stepDeadline: number | undefined): Promise<PodOutcome>;
   project: string | undefined;
   signal: AbortSignal;
   now(): number;
   reporter: Reporter;
+}
+
+/** A workload's rollout, or a Job's run to completion. */
+export function rollOut(w: WorkloadPlan, c: WorkloadContext): Promise<WorkloadOutcome> {
+  return w.job ? runJob({ ...w, job: w.job }, jobDeps({ ...w, job: w.job }, c)) : runWorkload(w, workloadDeps(w, c));
+}
+
+function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDeps {
+  const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
+  // What earlier runs left, asked once: each pod of the Job by name, with its phase.
+  let phases: Promise<Map<string, string>> | undefined;
+  const phaseOf = (): Promise<Map<string, string>> =>
+    (phases ??= (async () => {
+      const owned = await ownedPods(c.engine, w.namespace, w.ref);
+      const pods = await findPods(c.engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })));
+      return new Map(pods.map((p) => [p.name, p.phase]));
+    })());
+  return {
+    attempts: async (slot) => {
+      const known = await phaseOf();
+      const states: AttemptState[] = [];
+      for (let a = 0; known.has(name(slot, a)); a++) {
+        const phase = known.get(name(slot, a));
+        states.push(phase === 'Succeeded' ? 'succeeded' : phase === 'Failed' ? 'failed' : 'active');
+      }
+      return states;
+    },
+    run: (slot, attempt, deadline) => {
+      const first = c.loaded.get(`${w.namespace}/${name(slot, 0)}`)!;
+      const plan = attempt === 0 ? c.plans.get(`${w.namespace}/${name(slot, 0)}`)! : c.translate(renamed(first, name(slot, attempt)));
+      return c.runPod(plan, deadline);
+    },
+    podName: name,
+    remove: (names) => Promise.all(names.map((n) => removePod(c.engine, { namespace: w.namespace, name: n }))).then(() => undefined),
+    sleep: (ms) => sleepFor(ms, c.signal),
+    now: c.now,
+    info: (m) => c.reporter.info(m),
+  };
+}
+
+/** The same pod under another name (a Job's next attempt at a slot). */
+function renamed(loaded: LoadedPod, name: string): LoadedPod {
+  return { ...loaded, pod: { ...loaded.pod, metadata: { ...loaded.pod.metadata, name } } };
+}
+
+async function sleepFor(ms: number, signal: AbortSignal): Promise<boolean> {
+  await new Waker().sleep(ms, signal);
+  return !signal.aborted;
 }
 
 export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDeps {
@@ -46,10 +100,7 @@ export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDe
         await Promise.all(ordinals.flatMap((o) => w.claims!.templates.map((t) => c.engine.removeVolume(claimVolumeName(w.namespace, claimName(t, w.name, o), c.project)))));
       }
     },
-    sleep: async (ms) => {
-      await new Waker().sleep(ms, c.signal);
-      return !c.signal.aborted;
-    },
+    sleep: (ms) => sleepFor(ms, c.signal),
     now: c.now,
     info: (m) => c.reporter.info(m),
   };

@@ -2,9 +2,9 @@
 // would want now, with their names and labels, and how it changes them (pure). The pods are written as Pod objects
 // for the loader to default and check like any other; the run-once loop then drives each of them as a bare pod.
 import { type Obj, isObj } from '../manifest/validate.js';
-import { claimName, generatedPodName, ordinalPodName, podTemplateHash, replicaSetName } from './names.js';
+import { claimName, generatedPodName, ordinalPodName, podSuffix, podTemplateHash, replicaSetName } from './names.js';
 
-export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet';
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job';
 
 /** How a template change reaches the pods (each controller's update strategy). */
 export type UpdatePlan =
@@ -17,13 +17,31 @@ export type UpdatePlan =
   /** StatefulSet / DaemonSet: a pod is updated only when it is deleted. */
   | { type: 'OnDelete' }
   /** ReplicaSet / ReplicationController: the pods are brought to the template where they stand. */
-  | { type: 'InPlace' };
+  | { type: 'InPlace' }
+  /** Job: pods run to completion, a failed one replaced by a new pod (runJob.ts). */
+  | { type: 'RunToCompletion' };
+
+/** A Job's terms (batch/v1 JobSpec, defaulted as SetDefaults_Job does). */
+export interface JobTerms {
+  /** Successful pods needed: completions (default 1; with parallelism and no completions, 1 as well here). */
+  completions: number;
+  /** Pods at once (default 1). */
+  parallelism: number;
+  /** Indexed: each completion index 0..completions-1 succeeds once; its pods see JOB_COMPLETION_INDEX. */
+  indexed: boolean;
+  /** Pod failures allowed before the Job fails (default 6). */
+  backoffLimit: number;
+  /** The Job fails when it has been active this long (DeadlineExceeded). */
+  activeDeadlineSeconds?: number;
+  /** ttlSecondsAfterFinished 0: the finished Job's pods are removed at once. */
+  removeWhenFinished: boolean;
+}
 
 export interface WorkloadPod {
   name: string;
   /** The Pod object to load (not yet defaulted). */
   value: Obj;
-  /** A StatefulSet pod's ordinal. */
+  /** A StatefulSet pod's ordinal; a Job pod's completion slot (its index, when Indexed). */
   ordinal?: number;
 }
 
@@ -45,6 +63,8 @@ export interface WorkloadPlan {
   minReadySeconds: number;
   /** Deployment: a rollout step that makes no progress in this long fails (ProgressDeadlineExceeded). */
   progressDeadlineSeconds?: number;
+  /** A Job's terms; its pods are the first attempt of each completion (more are made as pods fail). */
+  job?: JobTerms;
   /** StatefulSet claims: the templates' names, and whether a claim goes with a removed ordinal / the workload. */
   claims?: { templates: string[]; deleteWhenScaled: boolean; deleteWhenDeleted: boolean };
 }
@@ -75,7 +95,33 @@ const kubectlName: Record<WorkloadKind, string> = {
   ReplicationController: 'replicationcontroller',
   StatefulSet: 'statefulset',
   DaemonSet: 'daemonset',
+  Job: 'job',
 };
+
+/** <job>-<suffix> (NonIndexed), <job>-<index>-<suffix> (Indexed): each slot's attempts named apart, stably. */
+export function jobPodName(job: string, terms: Pick<JobTerms, 'indexed' | 'completions'>, slot: number, attempt: number): string {
+  return terms.indexed ? `${job}-${slot}-${podSuffix(`${job}-${slot}`, attempt)}` : generatedPodName(job, slot + terms.completions * attempt);
+}
+
+/**
+ * One attempt at a Job's completion slot. The Job controller's labels (batch.kubernetes.io/job-name and the older
+ * job-name); Indexed: the completion index as a label and annotation, JOB_COMPLETION_INDEX in every container's
+ * environment and the hostname <job>-<index> (pkg/controller/job: indexed_job_utils). A cluster's suffix is random;
+ * here it is derived from the slot and attempt, so a re-run finds the same pods.
+ */
+export function jobPod(job: string, namespace: string | undefined, template: Obj, podSpec: Obj, terms: JobTerms, slot: number, attempt: number): WorkloadPod {
+  const name = jobPodName(job, terms, slot, attempt);
+  const labels: Record<string, string> = { 'batch.kubernetes.io/job-name': job, 'job-name': job };
+  if (!terms.indexed) return { name, ordinal: slot, value: podOf(template, namespace, name, labels, podSpec) };
+  const index = String(slot);
+  const withIndex = (containers: unknown): unknown =>
+    Array.isArray(containers) ? containers.map((c) => (isObj(c) ? { ...c, env: [...(Array.isArray(c.env) ? c.env : []), { name: 'JOB_COMPLETION_INDEX', value: index }] } : c)) : containers;
+  const spec: Obj = { ...podSpec, hostname: `${job}-${index}`, containers: withIndex(podSpec.containers), ...(podSpec.initContainers !== undefined ? { initContainers: withIndex(podSpec.initContainers) } : {}) };
+  const value = podOf(template, namespace, name, { ...labels, 'batch.kubernetes.io/job-completion-index': index }, spec);
+  const meta = obj(value.metadata);
+  meta.annotations = { ...obj(meta.annotations), 'batch.kubernetes.io/job-completion-index': index };
+  return { name, ordinal: slot, value };
+}
 
 /** kubectl's name of a workload kind (deployment for Deployment), or undefined for a kind that is no workload. */
 export function workloadRefName(kind: string): string | undefined {
@@ -166,6 +212,25 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
         ...base,
         update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, 1, [0, 1]) },
         pods: [{ name: podName, value: podOf(template, ns, podName, { 'controller-revision-hash': revision, 'pod-template-generation': '1' }, podSpec) }],
+      };
+    }
+    case 'Job': {
+      const completions = int(spec.completions, 1);
+      const job: JobTerms = {
+        completions,
+        parallelism: int(spec.parallelism, 1),
+        indexed: spec.completionMode === 'Indexed',
+        // batch/v1 SetDefaults_Job: backoffLimit 6.
+        backoffLimit: int(spec.backoffLimit, 6),
+        ...(typeof spec.activeDeadlineSeconds === 'number' ? { activeDeadlineSeconds: spec.activeDeadlineSeconds } : {}),
+        removeWhenFinished: spec.ttlSecondsAfterFinished === 0,
+      };
+      return {
+        ...base,
+        replicas: completions,
+        update: { type: 'RunToCompletion' },
+        job,
+        pods: [...Array(completions).keys()].map((slot) => jobPod(name, ns, template, podSpec, job, slot, 0)),
       };
     }
     case 'StatefulSet': {
