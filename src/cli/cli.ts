@@ -155,10 +155,12 @@ const execFlags = new Map<string, boolean>([
  * container). Given as a "--" before the command, which the exec command reads.
  */
 export function execCommandWords(args: readonly string[]): string[] {
-  if (args[0] !== 'exec' || args.includes('--')) return [...args];
+  if (args[0] !== 'exec') return [...args];
   let positionals = 0;
   for (let i = 1; i < args.length; i++) {
     const a = args[i]!;
+    // A "--" before the command's first word already marks where it starts; one after it is the command's own.
+    if (a === '--') return [...args];
     if (a.startsWith('-') && a !== '-') {
       const inline = a.startsWith('--') && a.includes('=');
       if (execFlags.get(a) === true && !inline) i++;

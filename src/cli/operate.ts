@@ -38,7 +38,10 @@ export const filenameOption = { alias: 'f', type: 'string', describe: 'a manifes
 
 /** -l parsed (a bad selector is a usage error saying where). */
 export function selectorOf(text: unknown): { selector?: Selector } {
-  return typeof text === 'string' ? { selector: parseLabelSelector(text) } : {};
+  if (typeof text !== 'string') return {};
+  // kubectl refuses an empty selector too: an unset variable in `down -l "$SEL"` must not mean every pod.
+  if (text.trim() === '') throw new UsageError('-l "": an empty selector would select every pod; give a selector (app=web), or --all for every pod');
+  return { selector: parseLabelSelector(text) };
 }
 
 const engineOptions = <T>(y: Argv<T>) =>

@@ -35,6 +35,14 @@ export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string
   return findPod(engine, { namespace: arg.namespace, name: owned[0]!.name });
 }
 
+/** The pods an argument names: the pod, or every pod of the workload on the engine now (none is exit 1). */
+export async function podArgRefs(engine: Engine, arg: PodArg): Promise<PodRef[]> {
+  if (!('owner' in arg)) return [arg];
+  const owned = await ownedPods(engine, arg.namespace, arg.owner);
+  if (owned.length === 0) throw new NotFoundError(`${arg.owner} has no pods in namespace ${arg.namespace} (runpod status lists the pods runpod manages)`);
+  return owned.map((p) => ({ namespace: arg.namespace, name: p.name }));
+}
+
 /** A `<pod>` argument: name, or namespace/name. */
 export function parsePodRef(text: string, namespace: string): PodRef {
   const parts = text.split('/');

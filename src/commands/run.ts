@@ -120,11 +120,16 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
     // parallel, each with its own result.
     const refused = admission ? admitPods(plans, await admission) : new Map<string, string>();
+    // --replace takes each pod down once: a rollout brings a pod up more than once (minReadySeconds checks again).
+    const replaced = new Set<string>();
     const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number): Promise<PodOutcome> => {
       reporter.podStarted(plan.key);
       const refusal = refused.get(plan.key);
       if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
-      if (o.replace) await replacePod(engine, plan, reporter);
+      if (o.replace && !replaced.has(plan.key)) {
+        replaced.add(plan.key);
+        await replacePod(engine, plan, reporter);
+      }
       const until = stepDeadline === undefined ? deadline : Math.min(stepDeadline, deadline ?? stepDeadline);
       return runPod(plan, {
         engine,

@@ -7,7 +7,7 @@ import { formatBytes, renderTable } from '../report/tables.js';
 import { Waker } from '../wait/waker.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods, parsePodRef, type PodRef } from './pods.js';
+import { findPods, parsePodArg, podArgRefs, type PodRef } from './pods.js';
 
 export interface StatsOptions {
   /** name or namespace/name each; none: every pod. */
@@ -116,9 +116,10 @@ async function podsToSample(engine: Engine, refs: PodRef[] | undefined): Promise
 
 export async function statsCommand(o: StatsOptions, ctx: CommandContext): Promise<number> {
   // As docker stats: the pods named, or every pod (runpod's, under the isolation key) when none is.
-  const refs = o.pods.length > 0 ? o.pods.map((p) => parsePodRef(p, o.namespace)) : undefined;
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
+  // deploy/web: every pod of the workload, as on the engine now.
+  const refs = o.pods.length > 0 ? (await Promise.all(o.pods.map((p) => podArgRefs(engine, parsePodArg(p, o.namespace))))).flat() : undefined;
   let pods = await podsToSample(engine, refs);
   const clear = o.watch && o.output === 'text' && ctx.stdout.isTTY === true;
   for (;;) {

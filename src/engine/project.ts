@@ -3,12 +3,17 @@
 // carries the key's label. Commands wrap the engine once, where they open it, so no lookup anywhere can reach
 // another job's pods. Host-wide questions (admission counts every pod's requests, gc every dead container) use
 // the engine unwrapped.
+import { Label } from '../plan/labels.js';
 import { inProject, projectLabels, projectSelector } from '../plan/project.js';
 import type { Engine } from './engine.js';
 
 export function projectEngine(engine: Engine, project: string | undefined): Engine {
   const selector = projectSelector(project);
   const label = projectLabels(project);
+  const keyed = (labels: Record<string, string> | undefined): Record<string, string> => {
+    const { [Label.project]: _dropped, ...rest } = labels ?? {};
+    return { ...rest, ...label };
+  };
   const own = <T extends { labels: Record<string, string> }>(list: T[]): T[] => list.filter((x) => inProject(x.labels, project));
   return new Proxy(engine, {
     get(target, prop, receiver) {
@@ -20,11 +25,12 @@ export function projectEngine(engine: Engine, project: string | undefined): Engi
         case 'subscribeEvents':
           return (labels: string[], onEvent: Parameters<Engine['subscribeEvents']>[1], onError: Parameters<Engine['subscribeEvents']>[2]) =>
             target.subscribeEvents([...labels, ...selector], (e) => (inProject(e.labels, project) ? onEvent(e) : undefined), onError);
+        // Made under the key carries it; made without one never carries any (so no label can smuggle one in).
         case 'createContainer':
           return (name: string, options: Parameters<Engine['createContainer']>[1]) =>
-            target.createContainer(name, { ...options, Labels: { ...options.Labels, ...label } });
+            target.createContainer(name, { ...options, Labels: keyed(options.Labels) });
         case 'createVolume':
-          return (name: string, options: Parameters<Engine['createVolume']>[1]) => target.createVolume(name, { ...options, labels: { ...options.labels, ...label } });
+          return (name: string, options: Parameters<Engine['createVolume']>[1]) => target.createVolume(name, { ...options, labels: keyed(options.labels) ?? {} });
         default: {
           const value: unknown = Reflect.get(target, prop, receiver);
           return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

@@ -49,8 +49,9 @@ function key(apiVersion: string, kind: string): string {
  */
 export function kindVerdict(apiVersion: string, kind: string, readKinds: ReadonlySet<string>, skipKinds: ReadonlySet<string>): KindVerdict | undefined {
   const k = key(apiVersion, kind);
-  if (readKinds.has(k)) return { action: 'read' };
+  // Asked for, any kind is skipped, one runpod would run too (--skip-kind Deployment runs the rest of a folder).
   if (skipKinds.has(kind)) return { action: 'skip', why: 'skipped as asked (--skip-kind)' };
+  if (readKinds.has(k)) return { action: 'read' };
   const skip = clusterOnly.get(k);
   if (skip !== undefined) return { action: 'skip', why: skip };
   const promise = promises.get(k);

@@ -190,7 +190,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
     if (missing(kind)) {
       sink.add([...at, 'kind'], `required (${kindsHint})`);
       ok = false;
-    } else if (typeof kind !== 'string' || (!readKinds.has(kind) && kind !== 'List')) {
+    } else if (typeof kind !== 'string' || (!readKinds.has(kind) && kind !== 'List') || (options.skipKinds?.has(kind) === true && kind !== 'List')) {
       // describe() keeps a message short whatever the value (a kind can be a list nested a hundred deep).
       const name = typeof kind === 'string' && kind.length <= 63 ? kind : describe(kind);
       if (typeof kind === 'string' && typeof apiVersion === 'string') notRun(obj, at, line, apiVersion, kind);
@@ -425,6 +425,12 @@ export function metadataRules(meta: unknown, at: PathSegment[], sink: ProblemSin
     for (const [k, v] of Object.entries(meta.labels)) {
       const p = [...m, 'labels', k];
       if (report(sink, p, keyProblem(qualifiedName(k)))) continue;
+      // The pod's labels go on its infra container beside runpod's own, which name and find what runpod made (its
+      // isolation key, owner, source): a manifest may not set those.
+      if (k.startsWith('io.runpod.') || k.startsWith('io.kubernetes.')) {
+        sink.add(p, `label key ${k} is runpod's own (runpod sets io.runpod.* and io.kubernetes.* labels to find what it made); use another key`);
+        continue;
+      }
       if (typeof v === 'string') report(sink, p, labelValue(v));
     }
   }

@@ -72,7 +72,7 @@ export function admitPods(plans: readonly PodPlan[], input: AdmissionInput): Map
   let used = [...input.running.values()].reduce(plus, none());
   const capacity = { milliCpu: input.capacity.cpus * 1000, memoryBytes: input.capacity.memoryBytes };
   for (const plan of plans) {
-    if (input.running.has(plan.key)) continue;
+    if (input.running.has(plan.uid)) continue;
     const req = plan.requests;
     if (req.milliCpu > 0 && used.milliCpu + req.milliCpu > capacity.milliCpu) {
       refused.set(plan.key, `OutOfcpu: requests ${cpus(req.milliCpu)}, the engine has ${cpus(capacity.milliCpu)}, ${cpus(used.milliCpu).replace(/ CPUs?$/, '')} already requested`);

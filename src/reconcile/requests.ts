@@ -11,10 +11,11 @@ export async function observeAdmission(engine: Engine): Promise<AdmissionInput> 
   // A pod is on the engine while its infra container lives; its app, sidecar and running init containers count.
   for (const c of containers) {
     if (c.labels[Label.containerName] !== infraContainerName || !liveStates.has(c.state)) continue;
-    running.set(`${c.labels[Label.podNamespace]}/${c.labels[Label.podName]}`, { milliCpu: 0, memoryBytes: 0 });
+    // By uid: one manifest run under two isolation keys is two pods of one name, each requesting its own.
+    running.set(c.labels[Label.podUid] ?? '', { milliCpu: 0, memoryBytes: 0 });
   }
   for (const c of containers) {
-    const pod = running.get(`${c.labels[Label.podNamespace]}/${c.labels[Label.podName]}`);
+    const pod = running.get(c.labels[Label.podUid] ?? '');
     if (pod === undefined || !liveStates.has(c.state) || c.labels[Label.containerName] === infraContainerName) continue;
     // Containers made before runpod labelled requests count as requesting nothing.
     pod.milliCpu += Number(c.labels[RequestLabel.cpu] ?? 0) || 0;

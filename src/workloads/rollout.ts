@@ -15,23 +15,34 @@ export interface RollingState {
   old: readonly string[];
   /** Desired pods known ready in this run. */
   ready: ReadonlySet<string>;
+  /** Desired pods already on the engine when the run began. */
+  present: ReadonlySet<string>;
+  /** Of those, the ones on an older spec under the same name (a changed ConfigMap value): changed where they stand. */
+  outdated: ReadonlySet<string>;
 }
 
 /**
  * A Deployment's (and a DaemonSet's) rolling update, as the Deployment controller bounds it: never more pods than
  * replicas + maxSurge, never fewer available than replicas - maxUnavailable (old pods count as available; new ones
- * once ready). New pods come first when there is room; old ones go as soon as enough new ones are ready
- * (pkg/controller/deployment/rolling.go: reconcileNewReplicaSet, reconcileOldReplicaSets).
+ * once ready). Pods already there are waited for first; new ones come when there is room; old ones go as soon as
+ * enough new ones are ready (pkg/controller/deployment/rolling.go: reconcileNewReplicaSet, reconcileOldReplicaSets);
+ * a pod changed under its own name is unavailable while it changes, so at most maxUnavailable (or 1) at a time.
  */
 export function rollingStep(replicas: number, maxSurge: number, maxUnavailable: number, s: RollingState): Step {
   const pending = s.desired.filter((n) => !s.ready.has(n));
-  const readyNew = s.desired.length - pending.length;
-  const room = replicas + maxSurge - s.old.length - readyNew;
-  if (pending.length > 0 && room > 0) {
-    return { sync: pending.slice(0, room), reason: `${Math.min(room, pending.length)} new of ${replicas} (at most ${replicas + maxSurge} pods at once)` };
+  const waitFor = pending.filter((n) => s.present.has(n) && !s.outdated.has(n));
+  if (waitFor.length > 0) return { sync: waitFor, reason: 'already there: waiting until ready' };
+  const counted = s.desired.filter((n) => s.ready.has(n) || s.present.has(n)).length;
+  const absent = pending.filter((n) => !s.present.has(n));
+  const room = replicas + maxSurge - s.old.length - counted;
+  if (absent.length > 0 && room > 0) {
+    return { sync: absent.slice(0, room), reason: `${Math.min(room, absent.length)} new of ${replicas} (at most ${replicas + maxSurge} pods at once)` };
   }
+  const readyNew = s.desired.length - pending.length;
   const removable = Math.min(s.old.length, readyNew + s.old.length - (replicas - maxUnavailable));
   if (removable > 0) return { remove: s.old.slice(0, removable), reason: `${readyNew} new ready (at least ${Math.max(0, replicas - maxUnavailable)} available at all times)` };
+  const inPlace = pending.filter((n) => s.outdated.has(n));
+  if (inPlace.length > 0) return { sync: inPlace.slice(0, Math.max(1, maxUnavailable)), reason: `changed where it stands, at most ${Math.max(1, maxUnavailable)} at a time (maxUnavailable)` };
   if (pending.length === 0 && s.old.length === 0) return { done: true, leftAlone: [] };
   // Both bounds at zero cannot happen (resolveFenceposts makes maxUnavailable 1); say so rather than spin.
   return { done: true, leftAlone: [...s.old] };

@@ -48,9 +48,12 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
       const bad = got.find((o) => o.status !== 'succeeded');
       if (bad) {
         if (bad.status === 'timeout' && stepDeadline !== undefined && deps.now() >= stepDeadline) {
-          return result('failed', `${plan.ref} exceeded its progress deadline (${plan.progressDeadlineSeconds}s, ProgressDeadlineExceeded): ${bad.plan.key}: ${bad.reason}`);
+          // Not --timeout: the Deployment's own deadline, a failure of the rollout (kubectl rollout status exits 1).
+          const reason = `${plan.ref} exceeded its progress deadline (${plan.progressDeadlineSeconds}s, ProgressDeadlineExceeded) before ${bad.plan.key} was ready`;
+          outcomes.set(bad.plan.name, { ...bad, status: 'failed', reason });
+          return result('failed', reason);
         }
-        return result(bad.status === 'succeeded' ? 'failed' : bad.status, `${plan.ref}: pod ${bad.plan.key}: ${bad.reason}`);
+        return result(bad.status, `${plan.ref}: pod ${bad.plan.key}: ${bad.reason}`);
       }
     }
     for (const n of names) ready.add(n);
@@ -62,58 +65,70 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     await deps.remove(names);
     removed.push(...names);
   };
+  try {
+    return await rollOutSteps();
+  } catch (err) {
+    // An engine that fails a removal ends this workload's rollout; the run's other pods still report.
+    return result('engine', `${plan.ref}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 
-  if (plan.kind === 'StatefulSet') {
-    const order = statefulOrder(plan, await deps.existing());
-    const ordered = plan.podManagement === 'OrderedReady';
-    // On the way up, OrderedReady starts pod N+1 once pod N is ready; Parallel starts them together.
-    if (ordered) {
-      for (const n of order.bringUp) {
-        const failed = await bringUp([n], 'OrderedReady: in ordinal order');
+  async function rollOutSteps(): Promise<WorkloadOutcome> {
+    if (plan.kind === 'StatefulSet') {
+      const order = statefulOrder(plan, await deps.existing());
+      const ordered = plan.podManagement === 'OrderedReady';
+      // On the way up, OrderedReady starts pod N+1 once pod N is ready; Parallel starts them together.
+      if (ordered) {
+        for (const n of order.bringUp) {
+          const failed = await bringUp([n], 'OrderedReady: in ordinal order');
+          if (failed) return failed;
+        }
+      } else {
+        const failed = await bringUp(order.bringUp, 'Parallel');
         if (failed) return failed;
       }
-    } else {
-      const failed = await bringUp(order.bringUp, 'Parallel');
-      if (failed) return failed;
+      for (const n of order.update) {
+        const failed = await bringUp([n], 'RollingUpdate: one at a time, highest ordinal first');
+        if (failed) return failed;
+      }
+      if (ordered) for (const n of order.remove) await takeDown([n], `beyond ${plan.replicas} replicas, highest ordinal first`);
+      else await takeDown(order.remove, `beyond ${plan.replicas} replicas`);
+      return result('succeeded', readyReason(plan, order.leftAlone), order.leftAlone);
     }
-    for (const n of order.update) {
-      const failed = await bringUp([n], 'RollingUpdate: one at a time, highest ordinal first');
-      if (failed) return failed;
-    }
-    if (ordered) for (const n of order.remove) await takeDown([n], `beyond ${plan.replicas} replicas, highest ordinal first`);
-    else await takeDown(order.remove, `beyond ${plan.replicas} replicas`);
-    return result('succeeded', readyReason(plan, order.leftAlone), order.leftAlone);
-  }
 
-  const desired = plan.pods.map((p) => p.name);
-  const existing = await deps.existing();
-  if (plan.update.type === 'OnDelete') {
-    // A DaemonSet under OnDelete: an older pod stays until it is deleted; only then does the new one come.
-    const older = existing.filter((e) => !desired.includes(e.name)).map((e) => e.name);
-    if (older.length > 0) return result('succeeded', `${plan.ref}: OnDelete: ${older.join(', ')} keep the older template until deleted`, older);
-  }
-  if (plan.update.type === 'InPlace') {
-    const failed = await bringUp(desired, `${plan.replicas} replicas`);
-    if (failed) return failed;
-    await takeDown(existing.filter((e) => !desired.includes(e.name)).map((e) => e.name), `beyond ${plan.replicas} replicas`);
-    return result('succeeded', readyReason(plan, []));
-  }
-  let old = existing.filter((e) => !desired.includes(e.name)).map((e) => e.name);
-  // Pods that exist and are up to date still get one pass of the loop: it waits for them to be ready.
-  for (let guard = 0; guard < 4 * (desired.length + old.length) + 4; guard++) {
-    const state = { desired, old, ready };
-    const step: Step =
-      plan.update.type === 'Recreate' ? recreateStep(state) : plan.update.type === 'RollingUpdate' ? rollingStep(plan.replicas, plan.update.maxSurge, plan.update.maxUnavailable, state) : { done: true, leftAlone: [] };
-    if ('done' in step) return result('succeeded', readyReason(plan, step.leftAlone), step.leftAlone);
-    if ('sync' in step) {
-      const failed = await bringUp(step.sync, step.reason);
-      if (failed) return failed;
-    } else {
-      await takeDown(step.remove, step.reason);
-      old = old.filter((n) => !step.remove.includes(n));
+    const desired = plan.pods.map((p) => p.name);
+    const existing = await deps.existing();
+    if (plan.update.type === 'OnDelete') {
+      // A DaemonSet under OnDelete: an older pod stays until it is deleted; only then does the new one come.
+      const older = existing.filter((e) => !desired.includes(e.name)).map((e) => e.name);
+      if (older.length > 0) return result('succeeded', `${plan.ref}: OnDelete: ${older.join(', ')} keep the older template until deleted`, older);
+      const failed = await bringUp(desired, 'OnDelete: no pod yet');
+      return failed ?? result('succeeded', readyReason(plan, []));
     }
+    if (plan.update.type === 'InPlace') {
+      const failed = await bringUp(desired, `${plan.replicas} replicas`);
+      if (failed) return failed;
+      await takeDown(existing.filter((e) => !desired.includes(e.name)).map((e) => e.name), `beyond ${plan.replicas} replicas`);
+      return result('succeeded', readyReason(plan, []));
+    }
+    let old = existing.filter((e) => !desired.includes(e.name)).map((e) => e.name);
+    const present = new Set(existing.filter((e) => desired.includes(e.name)).map((e) => e.name));
+    const outdated = new Set(existing.filter((e) => e.outdated && desired.includes(e.name)).map((e) => e.name));
+    // Pods that exist and are up to date still get one pass of the loop: it waits for them to be ready.
+    for (let guard = 0; guard < 4 * (desired.length + old.length) + 4; guard++) {
+      const state = { desired, old, ready, present, outdated };
+      const step: Step =
+        plan.update.type === 'Recreate' ? recreateStep(state) : plan.update.type === 'RollingUpdate' ? rollingStep(plan.replicas, plan.update.maxSurge, plan.update.maxUnavailable, state) : { done: true, leftAlone: [] };
+      if ('done' in step) return result('succeeded', readyReason(plan, step.leftAlone), step.leftAlone);
+      if ('sync' in step) {
+        const failed = await bringUp(step.sync, step.reason);
+        if (failed) return failed;
+      } else {
+        await takeDown(step.remove, step.reason);
+        old = old.filter((n) => !step.remove.includes(n));
+      }
+    }
+    return result('failed', `${plan.ref}: the rollout made no progress (a step repeated); this is a bug in runpod`);
   }
-  return result('failed', `${plan.ref}: the rollout made no progress (a step repeated); this is a bug in runpod`);
 }
 
 function readyReason(plan: WorkloadPlan, leftAlone: string[]): string {

@@ -26,14 +26,14 @@ describe('podRequests (Kubernetes PodRequests, init containers and sidecars)', (
   for (const t of cases) it(t.title, () => assert.deepEqual(podRequests(t.init, t.apps), t.want));
 });
 
-function plan(name: string, cpu?: string, memory?: string) {
+function plan(name: string, cpu?: string, memory?: string, project?: string) {
   const requests = { ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) };
   const loaded = {
     pod: { metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'a', image: 'busybox:1', resources: { requests } }] } },
     source: { file: '<stdin>' },
     line: 1,
   } as unknown as LoadedPod;
-  return translatePod(loaded, { infraImage: 'pause:test' });
+  return translatePod(loaded, { infraImage: 'pause:test', ...(project !== undefined ? { project } : {}) });
 }
 
 describe('admitPods (the kubelet\'s NodeResourcesFit, OutOfcpu / OutOfmemory)', () => {
@@ -53,8 +53,15 @@ describe('admitPods (the kubelet\'s NodeResourcesFit, OutOfcpu / OutOfmemory)', 
     assert.match(refused.get('default/two')!, /, 1.5 already requested$/);
   });
   it('a pod already on the engine was admitted before: it only counts, and is not refused again', () => {
-    const refused = admitPods([plan('one', '1500m'), plan('two', '1')], { capacity: host, running: new Map([['default/one', { milliCpu: 1500, memoryBytes: 0 }]]) });
+    const one = plan('one', '1500m');
+    const refused = admitPods([one, plan('two', '1')], { capacity: host, running: new Map([[one.uid, { milliCpu: 1500, memoryBytes: 0 }]]) });
     assert.deepEqual([...refused.keys()], ['default/two']);
+  });
+  it('the same pod name under another isolation key is another pod: it is admitted on its own requests', () => {
+    const mine = plan('db', '3', undefined, 'b');
+    const theirs = plan('db', '3', undefined, 'a');
+    const refused = admitPods([mine], { capacity: { cpus: 4, memoryBytes: 8 * Gi }, running: new Map([[theirs.uid, { milliCpu: 3000, memoryBytes: 0 }]]) });
+    assert.deepEqual([...refused.keys()], ['default/db'], 'not taken for the other key\'s pod, which already holds 3 CPUs');
   });
   it('a pod that requests nothing always fits, even on a full host; limits are not admission', () => {
     const full = new Map([['default/x', { milliCpu: 5000, memoryBytes: 100 * Gi }]]);
