@@ -635,6 +635,15 @@ export const podTemplateFields: FieldLevel = {
   },
 };
 
+/** A Job's pod template: a Pod's metadata and spec, as podTemplateFields, but its pods run to completion. */
+export const jobPodTemplateFields: FieldLevel = {
+  type: 'PodTemplateSpec',
+  fields: {
+    metadata: supported('as a Pod\'s metadata; name and namespace are ignored (warning), as the API server ignores them'),
+    spec: supported('as a Pod\'s spec (every field and rule above); restartPolicy required: Never (Always is refused by Kubernetes, OnFailure not supported by runpod yet)'),
+  },
+};
+
 const storageList: FieldLevel = {
   type: 'ResourceList',
   fields: {
@@ -793,14 +802,43 @@ export const daemonSetSpecFields: FieldLevel = {
   },
 };
 
+// Job (batch/v1; pkg/apis/batch/validation ValidateJob). Its pods run to completion: runpod labels them itself,
+// counts failures against backoffLimit, and ends when the Job does (so no controller is left to act after it).
+const jobFailure = (purpose: string): FieldEntry => later(`${purpose}; not implemented yet`);
+export const jobSpecFields: FieldLevel = {
+  type: 'JobSpec',
+  fields: {
+    template: supported('required; restartPolicy Never', jobPodTemplateFields),
+    completions: supported('>= 0; default: the first success completes the Job; required with completionMode Indexed'),
+    parallelism: supported('default 1, >= 0: pods at a time'),
+    completionMode: supported('NonIndexed (default) or Indexed (each pod gets a completion index 0..completions-1)'),
+    backoffLimit: supported('default 6, >= 0: failed pods before the Job fails'),
+    activeDeadlineSeconds: supported('> 0: the Job fails when it runs longer'),
+    ttlSecondsAfterFinished: supported('0 only: the pods are removed as soon as the Job finishes; leave it out to keep them for runpod logs'),
+    suspend: supported('false only: a suspended Job runs nothing'),
+    selector: later('runpod labels a Job\'s pods itself'),
+    manualSelector: supported('false only: runpod labels a Job\'s pods itself'),
+    podFailurePolicy: jobFailure('rules that fail the Job, or ignore a failure, by exit code or pod condition'),
+    backoffLimitPerIndex: jobFailure('a backoff limit per completion index'),
+    maxFailedIndexes: jobFailure('how many indexes may fail (with backoffLimitPerIndex)'),
+    successPolicy: jobFailure('which succeeded indexes complete the Job early'),
+    podReplacementPolicy: jobFailure('when a replacement pod may start'),
+    managedBy: jobFailure('hands the Job to another controller'),
+  },
+};
+
 const workloadStatus: FieldEntry = { status: 'warn', note: 'ignored, runpod reports the status it observes', readOnly: true };
+const nameRule: Readonly<Record<string, string>> = {
+  StatefulSet: ', a DNS-1123 label',
+  Job: ', a DNS-1123 subdomain of at most 63 characters (the pods\' job-name label value)',
+};
 function workloadFields(kind: string, apiVersion: string, spec: FieldLevel): FieldLevel {
   return {
     type: kind,
     fields: {
       apiVersion: supported(apiVersion),
       kind: supported(kind),
-      metadata: supported(`name required${kind === 'StatefulSet' ? ', a DNS-1123 label' : ''}; namespace default "default" or -n`, objectMetaFields),
+      metadata: supported(`name required${nameRule[kind] ?? ''}; namespace default "default" or -n`, objectMetaFields),
       spec: supported('required', spec),
       status: workloadStatus,
     },
@@ -812,6 +850,7 @@ export const replicaSetFields = workloadFields('ReplicaSet', 'apps/v1', replicaS
 export const replicationControllerFields = workloadFields('ReplicationController', 'v1', replicationControllerSpecFields);
 export const statefulSetFields = workloadFields('StatefulSet', 'apps/v1', statefulSetSpecFields);
 export const daemonSetFields = workloadFields('DaemonSet', 'apps/v1', daemonSetSpecFields);
+export const jobFields = workloadFields('Job', 'batch/v1', jobSpecFields);
 
 /** Where each level of an object lives, in the order "belongs in …" hints prefer. */
 export type FieldPlaces = ReadonlyArray<readonly [string, FieldLevel]>;
@@ -852,7 +891,7 @@ export function placesOf(top: FieldLevel): FieldPlaces {
       const sub = entry.fields;
       if (entry.status !== 'supported' || sub === undefined) continue;
       const path = `${prefix === '' ? '' : `${prefix}.`}${name}${listFields.has(name) ? '[*]' : ''}`;
-      if (sub === podTemplateFields) {
+      if (sub === podTemplateFields || sub === jobPodTemplateFields) {
         template = true;
         continue;
       }
@@ -1022,7 +1061,7 @@ export function supportedFieldsMarkdown(): string {
   visit(configMapFields, 'ConfigMap');
   visit(secretFields, 'Secret');
   const listed = new Map<FieldLevel, string>();
-  for (const level of [persistentVolumeClaimFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields]) {
+  for (const level of [persistentVolumeClaimFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields, jobFields]) {
     visit(level, level.type, listed);
   }
   return rows.join('\n') + '\n';

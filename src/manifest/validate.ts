@@ -106,7 +106,7 @@ export interface ValidConfig {
 }
 
 /** The kinds that run pods through a controller, and the claims they (and pods) mount. */
-export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'PersistentVolumeClaim';
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'PersistentVolumeClaim';
 
 /** A workload or PersistentVolumeClaim that passed validation, with where it was written. */
 export interface ValidWorkload {
@@ -128,7 +128,7 @@ export interface DocumentResult {
 }
 
 const kindsHint =
-  'runpod reads kinds Pod, ConfigMap, Secret, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), or a List of them';
+  'runpod reads kinds Pod, ConfigMap, Secret, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them';
 type Kind = 'Pod' | 'ConfigMap' | 'Secret' | WorkloadKind | 'List';
 /** The kinds runpod reads, each with the one apiVersion it has. */
 const readKinds = new Map<string, string>([
@@ -141,8 +141,9 @@ const readKinds = new Map<string, string>([
   ['ReplicaSet', 'apps/v1'],
   ['StatefulSet', 'apps/v1'],
   ['DaemonSet', 'apps/v1'],
+  ['Job', 'batch/v1'],
 ]);
-const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'PersistentVolumeClaim']);
+const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'PersistentVolumeClaim']);
 function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
   return kind !== undefined && workloadKinds.has(kind);
 }

@@ -2,11 +2,13 @@
 // PersistentVolumeClaims: the field tables (fields.ts), the Kubernetes schema (kubernetes-models' compiled validator
 // of each kind), and the API server's rules the schema does not express (pkg/apis/apps/validation:
 // ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateStatefulSetSpec, ValidateDaemonSetSpec; pkg/apis/core/
-// validation: ValidateReplicationControllerSpec, ValidatePersistentVolumeClaimSpec). A pod template is validated as
+// validation: ValidateReplicationControllerSpec, ValidatePersistentVolumeClaimSpec; pkg/apis/batch/validation:
+// ValidateJob, validateJobSpec). A pod template is validated as
 // the Pod it stands for, with validatePod, so its problems read spec.template.spec.containers[0].image. Pure.
 
 import { Deployment as DeploymentModel } from 'kubernetes-models/apps/v1/Deployment';
 import { DaemonSet as DaemonSetModel } from 'kubernetes-models/apps/v1/DaemonSet';
+import { Job as JobModel } from 'kubernetes-models/batch/v1/Job';
 import { ReplicaSet as ReplicaSetModel } from 'kubernetes-models/apps/v1/ReplicaSet';
 import { StatefulSet as StatefulSetModel } from 'kubernetes-models/apps/v1/StatefulSet';
 import { PersistentVolumeClaim as PersistentVolumeClaimModel } from 'kubernetes-models/v1/PersistentVolumeClaim';
@@ -17,6 +19,7 @@ import {
   type FieldPlaces,
   daemonSetFields,
   deploymentFields,
+  jobFields,
   persistentVolumeClaimFields,
   placesOf,
   podTemplatePlaces,
@@ -43,6 +46,7 @@ const tables: Record<WorkloadKind, KindTable> = {
   ReplicationController: { fields: replicationControllerFields, places: placesOf(replicationControllerFields), model: ReplicationControllerModel },
   StatefulSet: { fields: statefulSetFields, places: placesOf(statefulSetFields), model: StatefulSetModel },
   DaemonSet: { fields: daemonSetFields, places: placesOf(daemonSetFields), model: DaemonSetModel },
+  Job: { fields: jobFields, places: placesOf(jobFields), model: JobModel },
   PersistentVolumeClaim: { fields: persistentVolumeClaimFields, places: placesOf(persistentVolumeClaimFields), model: PersistentVolumeClaimModel },
 };
 
@@ -100,10 +104,17 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
   // ValidateStatefulSetName: the pods are <name>-<ordinal> and each pod's name is its hostname, so a label.
   if (kind === 'StatefulSet' && isObj(meta) && typeof meta.name === 'string' && meta.name !== '') report(sink, [...at, 'metadata', 'name'], dns1123Label(meta.name));
   metadataRules(meta, at, sink);
+  // A Job's name becomes its pods' job-name (and batch.kubernetes.io/job-name) label, whose value is at most 63
+  // characters: the API server refuses a longer name at the template's labels.
+  const np = [...at, 'metadata', 'name'];
+  if (kind === 'Job' && isObj(meta) && typeof meta.name === 'string' && meta.name.length > 63 && !sink.has(np)) {
+    sink.add(np, `must be no more than 63 characters (got ${meta.name.length}): a Job's name is its pods' job-name label value`);
+  }
   if (spec === undefined || spec === null) {
-    sink.add(s, kind === 'PersistentVolumeClaim' ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)' : `required (a ${kind} needs spec.selector and spec.template)`);
+    sink.add(s, kind === 'PersistentVolumeClaim' ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)' : `required (a ${kind} needs ${kind === 'Job' ? 'spec.template' : 'spec.selector and spec.template'})`);
   } else if (isObj(spec)) {
     if (kind === 'PersistentVolumeClaim') claimSpecRules(spec, s, sink);
+    else if (kind === 'Job') jobRules(spec, s, sink);
     else controllerRules(spec, s, kind, sink);
   }
   return sink.problems.length === before;
@@ -144,9 +155,13 @@ function podTemplate(obj: Obj, spec: Obj, template: Obj, s: PathSegment[], kind:
     }
   }
   validatePod(pod, t, sink, { places: podTemplatePlaces, claimVolumes: claims });
+  const ps = template.spec;
+  if (kind === 'Job') {
+    if (isObj(ps)) jobRestartPolicy(ps.restartPolicy, [...t, 'spec', 'restartPolicy'], sink);
+    return;
+  }
   // ValidatePodTemplateSpecForReplicaSet (and ForStatefulSet, ForRC, the DaemonSet's): a controller restarts its
   // pods' containers always; a pod that stopped would be replaced.
-  const ps = template.spec;
   if (isObj(ps) && typeof ps.restartPolicy === 'string' && ps.restartPolicy !== 'Always') {
     sink.add([...t, 'spec', 'restartPolicy'], notSupported(ps.restartPolicy, ['Always']));
   }
@@ -160,7 +175,7 @@ function templateLabels(spec: Obj): Record<string, string> {
   return out;
 }
 
-function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind, 'PersistentVolumeClaim'>, sink: ProblemSink): void {
+function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind, 'PersistentVolumeClaim' | 'Job'>, sink: ProblemSink): void {
   const t = [...s, 'template'];
   if (!set(spec.template)) sink.add(t, 'required');
   if (kind !== 'DaemonSet') nonNegative(spec.replicas, [...s, 'replicas'], sink);
@@ -197,6 +212,40 @@ function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind
   if (kind === 'Deployment') deploymentRules(spec, s, sink);
   if (kind === 'StatefulSet') statefulSetRules(spec, s, sink);
   if (kind === 'DaemonSet') daemonSetRules(spec, s, sink);
+}
+
+/**
+ * validateJobSpec: a Job's pods run to completion, so the API server takes only OnFailure or Never (an unset policy
+ * defaults to Always, which it refuses). runpod runs Never only for now: each failure is a new pod.
+ */
+function jobRestartPolicy(policy: unknown, p: PathSegment[], sink: ProblemSink): void {
+  if (!set(policy) || policy === '') {
+    sink.add(p, 'required in a Job: Never (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)');
+  } else if (policy === 'OnFailure') {
+    sink.add(p, 'restartPolicy OnFailure in a Job is not supported by runpod yet: use Never (each failure is then a new pod, counted against backoffLimit)');
+  } else if (typeof policy === 'string' && policy !== 'Never') {
+    // Always; another string already has the schema's enum problem, which the sink keeps.
+    sink.add(p, notSupported(policy, ['OnFailure', 'Never']));
+  }
+}
+
+/**
+ * validateJobSpec (counts, the deadline, Indexed completions) and runpod's own limits: it labels a Job's pods
+ * itself (no selector), runs a Job at once (not suspended), and keeps no controller after the Job ends.
+ */
+function jobRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
+  if (!set(spec.template)) sink.add([...s, 'template'], 'required');
+  for (const f of ['completions', 'parallelism', 'backoffLimit', 'ttlSecondsAfterFinished'] as const) nonNegative(spec[f], [...s, f], sink);
+  const deadline = spec.activeDeadlineSeconds;
+  if (typeof deadline === 'number' && deadline <= 0) sink.add([...s, 'activeDeadlineSeconds'], 'must be greater than 0');
+  // With Indexed completion each pod has an index 0..completions-1, so completions must be given.
+  if (spec.completionMode === 'Indexed' && !set(spec.completions)) sink.add([...s, 'completions'], 'required when completionMode is Indexed');
+  const ttl = spec.ttlSecondsAfterFinished;
+  if (typeof ttl === 'number' && ttl > 0) {
+    sink.add([...s, 'ttlSecondsAfterFinished'], 'runpod ends when the Job does and keeps no controller after it: only 0 can be honoured (remove the pods at once); leave it out to keep them for runpod logs');
+  }
+  if (spec.suspend === true) sink.add([...s, 'suspend'], 'a suspended Job runs nothing; runpod would wait forever: remove suspend');
+  if (spec.manualSelector === true) sink.add([...s, 'manualSelector'], "not supported by runpod (runpod labels a Job's pods itself)");
 }
 
 /** labelSelectorFrom's answer: the problems (strings), or the selector (requirements; empty selects everything). */
