@@ -63,12 +63,6 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
           }
           continue;
         }
-        if (w.kind === 'Job') {
-          // Validated (manifest/workloadRules.ts), but not run yet: refused rather than silently left out.
-          const l = lineOf(w.lines, [...w.at, 'kind']);
-          problems.push({ file: source.file, ...(l !== undefined ? { line: l } : {}), path: formatPath([...w.at, 'kind']), message: 'a valid Job, but running Jobs is not supported by runpod yet' });
-          continue;
-        }
         const plan = expandWorkload(w.kind, w.value, options.defaultNamespace);
         const id = `${plan.namespace}/${plan.ref}`;
         const first = workloadAt.get(id);

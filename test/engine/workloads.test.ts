@@ -267,3 +267,59 @@ test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloa
   assert.match(down.stdout, new RegExp(`claim volume pvc_default\\.${w.key}_shared: removed`));
   assert.deepEqual(claims(), [`pvc_default.${w.key}_spare`], 'only the claims the pods mounted go');
 });
+
+const jobManifest = (name: string, spec: string, command: string) => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+${spec}  template:
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: work
+        image: ${busybox}
+        command: ["sh", "-c", ${JSON.stringify(command)}]
+      restartPolicy: Never
+`;
+
+test('Jobs: completions 3 / parallelism 2 exits 0; an Indexed Job sees its index; a folder with a Deployment waits for each by its kind', async (t) => {
+  const image = standIn('nginx:1.14.2');
+  const w = workspace(t, {
+    'work.yaml': jobManifest('work', '  completions: 3\n  parallelism: 2\n', 'sleep 1; echo done'),
+    'indexed.yaml': jobManifest('indexed', '  completions: 3\n  parallelism: 3\n  completionMode: Indexed\n', 'echo "index=$JOB_COMPLETION_INDEX host=$(hostname)"'),
+    'web.yaml': nginxDeployment(image, 1),
+  });
+  const up = await w.run(w.dir, '-o', 'json');
+  assert.equal(up.code, 0, show(up));
+  const doc = JSON.parse(up.stdout) as { workloads: { ref: string; status: string; reason: string }[] };
+  const byRef = new Map(doc.workloads.map((x) => [x.ref, x]));
+  assert.match(byRef.get('job/work')!.reason, /completed \(3 of 3 succeeded\)/);
+  assert.match(byRef.get('job/indexed')!.reason, /completed \(3 of 3 succeeded\)/);
+  assert.equal(byRef.get('deployment/nginx-deployment')!.status, 'succeeded', 'the Deployment waited for ready, the Jobs for completion, in one run');
+  // parallelism 2: the third pod started only after one of the first two had finished.
+  const starts = [...podsOf(w.key, 'job/work').keys()].map((n) => {
+    const id = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${n}`, '--filter', 'label=io.kubernetes.container.name=work']);
+    return { start: Date.parse(docker(['inspect', '--format', '{{.State.StartedAt}}', id])), end: Date.parse(docker(['inspect', '--format', '{{.State.FinishedAt}}', id])) };
+  }).sort((a, b) => a.start - b.start);
+  assert.equal(starts.length, 3);
+  assert.ok(starts[2]!.start >= Math.min(starts[0]!.end, starts[1]!.end), `at most 2 at once: ${JSON.stringify(starts)}`);
+  const indexed = [...podsOf(w.key, 'job/indexed').keys()].sort();
+  const seen = await Promise.all(indexed.map(async (n) => (await w.run('logs', n)).stdout.trim()));
+  assert.deepEqual(seen.sort(), ['index=0 host=indexed-0', 'index=1 host=indexed-1', 'index=2 host=indexed-2']);
+  // A re-run finds the completed Jobs and runs nothing again.
+  const again = await w.run(w.dir, '-o', 'json');
+  assert.equal(again.code, 0, show(again));
+  assert.equal(podsOf(w.key, 'job/work').size, 3);
+});
+
+test('a Job that exhausts its backoffLimit exits 1 with the failing pod and its logs', async (t) => {
+  const w = workspace(t, { 'fail.yaml': jobManifest('fails', '  backoffLimit: 1\n', 'echo "cannot migrate: table missing"; exit 2') });
+  const r = await w.run(path.join(w.dir, 'fail.yaml'));
+  assert.equal(r.code, 1, show(r));
+  assert.match(r.stderr, /job\/fails failed: BackoffLimitExceeded \(2 pods failed, backoffLimit 1\)/, show(r));
+  assert.match(r.stderr, /exit code 2/);
+  assert.match(r.stderr, /\| cannot migrate: table missing/, 'the failing pod\'s last log lines');
+  assert.match(r.stderr, /retrying after 1 failure, in 10s/, "the Job controller's back-off");
+  assert.equal(podsOf(w.key, 'job/fails').size, 2, 'both attempts are kept for runpod logs');
+});
