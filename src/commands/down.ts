@@ -128,7 +128,10 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   // Claims outlive their pods, as on a cluster; only asked for, the ones these pods mounted go too (after them).
-  const claimVolumes = o.deleteClaims ? await claimsMounted(engine, refs) : [];
+  // A StatefulSet taken down (by manifest or kind/name) whose retention policy says whenDeleted: Delete takes its
+  // pods' claims along.
+  const owned = new Set((targets?.owners ?? []).map((w) => `${w.namespace}/${w.ref}`));
+  const claimVolumes = o.deleteClaims ? await claimsMounted(engine, refs) : await claimsMounted(engine, refs, (labels) => labels[Label.claimsWithOwner] === 'delete' && owned.has(`${labels[Label.podNamespace]}/${labels[Label.owner]}`));
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
   const claims = await Promise.all(
     claimVolumes.map(async (volume) => {
@@ -158,11 +161,12 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   return ExitCode.ok;
 }
 
-/** The claims' engine volumes (runpod's pvc_ volumes) that the pods' containers mount. */
-async function claimsMounted(engine: Engine, refs: readonly PodRef[]): Promise<string[]> {
+/** The claims' engine volumes (runpod's pvc_ volumes) that the pods' containers mount (those whose labels pass). */
+async function claimsMounted(engine: Engine, refs: readonly PodRef[], which: (labels: Record<string, string>) => boolean = () => true): Promise<string[]> {
   const names = new Set<string>();
   for (const r of refs) {
     for (const c of await engine.listContainers(podSelector(r.namespace, r.name))) {
+      if (!which(c.labels)) continue;
       const info = await engine.inspectContainer(c.id);
       for (const m of info?.Mounts ?? []) if (m.Type === 'volume' && m.Name?.startsWith('pvc_')) names.add(m.Name);
     }

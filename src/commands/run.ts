@@ -191,7 +191,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (o.scoped) {
       return await runScoped(
         o.scoped,
-        { engine, project, ownProject: o.project === undefined, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, ownProject: o.project === undefined, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }

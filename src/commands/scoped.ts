@@ -29,6 +29,8 @@ export interface ScopedRun {
   project: string | undefined;
   /** The key is the run's own (none was given): nobody can come back to its claims, so they go with the pods. */
   ownProject: boolean;
+  /** The engine volumes of the input's PersistentVolumeClaims (made by the run, mounted or not). */
+  claimVolumes: string[];
   plans: PodPlan[];
   results: PodResult[];
   exitCode: number;
@@ -53,7 +55,10 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
     reporter.info(`taking down ${keys}`);
     try {
       await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
-      if (run.ownProject) await Promise.all(run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => run.engine.removeVolume(v.engineName))));
+      if (run.ownProject) {
+        const mounted = run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName));
+        await Promise.all([...new Set([...mounted, ...run.claimVolumes])].map((v) => run.engine.removeVolume(v)));
+      }
       return true;
     } catch (err) {
       reporter.warn(`could not take down ${keys}: ${err instanceof Error ? err.message : String(err)}`);

@@ -23,6 +23,8 @@ export interface LoadedPod {
   configs?: ReadonlyMap<string, ConfigObject>;
   /** The workload whose pod this is (kubectl's kind/name, e.g. deployment/web); none for a bare Pod. */
   owner?: string;
+  /** A StatefulSet's pod whose claims go when the StatefulSet does (persistentVolumeClaimRetentionPolicy.whenDeleted). */
+  claimsGoWithOwner?: boolean;
 }
 
 /**

@@ -15,6 +15,8 @@ export const Label = {
   project: 'io.runpod.project',
   /** The workload a pod belongs to, as kubectl names it (deployment/web); absent for a bare Pod. */
   owner: 'io.runpod.owner',
+  /** "delete": the pod's claims go when its owner is taken down (a StatefulSet's whenDeleted: Delete). */
+  claimsWithOwner: 'io.runpod.owner.claims',
 } as const;
 
 export const managedByValue = 'runpod';

@@ -323,3 +323,24 @@ test('a Job that exhausts its backoffLimit exits 1 with the failing pod and its 
   assert.match(r.stderr, /retrying after 1 failure, in 10s/, "the Job controller's back-off");
   assert.equal(podsOf(w.key, 'job/fails').size, 2, 'both attempts are kept for runpod logs');
 });
+
+test('a StatefulSet whose claims go with it (whenDeleted: Delete) loses them at down; a scoped run of its own key leaves no claim behind', async (t) => {
+  const image = standIn('nginx-slim:0.24');
+  const sts = webStatefulSet(image, 1).split('---\n')[1]!.replace('  minReadySeconds: 1\n', '  minReadySeconds: 0\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n');
+  const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: scratch\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n';
+  const w = workspace(t, { 'web.yaml': sts, 'claim.yaml': claim });
+  const claims = () => docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').filter(Boolean).sort();
+  const up = await w.run(w.dir);
+  assert.equal(up.code, 0, show(up));
+  assert.deepEqual(claims(), [`pvc_default.${w.key}_scratch`, `pvc_default.${w.key}_www-web-0`]);
+  const down = await w.run('down', 'sts/web');
+  assert.equal(down.code, 0, show(down));
+  assert.deepEqual(claims(), [`pvc_default.${w.key}_scratch`], "web-0's claim went with the StatefulSet; the input's own claim stays");
+  // A scoped run under a key of its own: nobody can come back to it, so its claims go too (the input's and web-0's).
+  const claimsOfName = () =>
+    ['scratch', 'www-web-0'].flatMap((c) => docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.pvc.name=${c}`]).split('\n')).filter((v) => v !== '' && !v.includes(w.key));
+  const before = claimsOfName();
+  const scoped = await runpod([w.dir, '--', 'true'], { timeoutMs: 240_000 });
+  assert.equal(scoped.code, 0, show(scoped));
+  assert.deepEqual(claimsOfName(), before, 'no claim left under the scoped run\'s key');
+});
