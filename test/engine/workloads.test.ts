@@ -29,6 +29,23 @@ function standIn(ref: string): string {
   return image;
 }
 
+/** A stand-in for the docs' perl image: busybox with a `perl` that prints the first digits of pi, whatever it is asked. */
+function perlStandIn(): string {
+  const image = 'runpod-test/perl:5.34.0';
+  if (docker(['images', '-q', image]) !== '') return image;
+  const id = docker(['create', busybox, 'sh', '-c', 'mkdir -p /usr/bin && printf "#!/bin/sh\\necho 3.14159265358979323846\\n" > /usr/bin/perl && chmod +x /usr/bin/perl']);
+  try {
+    docker(['start', '-a', id]);
+    const tar = path.join(os.tmpdir(), `standin-${id.slice(0, 12)}.tar`);
+    docker(['export', '-o', tar, id]);
+    docker(['import', tar, image]);
+    fs.rmSync(tar, { force: true });
+  } finally {
+    docker(['rm', '-f', id]);
+  }
+  return image;
+}
+
 /** A folder of manifests, and an isolation key whose every container and volume goes when the test ends. */
 function workspace(t: TestContext, files: Record<string, string>): { dir: string; key: string; run: (...args: string[]) => Promise<CliResult> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-wl-'));
@@ -343,4 +360,29 @@ test('a StatefulSet whose claims go with it (whenDeleted: Delete) loses them at 
   const scoped = await runpod([w.dir, '--', 'true'], { timeoutMs: 240_000 });
   assert.equal(scoped.code, 0, show(scoped));
   assert.deepEqual(claimsOfName(), before, 'no claim left under the scoped run\'s key');
+});
+
+test("the documentation's pi Job runs as documented, with a stand-in perl image, and its logs hold the result", async (t) => {
+  const image = perlStandIn();
+  const w = workspace(t, {
+    'pi.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: pi
+spec:
+  template:
+    spec:
+      containers:
+      - name: pi
+        image: ${image}
+        command: ["perl",  "-Mbignum=bpi", "-wle", "print bpi(2000)"]
+      restartPolicy: Never
+  backoffLimit: 4
+`,
+  });
+  const r = await w.run(path.join(w.dir, 'pi.yaml'));
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /job\/pi: completed \(1 of 1 succeeded\)/);
+  const logs = await w.run('logs', 'job/pi');
+  assert.match(logs.stdout, /^3\.14159/);
 });
