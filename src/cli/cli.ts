@@ -181,10 +181,10 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
   await refuseUnknownCommand(args);
   await yargs(args)
     .scriptName('runpod')
-    .usage('$0 [run] <manifest...>  run Kubernetes Pod manifests on a Docker engine and wait until they run')
+    .usage('$0 [run] <manifest...>  run Kubernetes manifests (Pods, Deployments, StatefulSets, Jobs …) on a Docker engine and wait until they run')
     .command(
       ['run [manifests..]', '$0 [manifests..]'],
-      'run pods and wait until every container runs (default command)',
+      'run pods and workloads and wait for them (default command)',
       runOptions,
       async (a) => {
         if ((a.backoff as number) < 1 || !Number.isFinite(a.backoff)) throw new UsageError(`--backoff ${a.backoff}: expected a factor of 1 or more`);
@@ -230,7 +230,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     )
     .command(
       'down [targets..]',
-      'stop and remove pods (by manifest, or by name / namespace/name)',
+      'stop and remove pods (by manifest, name / namespace/name, kind/name, -l, or --all)',
       (y) =>
         common(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names' })

@@ -138,7 +138,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
     },
     {
       command: 'exec <pod> [command..]',
-      describe: "run a command in a container (after --); exit with the command's exit code, 125 when runpod fails",
+      describe: "run a command in a container (the words after the pod, or after --); exit with the command's exit code, 125 when runpod fails",
       builder: (y) =>
         engineOptions(y)
           .positional('pod', { type: 'string', describe: 'name or namespace/name' })
