@@ -72,7 +72,9 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
       continue;
     }
     if (/^(po|pods?)\//.test(t)) {
-      refs.push({ namespace, name: t.slice(t.indexOf('/') + 1) });
+      const name = t.slice(t.indexOf('/') + 1);
+      if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name)) throw new UsageError(`"${t}" is not a pod: expected pod/<name> (the namespace comes from -n)`);
+      refs.push({ namespace, name });
       continue;
     }
     const parts = t.split('/');

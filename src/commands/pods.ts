@@ -20,7 +20,12 @@ export type PodArg = PodRef | { namespace: string; owner: string };
 export function parsePodArg(text: string, namespace: string): PodArg {
   const owner = parseWorkloadRef(text);
   if (owner !== undefined) return { namespace, owner };
-  return parsePodRef(/^(po|pods?)\//.test(text) ? text.slice(text.indexOf('/') + 1) : text, namespace);
+  if (/^(po|pods?)\//.test(text)) {
+    const name = text.slice(text.indexOf('/') + 1);
+    if (name.includes('/')) throw new UsageError(`"${text}" is not a pod: expected pod/<name> (the namespace comes from -n)`);
+    return parsePodRef(name, namespace);
+  }
+  return parsePodRef(text, namespace);
 }
 
 /**

@@ -172,3 +172,15 @@ describe("exec's words, as kubectl exec reads them", () => {
   ];
   for (const [given, want] of cases) it(given.join(' '), () => assert.deepEqual(execCommandWords(given), want));
 });
+
+describe("a pod argument: name, namespace/name, kubectl's kind/name", () => {
+  it('deploy/web is the workload, pod/web a pod, ns/name a pod in ns; pod/a/b is refused', async () => {
+    const { parsePodArg } = await import('../../src/commands/pods.js');
+    assert.deepEqual(parsePodArg('deploy/web', 'ci'), { namespace: 'ci', owner: 'deployment/web' });
+    assert.deepEqual(parsePodArg('sts/db', 'ci'), { namespace: 'ci', owner: 'statefulset/db' });
+    assert.deepEqual(parsePodArg('job/pi', 'default'), { namespace: 'default', owner: 'job/pi' });
+    assert.deepEqual(parsePodArg('pod/web', 'ci'), { namespace: 'ci', name: 'web' });
+    assert.deepEqual(parsePodArg('shop/web', 'ci'), { namespace: 'shop', name: 'web' });
+    assert.throws(() => parsePodArg('pod/a/b', 'ci'), /"pod\/a\/b" is not a pod: expected pod\/<name>/);
+  });
+});
