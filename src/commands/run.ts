@@ -156,12 +156,12 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       Promise.all(plans.filter((p) => p.owner === undefined).map((plan) => runOne(plan, o.wait))),
       Promise.all(
         workloads.map((w) =>
-          rollOut(w, {
+          rollOut(w, o.wait === 'none', {
             engine,
             plans: byKey,
             loaded: loadedByKey,
             translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project)),
-            runPod: (plan, d) => runOne(plan, jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
+            runPod: (plan, d) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
             project,
             signal: ctx.signal,
             now: ctx.now,
@@ -182,7 +182,10 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       }),
     );
     for (const r of results) reporter.podFinished(r);
-    for (const r of rollouts) (r.status === 'succeeded' ? reporter.info : reporter.warn).call(reporter, r.reason);
+    for (const r of rollouts) {
+      if (r.status === 'succeeded') reporter.info(r.reason);
+      else reporter.warn(r.reason);
+    }
     // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
     const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;

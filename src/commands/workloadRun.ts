@@ -33,9 +33,25 @@ export interface WorkloadContext {
   reporter: Reporter;
 }
 
-/** A workload's rollout, or a Job's run to completion. */
-export function rollOut(w: WorkloadPlan, c: WorkloadContext): Promise<WorkloadOutcome> {
-  return w.job ? runJob({ ...w, job: w.job }, jobDeps({ ...w, job: w.job }, c)) : runWorkload(w, workloadDeps(w, c));
+/** A workload's rollout, or a Job's run to completion; under --wait none a Job's first pods are only started. */
+export function rollOut(w: WorkloadPlan, startOnly: boolean, c: WorkloadContext): Promise<WorkloadOutcome> {
+  if (!w.job) return runWorkload(w, workloadDeps(w, c));
+  return startOnly ? startJob({ ...w, job: w.job }, c) : runJob({ ...w, job: w.job }, jobDeps({ ...w, job: w.job }, c));
+}
+
+/** --wait none: the Job's first `parallelism` pods are started (each slot's first attempt), and nothing is awaited. */
+async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): Promise<WorkloadOutcome> {
+  const first = w.pods.slice(0, Math.min(w.job.parallelism, w.job.completions));
+  const outcomes = await Promise.all(first.map((p) => c.runPod(c.plans.get(`${w.namespace}/${p.name}`)!, undefined)));
+  const bad = outcomes.find((o) => o.status !== 'succeeded');
+  return {
+    plan: w,
+    status: bad ? bad.status : 'succeeded',
+    reason: bad ? `${w.ref}: pod ${bad.plan.key}: ${bad.reason}` : `${w.ref}: started ${first.length} pod${first.length === 1 ? '' : 's'} (--wait none: not awaited; no retries)`,
+    outcomes: new Map(outcomes.map((o) => [o.plan.name, o])),
+    removed: [],
+    leftAlone: [],
+  };
 }
 
 function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDeps {

@@ -385,4 +385,9 @@ spec:
   assert.match(r.stderr, /job\/pi: completed \(1 of 1 succeeded\)/);
   const logs = await w.run('logs', 'job/pi');
   assert.match(logs.stdout, /^3\.14159/);
+  // --wait none: the Job's pod is started and not awaited.
+  assert.equal((await w.run('down', 'job/pi')).code, 0);
+  const started = await w.run(path.join(w.dir, 'pi.yaml'), '--wait', 'none');
+  assert.equal(started.code, 0, show(started));
+  assert.match(started.stderr, /job\/pi: started 1 pod \(--wait none: not awaited; no retries\)/);
 });
