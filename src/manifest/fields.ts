@@ -805,6 +805,28 @@ export const daemonSetSpecFields: FieldLevel = {
 // Job (batch/v1; pkg/apis/batch/validation ValidateJob). Its pods run to completion: runpod labels them itself,
 // counts failures against backoffLimit, and ends when the Job does (so no controller is left to act after it).
 const jobFailure = (purpose: string): FieldEntry => later(`${purpose}; not implemented yet`);
+
+/** podFailurePolicy: rules on the exit codes of a failed pod's containers (batch/v1 PodFailurePolicy). */
+const podFailurePolicyFields: FieldLevel = {
+  type: 'PodFailurePolicy',
+  fields: {
+    rules: supported('the first rule that matches a failed pod decides (at most 20)', {
+      type: 'PodFailurePolicyRule',
+      fields: {
+        action: supported('FailJob (fail it at once), Ignore (retry, not counted), Count (the default handling)'),
+        onExitCodes: supported('containerName, operator In or NotIn, values (containers that exited 0 are left out)', {
+          type: 'PodFailurePolicyOnExitCodesRequirement',
+          fields: {
+            containerName: supported('a container or init container of the template'),
+            operator: supported('In or NotIn'),
+            values: supported('exit codes, sorted, no duplicates, at most 255; In may not hold 0'),
+          },
+        }),
+        onPodConditions: later('pod conditions such as DisruptionTarget: nothing disrupts pods on one host'),
+      },
+    }),
+  },
+};
 export const jobSpecFields: FieldLevel = {
   type: 'JobSpec',
   fields: {
@@ -818,7 +840,7 @@ export const jobSpecFields: FieldLevel = {
     suspend: supported('false only: a suspended Job runs nothing'),
     selector: later('runpod labels a Job\'s pods itself'),
     manualSelector: supported('false only: runpod labels a Job\'s pods itself'),
-    podFailurePolicy: jobFailure('rules that fail the Job, or ignore a failure, by exit code or pod condition'),
+    podFailurePolicy: supported('rules on exit codes: FailJob, Ignore, Count; FailIndex needs backoffLimitPerIndex (not yet)', podFailurePolicyFields),
     backoffLimitPerIndex: jobFailure('a backoff limit per completion index'),
     maxFailedIndexes: jobFailure('how many indexes may fail (with backoffLimitPerIndex)'),
     successPolicy: jobFailure('which succeeded indexes complete the Job early'),

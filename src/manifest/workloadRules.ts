@@ -245,7 +245,48 @@ function jobRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
     sink.add([...s, 'ttlSecondsAfterFinished'], 'runpod ends when the Job does and keeps no controller after it: only 0 can be honoured (remove the pods at once); leave it out to keep them for runpod logs');
   }
   if (spec.suspend === true) sink.add([...s, 'suspend'], 'a suspended Job runs nothing; runpod would wait forever: remove suspend');
+  podFailurePolicyRules(spec, [...s, 'podFailurePolicy'], sink);
   if (spec.manualSelector === true) sink.add([...s, 'manualSelector'], "not supported by runpod (runpod labels a Job's pods itself)");
+}
+
+/** ValidatePodFailurePolicy (pkg/apis/batch/validation): what the API server checks of each rule. */
+function podFailurePolicyRules(spec: Obj, p: PathSegment[], sink: ProblemSink): void {
+  const policy = spec.podFailurePolicy;
+  if (!isObj(policy)) return;
+  const rules = policy.rules;
+  if (!Array.isArray(rules)) {
+    if (!set(rules)) sink.add([...p, 'rules'], 'required (at least one rule)');
+    return;
+  }
+  if (rules.length > 20) sink.add([...p, 'rules'], `at most 20 rules, has ${rules.length}`);
+  const template = isObj(spec.template) && isObj(spec.template.spec) ? spec.template.spec : {};
+  const names = [...list(template.containers), ...list(template.initContainers)].flatMap((c) => (isObj(c) && typeof c.name === 'string' ? [c.name] : []));
+  rules.forEach((rule, i) => {
+    const r = [...p, 'rules', i];
+    if (!isObj(rule)) return;
+    if (rule.action === 'FailIndex') sink.add([...r, 'action'], 'FailIndex is not supported by runpod yet: it needs backoffLimitPerIndex, which runpod does not run yet');
+    else if (!['FailJob', 'Ignore', 'Count'].includes(String(rule.action))) sink.add([...r, 'action'], `expected FailJob, Ignore or Count, got ${describeValue(rule.action)}`);
+    const codes = rule.onExitCodes;
+    if (!set(codes) && !set(rule.onPodConditions)) sink.add(r, 'one of onExitCodes and onPodConditions is required');
+    if (!isObj(codes)) return;
+    const c = [...r, 'onExitCodes'];
+    if (codes.operator !== 'In' && codes.operator !== 'NotIn') sink.add([...c, 'operator'], `expected In or NotIn, got ${describeValue(codes.operator)}`);
+    if (typeof codes.containerName === 'string' && !names.includes(codes.containerName)) {
+      sink.add([...c, 'containerName'], `no container or init container named ${codes.containerName} in spec.template.spec (has ${names.join(', ') || 'none'})`);
+    }
+    const values = codes.values;
+    if (!Array.isArray(values) || values.length === 0) {
+      sink.add([...c, 'values'], 'required: at least one exit code');
+      return;
+    }
+    if (values.length > 255) sink.add([...c, 'values'], `at most 255 values, has ${values.length}`);
+    if (values.some((v, j) => typeof v !== 'number' || (j > 0 && v <= (values[j - 1] as number)))) sink.add([...c, 'values'], 'must be whole numbers in increasing order, without duplicates');
+    else if (codes.operator === 'In' && values.includes(0)) sink.add([...c, 'values'], '0 cannot be used with In: a container that exited 0 did not fail');
+  });
+}
+
+function describeValue(v: unknown): string {
+  return v === undefined ? 'nothing' : JSON.stringify(v);
 }
 
 /** labelSelectorFrom's answer: the problems (strings), or the selector (requirements; empty selects everything). */

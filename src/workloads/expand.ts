@@ -35,6 +35,16 @@ export interface JobTerms {
   activeDeadlineSeconds?: number;
   /** ttlSecondsAfterFinished 0: the finished Job's pods are removed at once. */
   removeWhenFinished: boolean;
+  /** podFailurePolicy.rules (onExitCodes; validation refuses the rest), in order. */
+  failureRules: PodFailureRule[];
+}
+
+/** One podFailurePolicy rule on exit codes. */
+export interface PodFailureRule {
+  action: 'FailJob' | 'Ignore' | 'Count';
+  containerName?: string;
+  operator: 'In' | 'NotIn';
+  values: number[];
 }
 
 export interface WorkloadPod {
@@ -224,6 +234,13 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
         backoffLimit: int(spec.backoffLimit, 6),
         ...(typeof spec.activeDeadlineSeconds === 'number' ? { activeDeadlineSeconds: spec.activeDeadlineSeconds } : {}),
         removeWhenFinished: spec.ttlSecondsAfterFinished === 0,
+        failureRules: (Array.isArray(obj(spec.podFailurePolicy).rules) ? (obj(spec.podFailurePolicy).rules as unknown[]) : []).flatMap((r): PodFailureRule[] => {
+          const codes = obj(obj(r).onExitCodes);
+          const action = obj(r).action;
+          if ((action !== 'FailJob' && action !== 'Ignore' && action !== 'Count') || (codes.operator !== 'In' && codes.operator !== 'NotIn')) return [];
+          const values = Array.isArray(codes.values) ? codes.values.filter((v): v is number => typeof v === 'number') : [];
+          return [{ action, operator: codes.operator, values, ...(typeof codes.containerName === 'string' ? { containerName: codes.containerName } : {}) }];
+        }),
       };
       return {
         ...base,

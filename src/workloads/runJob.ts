@@ -3,7 +3,7 @@
 // (10 s, doubling, at most 6 min) until more than `backoffLimit` have failed (BackoffLimitExceeded), or the Job has
 // been active `activeDeadlineSeconds` (DeadlineExceeded). The engine work is passed in.
 import type { PodOutcome } from '../wait/runOnce.js';
-import type { JobTerms, WorkloadPlan } from './expand.js';
+import type { JobTerms, PodFailureRule, WorkloadPlan } from './expand.js';
 import type { WorkloadOutcome } from './runWorkload.js';
 
 /** What an attempt at a slot left on the engine. */
@@ -20,6 +20,29 @@ export interface JobDeps {
   sleep(ms: number): Promise<boolean>;
   now(): number;
   info(message: string): void;
+}
+
+/**
+ * The podFailurePolicy rule that decides a failed pod's fate: the first whose onExitCodes requirement holds for the
+ * pod's containers (or the one it names) that exited non-zero (containers that exited 0 are left out); In holds
+ * when some exit code is among the values, NotIn when some is not. None: the default, Count.
+ */
+export function failureAction(rules: readonly PodFailureRule[], exits: readonly { container: string; exitCode: number }[]): { action: PodFailureRule['action']; rule?: number; exit?: { container: string; exitCode: number } } {
+  for (const [i, rule] of rules.entries()) {
+    const hit = exits.find((e) => e.exitCode !== 0 && (rule.containerName === undefined || e.container === rule.containerName) && rule.values.includes(e.exitCode) === (rule.operator === 'In'));
+    if (hit) return { action: rule.action, rule: i, exit: hit };
+  }
+  return { action: 'Count' };
+}
+
+/** The exit codes a finished pod's containers (init and app, their newest instances) left. */
+function exitsOf(outcome: PodOutcome): { container: string; exitCode: number }[] {
+  const observed = outcome.observed;
+  if (!observed) return [];
+  return [...observed.initContainers, ...observed.containers].flatMap(([container, list]) => {
+    const newest = list[0];
+    return newest && (newest.state === 'exited' || newest.state === 'dead') ? [{ container, exitCode: newest.exitCode }] : [];
+  });
 }
 
 /** The Job controller's pod back-off: 10 s after the first failure, doubling, at most 6 minutes. */
@@ -88,7 +111,16 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     if (outcome.status === 'succeeded') {
       done.add(slot);
     } else if (outcome.status === 'failed') {
-      failures += 1;
+      // podFailurePolicy: the first rule on exit codes that matches decides; otherwise the failure counts.
+      const decided = failureAction(job.failureRules, exitsOf(outcome));
+      const why = decided.exit ? `container ${decided.exit.container} exited with ${decided.exit.exitCode}, podFailurePolicy rule ${decided.rule}: ${decided.action}` : '';
+      if (decided.action === 'FailJob') {
+        await stopActive('the Job failed (podFailurePolicy FailJob)');
+        if (job.removeWhenFinished) await removeAll(plan, deps, next, removed, 'ttlSecondsAfterFinished 0');
+        return result('failed', `${plan.ref} failed: PodFailurePolicy (${outcome.plan.key}: ${why}); ${outcome.reason}`);
+      }
+      if (decided.action === 'Ignore') deps.info(`${plan.ref}: ${outcome.plan.key} failed and is not counted (${why})`);
+      else failures += 1;
       lastFailure = outcome;
       next.set(slot, next.get(slot)! + 1);
     } else if (outcome.status === 'timeout' && deadline !== undefined && deps.now() >= deadline) {

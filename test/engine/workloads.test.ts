@@ -391,3 +391,12 @@ spec:
   assert.equal(started.code, 0, show(started));
   assert.match(started.stderr, /job\/pi: started 1 pod \(--wait none: not awaited; no retries\)/);
 });
+
+test('podFailurePolicy: an exit code that FailJob names fails the Job at once, with no retry', async (t) => {
+  const w = workspace(t, { 'job.yaml': jobManifest('fatal', '  backoffLimit: 6\n  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {containerName: work, operator: In, values: [42]}\n', 'echo "bad config"; exit 42') });
+  const r = await w.run(path.join(w.dir, 'job.yaml'));
+  assert.equal(r.code, 1, show(r));
+  assert.match(r.stderr, /job\/fatal failed: PodFailurePolicy \(default\/fatal-\S+: container work exited with 42, podFailurePolicy rule 0: FailJob\)/, show(r));
+  assert.equal(podsOf(w.key, 'job/fatal').size, 1, 'no second pod');
+  assert.doesNotMatch(r.stderr, /retrying/);
+});

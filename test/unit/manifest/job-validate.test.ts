@@ -133,11 +133,13 @@ describe('Job: one rule per row', () => {
     { name: 'a selector', text: piWith('selector: {matchLabels: {app: pi}}'), expect: ["j.yaml:14 spec.selector: not supported by runpod (runpod labels a Job's pods itself)"] },
     { name: 'manualSelector false', text: piWith('manualSelector: false'), expect: [] },
     { name: 'manualSelector true', text: piWith('manualSelector: true'), expect: ["j.yaml:14 spec.manualSelector: not supported by runpod (runpod labels a Job's pods itself)"] },
-    {
-      name: 'a podFailurePolicy',
-      text: piWith('podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}'),
-      expect: ['j.yaml:14 spec.podFailurePolicy: not supported by runpod (rules that fail the Job, or ignore a failure, by exit code or pod condition; not implemented yet)'],
-    },
+    // podFailurePolicy on exit codes (ValidatePodFailurePolicy).
+    { name: 'a podFailurePolicy on exit codes', text: piWith('podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {containerName: pi, operator: In, values: [42]}}, {action: Ignore, onExitCodes: {operator: NotIn, values: [0, 1]}}]}'), expect: [] },
+    { name: 'a rule with FailIndex', text: piWith('podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].action: FailIndex is not supported by runpod yet: it needs backoffLimitPerIndex, which runpod does not run yet'] },
+    { name: 'In with 0', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [0, 3]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: 0 cannot be used with In: a container that exited 0 did not fail'] },
+    { name: 'values out of order', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [3, 2]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: must be whole numbers in increasing order, without duplicates'] },
+    { name: 'an unknown container', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {containerName: nope, operator: In, values: [3]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.containerName: no container or init container named nope in spec.template.spec (has pi)'] },
+    { name: 'onPodConditions', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget}]}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions: not supported by runpod (pod conditions such as DisruptionTarget: nothing disrupts pods on one host)'] },
     { name: 'a backoffLimitPerIndex', text: piWith('backoffLimitPerIndex: 1'), expect: ['j.yaml:14 spec.backoffLimitPerIndex: not supported by runpod (a backoff limit per completion index; not implemented yet)'] },
     { name: 'a maxFailedIndexes', text: piWith('maxFailedIndexes: 1'), expect: ['j.yaml:14 spec.maxFailedIndexes: not supported by runpod (how many indexes may fail (with backoffLimitPerIndex); not implemented yet)'] },
     { name: 'a successPolicy', text: piWith('successPolicy: {rules: [{succeededCount: 1}]}'), expect: ['j.yaml:14 spec.successPolicy: not supported by runpod (which succeeded indexes complete the Job early; not implemented yet)'] },

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandWorkload, jobPodName, type JobTerms, type WorkloadPlan } from '../../../src/workloads/expand.js';
-import { type AttemptState, jobBackoffMs, runJob } from '../../../src/workloads/runJob.js';
+import { type AttemptState, failureAction, jobBackoffMs, runJob } from '../../../src/workloads/runJob.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
 const jobOf = (spec: Record<string, unknown>) =>
@@ -21,6 +21,7 @@ class Stage {
     private readonly plan: WorkloadPlan & { job: JobTerms },
     private readonly fails: (slot: number, attempt: number) => boolean = () => false,
     private readonly before: Map<number, AttemptState[]> = new Map(),
+    private readonly exitCode: (slot: number, attempt: number) => number = () => 1,
   ) {}
   run() {
     const name = (s: number, a: number) => jobPodName('pi', this.plan.job, s, a);
@@ -33,7 +34,9 @@ class Stage {
         this.active--;
         this.ran.push(name(slot, attempt));
         const failed = this.fails(slot, attempt);
-        return { status: failed ? 'failed' : 'succeeded', reason: failed ? 'pi: exited with code 1' : 'completed', plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) } } as unknown as PodOutcome;
+        const code = failed ? this.exitCode(slot, attempt) : 0;
+        const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'exited', exitCode: code }]]]) };
+        return { status: failed ? 'failed' : 'succeeded', reason: failed ? `pi: exited with code ${code}` : 'completed', observed, plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) } } as unknown as PodOutcome;
       },
       podName: name,
       remove: async (names) => void this.removed.push(...names),
@@ -103,6 +106,32 @@ describe('Job: completions, parallelism, backoffLimit', () => {
     const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 0 }));
     await stage.run();
     assert.deepEqual(stage.removed.slice(0, 1), stage.ran);
+  });
+  it('podFailurePolicy: the first rule on exit codes that matches decides; exit code 0 never matches', () => {
+    const rules = [
+      { action: 'FailJob' as const, containerName: 'main', operator: 'In' as const, values: [42] },
+      { action: 'Ignore' as const, operator: 'In' as const, values: [137, 143] },
+      { action: 'Count' as const, operator: 'NotIn' as const, values: [1] },
+    ];
+    assert.equal(failureAction(rules, [{ container: 'main', exitCode: 42 }]).action, 'FailJob');
+    assert.equal(failureAction(rules, [{ container: 'side', exitCode: 42 }]).action, 'Count', 'FailJob names main; NotIn [1] holds for 42');
+    assert.equal(failureAction(rules, [{ container: 'side', exitCode: 137 }]).action, 'Ignore');
+    assert.deepEqual(failureAction(rules, [{ container: 'main', exitCode: 1 }]), { action: 'Count' }, 'no rule: the default');
+    assert.deepEqual(failureAction([{ action: 'Ignore', operator: 'NotIn', values: [1] }], [{ container: 'a', exitCode: 0 }]), { action: 'Count' }, 'a container that exited 0 is left out');
+  });
+  it('FailJob fails the Job at its first matching failure; Ignore retries without counting', async () => {
+    const failJob = jobOf({ backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } });
+    const stage = new Stage(failJob, () => true, new Map(), () => 42);
+    const out = await stage.run();
+    assert.equal(out.status, 'failed');
+    assert.match(out.reason, /^job\/pi failed: PodFailurePolicy \(default\/pi-\S+: container pi exited with 42, podFailurePolicy rule 0: FailJob\)/);
+    assert.equal(stage.ran.length, 1, 'no retry');
+    const ignore = jobOf({ backoffLimit: 0, podFailurePolicy: { rules: [{ action: 'Ignore', onExitCodes: { operator: 'In', values: [137] } }] } });
+    const flaky = new Stage(ignore, (_s, a) => a < 2, new Map(), () => 137);
+    const ok = await flaky.run();
+    assert.equal(ok.status, 'succeeded', 'two ignored failures do not exhaust backoffLimit 0');
+    assert.equal(flaky.ran.length, 3);
+    assert.deepEqual(flaky.sleeps, [], 'an ignored failure is retried without the back-off');
   });
   it('the back-off doubles from 10 s and stops at 6 minutes', () => {
     assert.deepEqual([1, 2, 3, 6, 7, 20].map(jobBackoffMs), [10_000, 20_000, 40_000, 320_000, 360_000, 360_000]);
