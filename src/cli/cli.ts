@@ -61,6 +61,7 @@ const runOptions = (y: Argv) =>
     .option('keep', { type: 'boolean', default: false, describe: 'with -- <command>: leave the pods up after it' })
     .option('replace', { type: 'boolean', default: false, describe: 'take each pod down first and run it afresh (a finished one-shot pod runs again)' })
     .option('skip-kind', skipKindOption)
+    .option('from-cronjob', { type: 'string', describe: "run this CronJob's job template once, as the Job <name>-manual (may repeat)" })
     .option('exit-code-from', { type: 'string', describe: "with --wait completed or -- <command>: exit with this container's exit code ([pod/]container)" });
 
 /** The manifests given as arguments and with -f, in that order. */
@@ -223,6 +224,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             ...(a.replace ? { replace: true } : {}),
             ...(exitCodeFrom !== undefined ? { exitCodeFrom } : {}),
             ...skipKindsOf(a['skip-kind']),
+            ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}),
           },
           ctx,
         );
@@ -263,10 +265,18 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     .command(
       'validate [manifests..]',
       'check manifests offline; no engine needed',
-      (y) => common(y).positional('manifests', { type: 'string', array: true }).option('filename', filenameOption).option('skip-kind', skipKindOption),
+      (y) =>
+        common(y)
+          .positional('manifests', { type: 'string', array: true })
+          .option('filename', filenameOption)
+          .option('skip-kind', skipKindOption)
+          .option('from-cronjob', { type: 'string', describe: "check this CronJob's job template as the Job run --from-cronjob would run" }),
       async (a) => {
         const { validateCommand } = await import('../commands/validate.js');
-        exitCode = await validateCommand({ manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']) }, ctx);
+        exitCode = await validateCommand(
+          { manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']), ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}) },
+          ctx,
+        );
       },
     )
     .command(operateCommands(ctx, (code) => (exitCode = code), words))

@@ -66,6 +66,8 @@ export interface RunOptions {
   exitCodeFrom?: string;
   /** --skip-kind: kinds to skip on purpose (manifest/kinds.ts). */
   skipKinds?: string[];
+  /** --from-cronjob: CronJobs whose job template runs once. */
+  fromCronJobs?: string[];
 }
 
 /** Log lines shown per failing container (design.md). */
@@ -77,7 +79,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const reporter = await createReporter({ stream: ctx.stderr, env: ctx.env, quiet: o.quiet, verbose: o.verbose, now: () => new Date(ctx.now()) });
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
-    const { pods, warnings, skipped, workloads, claims } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
+    const { pods, warnings, skipped, workloads, claims } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;

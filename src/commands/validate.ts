@@ -9,10 +9,12 @@ export interface ValidateOptions {
   quiet: boolean;
   /** --skip-kind: kinds to skip on purpose. */
   skipKinds?: string[];
+  /** --from-cronjob: CronJobs whose job template is checked as the Job a run would make. */
+  fromCronJobs?: string[];
 }
 
 export async function validateCommand(o: ValidateOptions, ctx: CommandContext): Promise<number> {
-  const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => readAll(ctx.stdin));
+  const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
   for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
   if (!o.quiet) {
     for (const p of pods) ctx.stdout.write(`${p.source.file}: pod ${p.pod.metadata.namespace}/${p.pod.metadata.name} is valid\n`);

@@ -57,7 +57,7 @@ export function kindVerdict(apiVersion: string, kind: string, readKinds: Readonl
   const promise = promises.get(k);
   if (promise !== undefined) return { action: 'refuse', why: promise, hint: `to run the rest without it, pass --skip-kind ${kind}` };
   if (k === 'batch/CronJob') {
-    return { action: 'refuse', why: 'there is no scheduler on one host to run it on its schedule', hint: `to skip it, pass --skip-kind ${kind}` };
+    return { action: 'refuse', why: 'there is no scheduler on one host to run it on its schedule', hint: `to run its job template once, pass --from-cronjob <name> (as kubectl create job --from=cronjob/<name>); to skip it, --skip-kind ${kind}` };
   }
   return undefined;
 }

@@ -34,6 +34,8 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const workloads: WorkloadPlan[] = [];
   const claims: ClaimObject[] = [];
   const skipKinds = new Set(options.skipKinds ?? []);
+  const fromCronJobs = new Set(options.fromCronJobs ?? []);
+  const cronJobsRun = new Set<string>();
   // ConfigMaps and Secrets of every input by namespace/kind/name: they feed the pods of the whole invocation.
   const configs = new Map<string, ConfigObject>();
   const configAt = new Map<string, string>();
@@ -41,7 +43,8 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     const parsed = parseYaml(text, source.file);
     problems.push(...parsed.problems);
     for (const doc of parsed.documents) {
-      const result = validateDocument(doc, source.file, { skipKinds });
+      const result = validateDocument(doc, source.file, { skipKinds, fromCronJobs });
+      for (const c of result.cronJobsRun) cronJobsRun.add(c);
       problems.push(...result.problems);
       skipped.push(...result.skipped);
       warnings.push(...result.warnings);
@@ -144,6 +147,10 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     pods.push(loaded);
   }
   const fileOrder = inputs.map((i) => i.source.file);
+  // --from-cronjob names a CronJob the input must hold.
+  for (const c of fromCronJobs) {
+    if (!cronJobsRun.has(c)) problems.push({ file: inputs[0]?.source.file ?? '', path: '', message: `--from-cronjob ${c}: no CronJob named ${c} (batch/v1) in the input` });
+  }
   // A workload's replicas share its template: one problem of the template is said once, not once per replica.
   const said = new Set<string>();
   const once = problems.filter((p) => {

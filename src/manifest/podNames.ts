@@ -139,11 +139,12 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
     // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips.
     if (kind === 'ConfigMap' || kind === 'Secret' || kind === 'PersistentVolumeClaim') return;
     if (typeof kind === 'string' && typeof obj.apiVersion === 'string' && kindVerdict(obj.apiVersion, kind, new Set(), new Set())?.action === 'skip') return;
-    const workload = typeof kind === 'string' ? workloadRefName(kind) : undefined;
+    // A CronJob's pods are those of the Job --from-cronjob made of it: <name>-manual.
+    const workload = typeof kind === 'string' ? (kind === 'CronJob' ? 'job' : workloadRefName(kind)) : undefined;
     if (workload !== undefined) {
       const named = podName(obj, defaultNamespace);
       if ('problem' in named) problem([...at, ...named.path], [...at, ...named.path], line, `${named.problem}; runpod cannot name this ${String(kind)}`);
-      else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}`, file, line });
+      else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line });
       return;
     }
     if (kind !== 'Pod') {

@@ -63,6 +63,8 @@ export interface LoadOptions {
   checkReferences?: boolean;
   /** --skip-kind: kinds to skip on purpose, with a warning each (manifest/kinds.ts). */
   skipKinds?: readonly string[];
+  /** --from-cronjob: CronJobs (by name) whose job template runs once, as the Job <name>-manual. */
+  fromCronJobs?: readonly string[];
 }
 
 /** An object of the input runpod does not run, on purpose (manifest/kinds.ts), each also a warning. */

@@ -123,6 +123,8 @@ export interface DocumentResult {
   workloads: ValidWorkload[];
   /** Objects skipped on purpose (each also a warning). */
   skipped: SkippedObject[];
+  /** CronJobs whose job template runs once (--from-cronjob), by name. */
+  cronJobsRun: string[];
   problems: ManifestProblem[];
   warnings: ManifestWarning[];
 }
@@ -155,6 +157,8 @@ const readKindSet: ReadonlySet<string> = new Set(
 export interface DocumentOptions {
   /** --skip-kind: kinds to skip on purpose (by Kind), even those refused otherwise. */
   skipKinds?: ReadonlySet<string>;
+  /** --from-cronjob: CronJobs (by name) whose job template runs once, as a Job (kubectl create job --from=cronjob/…). */
+  fromCronJobs?: ReadonlySet<string>;
 }
 
 /** Validate one YAML document: an object of a kind runpod reads, or a v1 List of them; cluster-only kinds skipped. */
@@ -165,6 +169,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
     configs: [],
     workloads: [],
     skipped: [],
+    cronJobsRun: [],
     problems: [{ file, line: doc.line, path: '', message }],
     warnings: [],
   });
@@ -183,6 +188,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
   const configs: ValidConfig[] = [];
   const workloads: ValidWorkload[] = [];
   const skipped: SkippedObject[] = [];
+  const cronJobsRun: string[] = [];
   const checkKind = (obj: Obj, at: PathSegment[], inList: boolean, line: number): Kind | undefined => {
     const kind = obj.kind;
     const apiVersion = obj.apiVersion;
@@ -217,6 +223,10 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
     const verdict = kindVerdict(apiVersion, kind, readKindSet, options.skipKinds ?? new Set());
     const meta = isObj(obj.metadata) ? obj.metadata : {};
     const objName = typeof meta.name === 'string' ? meta.name : undefined;
+    if (kind === 'CronJob' && apiVersion === 'batch/v1' && objName !== undefined && options.fromCronJobs?.has(objName) && verdict?.action !== 'skip') {
+      cronJobOnce(obj, at, line, objName);
+      return;
+    }
     const shown = `${kind}${objName !== undefined ? ` ${objName}` : ''}`;
     if (verdict?.action === 'skip') {
       skipped.push({ file, line, apiVersion, kind, ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}), ...(objName !== undefined ? { name: objName } : {}), why: verdict.why });
@@ -227,6 +237,37 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       sink.add([...at, 'kind'], `kind ${kind.length <= 63 ? kind : describe(kind)} is not supported (${kindsHint}; --skip-kind ${kind.length <= 63 ? kind : '<Kind>'} skips it)`);
     }
   };
+  /**
+   * --from-cronjob: the CronJob's jobTemplate as a Job named <cronjob>-manual, validated as any Job at
+   * spec.jobTemplate (its problems point there). The schedule and its companions mean nothing for one run: warned.
+   */
+  const cronJobOnce = (obj: Obj, at: PathSegment[], line: number, name: string): void => {
+    const spec = isObj(obj.spec) ? obj.spec : {};
+    for (const key of Object.keys(obj)) if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(key)) sink.add([...at, key], `unknown field "${key}" in a CronJob`);
+    const scheduling = ['schedule', 'timeZone', 'concurrencyPolicy', 'suspend', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'];
+    for (const key of Object.keys(spec)) {
+      if (key === 'jobTemplate') continue;
+      if (scheduling.includes(key)) sink.warn([...at, 'spec', key], `not used: --from-cronjob runs the job template once, now`);
+      else sink.add([...at, 'spec', key], `unknown field "${key}" in a CronJobSpec (expected ${[...scheduling, 'jobTemplate'].join(', ')})`);
+    }
+    if (typeof spec.schedule !== 'string' || spec.schedule === '') sink.add([...at, 'spec', 'schedule'], 'required');
+    const template = spec.jobTemplate;
+    if (!isObj(template)) {
+      sink.add([...at, 'spec', 'jobTemplate'], 'required (the Job to run)');
+      return;
+    }
+    const tmeta = isObj(template.metadata) ? template.metadata : {};
+    const job: Obj = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { ...tmeta, name: `${name}-manual`, ...(typeof meta(obj).namespace === 'string' ? { namespace: meta(obj).namespace } : {}) },
+      spec: template.spec,
+    };
+    const jobAt = [...at, 'spec', 'jobTemplate'];
+    if (validateWorkload(job, jobAt, 'Job', sink)) workloads.push({ kind: 'Job', value: job, at: jobAt, line, lines: doc.lines });
+    cronJobsRun.push(name);
+  };
+  const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : {});
   const accept = (obj: Obj, at: PathSegment[], kind: Kind | undefined, line: number): void => {
     if (kind === 'Pod') {
       if (validatePod(obj, at, sink)) pods.push({ value: obj, at, line, lines: doc.lines });
@@ -262,7 +303,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       });
     }
   }
-  return { pods, configs, workloads, skipped, problems: sink.problems, warnings: sink.warnings };
+  return { pods, configs, workloads, skipped, cronJobsRun, problems: sink.problems, warnings: sink.warnings };
 }
 
 /** How a Pod is validated when it is not a Pod document but a workload's pod template (workloadRules.ts). */

@@ -400,3 +400,47 @@ test('podFailurePolicy: an exit code that FailJob names fails the Job at once, w
   assert.equal(podsOf(w.key, 'job/fatal').size, 1, 'no second pod');
   assert.doesNotMatch(r.stderr, /retrying/);
 });
+
+test("the documentation's hello CronJob: refused with a hint; --from-cronjob runs its job template once, and down takes it down", async (t) => {
+  const w = workspace(t, {
+    'cronjob.yaml': `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: hello
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - name: hello
+            image: ${busybox}
+            imagePullPolicy: IfNotPresent
+            command:
+            - /bin/sh
+            - -c
+            - date; echo Hello from the Kubernetes cluster
+          restartPolicy: OnFailure
+`,
+  });
+  const file = path.join(w.dir, 'cronjob.yaml');
+  const refused = await w.run(file);
+  assert.equal(refused.code, 2, show(refused));
+  assert.match(refused.stderr, /CronJob hello is refused: there is no scheduler on one host .*--from-cronjob <name>/);
+  // The documented template says OnFailure, which runpod's Jobs do not run yet: said, at the template's line.
+  const onFailure = await w.run(file, '--from-cronjob', 'hello');
+  assert.equal(onFailure.code, 2, show(onFailure));
+  assert.match(onFailure.stderr, /cronjob\.yaml:19 spec\.jobTemplate\.spec\.template\.spec\.restartPolicy: restartPolicy OnFailure in a Job is not supported by runpod yet/);
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('restartPolicy: OnFailure', 'restartPolicy: Never'));
+  const once = await w.run(file, '--from-cronjob', 'hello');
+  assert.equal(once.code, 0, show(once));
+  assert.match(once.stderr, /spec\.schedule: not used: --from-cronjob runs the job template once, now/);
+  assert.match(once.stderr, /job\/hello-manual: completed \(1 of 1 succeeded\)/);
+  assert.match((await w.run('logs', 'job/hello-manual')).stdout, /Hello from the Kubernetes cluster/);
+  const missing = await w.run(file, '--from-cronjob', 'nope');
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--from-cronjob nope: no CronJob named nope \(batch\/v1\) in the input/);
+  assert.equal((await w.run('down', file)).code, 0);
+  assert.equal(podsOf(w.key, 'job/hello-manual').size, 0, 'down of the CronJob file takes its Job\'s pods down');
+});
