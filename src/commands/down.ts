@@ -13,8 +13,7 @@ import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods, ownedPods } from './pods.js';
-import { parseWorkloadRef } from '../workloads/expand.js';
+import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
 import type { Selector } from '../plan/selector.js';
 
 export interface DownOptions {
@@ -65,23 +64,17 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
       manifests.push(t);
       continue;
     }
-    // kubectl's kind/name (deploy/web, sts/db; pod/web is a pod) before a pod's namespace/name.
-    const workload = parseWorkloadRef(t);
-    if (workload !== undefined) {
-      owners.push({ namespace, ref: workload });
-      continue;
-    }
-    if (/^(po|pods?)\//.test(t)) {
-      const name = t.slice(t.indexOf('/') + 1);
-      if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name)) throw new UsageError(`"${t}" is not a pod: expected pod/<name> (the namespace comes from -n)`);
-      refs.push({ namespace, name });
-      continue;
-    }
-    const parts = t.split('/');
-    if (parts.length > 2 || parts.some((p) => !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(p))) {
+    // kubectl's kind/name (deploy/web, sts/db; pod/web is a pod) before a pod's namespace/name, as the other
+    // commands read a <pod> (pods.ts parsePodArg); what is no file and no such name says both.
+    let arg: PodArg;
+    try {
+      arg = parsePodArg(t, namespace);
+    } catch (err) {
+      if (/^(po|pods?)\//.test(t)) throw err;
       throw new UsageError(`"${t}" is neither a manifest file or directory nor a pod name (name or namespace/name)`);
     }
-    refs.push(parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace, name: parts[0]! });
+    if ('owner' in arg) owners.push({ namespace: arg.namespace, ref: arg.owner });
+    else refs.push(arg);
   }
   if (manifests.length === 0) return { refs: uniqueRefs(refs), owners, problems: [] };
   const read = await readPodNames(manifests, namespace, () => readAll(ctx.stdin));

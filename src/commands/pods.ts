@@ -22,8 +22,8 @@ export function parsePodArg(text: string, namespace: string): PodArg {
   if (owner !== undefined) return { namespace, owner };
   if (/^(po|pods?)\//.test(text)) {
     const name = text.slice(text.indexOf('/') + 1);
-    if (name.includes('/')) throw new UsageError(`"${text}" is not a pod: expected pod/<name> (the namespace comes from -n)`);
-    return parsePodRef(name, namespace);
+    if (!dns1123.test(name)) throw new UsageError(`"${text}" is not a pod: expected pod/<name> (the namespace comes from -n)`);
+    return { namespace, name };
   }
   return parsePodRef(text, namespace);
 }
@@ -33,11 +33,9 @@ export function parsePodArg(text: string, namespace: string): PodArg {
  * stderr. A workload with no pods on the engine is exit 1.
  */
 export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string) => void): Promise<PodSummary> {
-  if (!('owner' in arg)) return findPod(engine, arg);
-  const owned = await ownedPods(engine, arg.namespace, arg.owner);
-  if (owned.length === 0) throw new NotFoundError(`${arg.owner} has no pods in namespace ${arg.namespace} (runpod status lists the pods runpod manages)`);
-  if (owned.length > 1) say(`Found ${owned.length} pods, using pod/${owned[0]!.name}`);
-  return findPod(engine, { namespace: arg.namespace, name: owned[0]!.name });
+  const refs = await podArgRefs(engine, arg);
+  if (refs.length > 1) say(`Found ${refs.length} pods, using pod/${refs[0]!.name}`);
+  return findPod(engine, refs[0]!);
 }
 
 /** The pods an argument names: the pod, or every pod of the workload on the engine now (none is exit 1). */

@@ -80,11 +80,16 @@ function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDe
       return c.runPod(plan, deadline);
     },
     podName: name,
-    remove: (names) => Promise.all(names.map((n) => removePod(c.engine, { namespace: w.namespace, name: n }))).then(() => undefined),
+    remove: (names) => removeAll(c.engine, w.namespace, names),
     sleep: (ms) => sleepFor(ms, c.signal),
     now: c.now,
     info: (m) => c.reporter.info(m),
   };
+}
+
+/** Take these pods of a namespace down, as `runpod down` does, together. */
+async function removeAll(engine: Engine, namespace: string, names: readonly string[]): Promise<void> {
+  await Promise.all(names.map((name) => removePod(engine, { namespace, name })));
 }
 
 /** The same pod under another name (a Job's next attempt at a slot). */
@@ -109,7 +114,7 @@ export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDe
       ),
     sync: (names, stepDeadline) => Promise.all(names.map((n) => c.runPod(planOf(n)!, stepDeadline))),
     remove: async (names) => {
-      await Promise.all(names.map((name) => removePod(c.engine, { namespace: w.namespace, name })));
+      await removeAll(c.engine, w.namespace, names);
       // persistentVolumeClaimRetentionPolicy.whenScaled: Delete: a removed ordinal's claims go with it.
       if (w.claims?.deleteWhenScaled) {
         const ordinals = names.map((n) => Number(/-(\d+)$/.exec(n)?.[1])).filter((n) => Number.isInteger(n));

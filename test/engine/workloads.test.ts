@@ -61,6 +61,11 @@ function workspace(t: TestContext, files: Record<string, string>): { dir: string
   return { dir, key, run: (...args) => runpod([...args, '--project', key], { timeoutMs: 240_000 }) };
 }
 
+/** The id of a pod's container under the key (any state with all: a finished Job's too). */
+function containerId(key: string, pod: string, container: string, all = false): string {
+  return docker(['ps', all ? '-aq' : '-q', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.pod.name=${pod}`, '--filter', `label=io.kubernetes.container.name=${container}`]);
+}
+
 /** The pods of a workload on the engine, by name, with whether every one of their containers runs. */
 function podsOf(key: string, owner: string): Map<string, boolean> {
   const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.runpod.owner=${owner}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.State}}']);
@@ -113,7 +118,7 @@ test('the nginx Deployment: 3 replicas up and ready, named as its ReplicaSet wou
   for (const n of names) assert.match(n, /^nginx-deployment-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   const hash = names[0]!.split('-')[2]!;
   assert.deepEqual([...podsOf(w.key, 'deployment/nginx-deployment')].sort(), names.map((n) => [n, true]).sort());
-  const infra = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${names[0]}`, '--filter', 'label=io.kubernetes.container.name=POD']);
+  const infra = containerId(w.key, names[0]!, 'POD');
   assert.equal(docker(['inspect', '--format', '{{.Name}}', infra]), `/k8s_POD_${names[0]}_default.${w.key}_${docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.uid"}}', infra])}_0`);
   const labels = docker(['inspect', '--format', '{{index .Config.Labels "pod-template-hash"}} {{index .Config.Labels "app"}} {{index .Config.Labels "io.runpod.owner"}}', infra]);
   assert.equal(labels, `${hash} nginx deployment/nginx-deployment`);
@@ -228,7 +233,7 @@ test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname 
   assert.equal(up.code, 0, show(up));
   assert.match(up.stderr, /Service nginx skipped: skipped as asked \(--skip-kind\)/);
   const started = ['web-0', 'web-1', 'web-2'].map((n) => {
-    const id = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${n}`, '--filter', 'label=io.kubernetes.container.name=nginx']);
+    const id = containerId(w.key, n, 'nginx');
     assert.ok(id, `${n} runs`);
     return { n, id, at: Date.parse(docker(['inspect', '--format', '{{.State.StartedAt}}', id])) };
   });
@@ -246,7 +251,7 @@ test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname 
   fs.writeFileSync(file, webStatefulSet(image, 2));
   const back = await w.run(file, '--skip-kind', 'Service');
   assert.equal(back.code, 0, show(back));
-  const web0 = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.pod.name=web-0', '--filter', 'label=io.kubernetes.container.name=nginx']);
+  const web0 = containerId(w.key, 'web-0', 'nginx');
   assert.equal(docker(['exec', web0, 'cat', '/usr/share/nginx/html/index.html']), 'kept');
   assert.deepEqual([...podsOf(w.key, 'statefulset/web').keys()].sort(), ['web-0', 'web-1']);
   // Asked for, down removes the claims its pods mounted (web-2's, mounted by none now, stays).
@@ -272,7 +277,7 @@ test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloa
   const agent = [...podsOf(w.key, 'daemonset/agent')];
   assert.equal(agent.length, 1, 'one node, one pod');
   assert.match(agent[0]![0], /^agent-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
-  const agentId = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${agent[0]![0]}`, '--filter', 'label=io.kubernetes.container.name=agent']);
+  const agentId = containerId(w.key, agent[0]![0], 'agent');
   assert.match(docker(['exec', agentId, 'sh', '-c', 'echo $LEVEL']), /^debug$/);
   assert.equal(podsOf(w.key, 'replicaset/frontend').size, 2);
   // A claim of the input is made by the run, used by no pod or not (kubectl apply makes it).
@@ -316,7 +321,7 @@ test('Jobs: completions 3 / parallelism 2 exits 0; an Indexed Job sees its index
   assert.equal(byRef.get('deployment/nginx-deployment')!.status, 'succeeded', 'the Deployment waited for ready, the Jobs for completion, in one run');
   // parallelism 2: the third pod started only after one of the first two had finished.
   const starts = [...podsOf(w.key, 'job/work').keys()].map((n) => {
-    const id = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`, '--filter', `label=io.kubernetes.pod.name=${n}`, '--filter', 'label=io.kubernetes.container.name=work']);
+    const id = containerId(w.key, n, 'work', true);
     return { start: Date.parse(docker(['inspect', '--format', '{{.State.StartedAt}}', id])), end: Date.parse(docker(['inspect', '--format', '{{.State.FinishedAt}}', id])) };
   }).sort((a, b) => a.start - b.start);
   assert.equal(starts.length, 3);
