@@ -95,3 +95,31 @@ export interface ClaimObject {
   file: string;
   line: number;
 }
+
+/** One port of a Service (spec.ports[]), defaulted: protocol TCP, targetPort = port. */
+export interface ServicePortSpec {
+  /** Required when the Service has more than one port (a DNS-1123 label). */
+  name?: string;
+  protocol: 'TCP' | 'UDP';
+  port: number;
+  /** A number, or the name of a container port of the endpoint pods (resolved per pod, as kube-proxy does). */
+  targetPort: number | string;
+  /** NodePort and LoadBalancer only: the host port to publish on (else the engine chooses one). */
+  nodePort?: number;
+}
+
+/** A validated, defaulted v1 Service of the input (services/ runs it). */
+export interface ServiceObject {
+  namespace: string;
+  name: string;
+  file: string;
+  line: number;
+  type: 'ClusterIP' | 'NodePort' | 'LoadBalancer';
+  /** clusterIP: None: the name gives the endpoint pods' own addresses, no forwarding. */
+  headless: boolean;
+  /** undefined: a Service without a selector (no endpoints runpod could find). */
+  selector?: Readonly<Record<string, string>>;
+  ports: readonly ServicePortSpec[];
+  publishNotReadyAddresses: boolean;
+  sessionAffinity: 'None' | 'ClientIP';
+}
