@@ -110,6 +110,15 @@ export class NotFoundError extends RunpodError {
   override name = 'NotFoundError';
 }
 
+/**
+ * What runpod needs to make Services work cannot be had from this engine (a network of another owner in the way,
+ * no iptables on the engine host): named with the Service or network and what would make it work.
+ */
+export class ServiceSetupError extends RunpodError {
+  readonly exitCode = ExitCode.engine;
+  override name = 'ServiceSetupError';
+}
+
 /** One or more pods failed; the per-pod results say why. */
 export class PodFailedError extends RunpodError {
   readonly exitCode = ExitCode.podFailed;

@@ -11,7 +11,7 @@ import { EngineError, EngineUnreachableError } from '../errors.js';
 import type { Endpoint } from './connection.js';
 import { FrameDemuxer } from './demux.js';
 import type { ExecCaptureResult } from './engine.js';
-import type { HostInfo, PathStat, VolumeCreate, VolumeInfo } from './engine.js';
+import type { HostInfo, NetworkInfo, PathStat, VolumeCreate, VolumeInfo } from './engine.js';
 import {
   type ContainerInspect,
   type ContainerStats,
@@ -566,6 +566,58 @@ export class DockerEngine implements Engine {
     return { name: info.Name ?? '', cpus: info.NCPU ?? 0, memoryBytes: info.MemTotal ?? 0 };
   }
 
+  async listNetworks(labels: string[]): Promise<NetworkInfo[]> {
+    // The list answer leaves Containers empty (Docker 20.10 and later): each network is inspected for them.
+    const list = await this.must<RawNetwork[]>({ method: 'GET', path: '/networks', query: { filters: { label: labels } } }, 'list networks');
+    const all = await Promise.all(list.map((n) => this.inspectNetwork(n.Id)));
+    return all.filter((n): n is NetworkInfo => n !== undefined);
+  }
+
+  async inspectNetwork(idOrName: string): Promise<NetworkInfo | undefined> {
+    const n = await this.call<RawNetwork>({ method: 'GET', path: `/networks/${encodeURIComponent(idOrName)}` }, 'inspect network', [404]);
+    if (n === undefined) return undefined;
+    const containers: NetworkInfo['containers'] = {};
+    for (const [id, c] of Object.entries(n.Containers ?? {})) containers[id] = { name: c.Name ?? '', ipv4: (c.IPv4Address ?? '').replace(/\/\d+$/, '') };
+    return { id: n.Id, name: n.Name, labels: n.Labels ?? {}, ...(n.Created ? { created: n.Created } : {}), containers };
+  }
+
+  async createNetwork(name: string, options: { labels: Record<string, string> }): Promise<string> {
+    // CheckDuplicate: a second network of one name would split the pods of a namespace in two (409 instead).
+    const body = { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: options.labels };
+    const created = await this.call<{ Id: string }>({ method: 'POST', path: '/networks/create', body }, 'create network', [409]);
+    if (created === undefined) throw new NameConflictError(name);
+    return created.Id;
+  }
+
+  async removeNetwork(id: string): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/networks/${encodeURIComponent(id)}` }, 'remove network', [404]);
+  }
+
+  async connectNetwork(network: string, container: string, aliases: readonly string[]): Promise<void> {
+    try {
+      await this.call({ method: 'POST', path: `/networks/${encodeURIComponent(network)}/connect`, body: { Container: container, EndpointConfig: { Aliases: [...aliases] } } }, 'connect to network');
+    } catch (err) {
+      // 403 "endpoint with name … already exists in network …": attached already (a concurrent runpod did it).
+      if (err instanceof EngineRequestError && err.statusCode === 403 && /already exists/.test(err.message)) return;
+      throw err;
+    }
+  }
+
+  async disconnectNetwork(network: string, container: string): Promise<void> {
+    try {
+      await this.call({ method: 'POST', path: `/networks/${encodeURIComponent(network)}/disconnect`, body: { Container: container, Force: true } }, 'disconnect from network', [404]);
+    } catch (err) {
+      // 403 "container … is not connected to the network": nothing to detach.
+      if (err instanceof EngineRequestError && err.statusCode === 403 && /not connected/.test(err.message)) return;
+      throw err;
+    }
+  }
+
+  async waitContainer(id: string): Promise<number> {
+    const res = await this.must<{ StatusCode: number }>({ method: 'POST', path: `/containers/${id}/wait` }, 'wait for container');
+    return res.StatusCode;
+  }
+
   async killForRestart(id: string, gracePeriodSeconds: number): Promise<'signalled' | 'stopped'> {
     const info = await this.inspectContainer(id);
     if (!info || !info.State.Running) return 'signalled'; // it has ended already; its restart policy has it
@@ -657,6 +709,14 @@ interface RawContainerSummary {
 }
 
 /** The fields of a volume (GET /volumes, /volumes/{name}) that runpod reads. */
+interface RawNetwork {
+  Id: string;
+  Name: string;
+  Created?: string;
+  Labels?: Record<string, string> | null;
+  Containers?: Record<string, { Name?: string; IPv4Address?: string }> | null;
+}
+
 interface RawVolume {
   Name: string;
   Mountpoint: string;

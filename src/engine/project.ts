@@ -1,5 +1,5 @@
 // An Engine confined to one isolation key (plan/project.ts): every list and event subscription sees only what was
-// made under the key (without a key: only what was made without one), and every container and volume created
+// made under the key (without a key: only what was made without one), and every container, volume and network created
 // carries the key's label. Commands wrap the engine once, where they open it, so no lookup anywhere can reach
 // another job's pods. Host-wide questions (admission counts every pod's requests, gc every dead container) use
 // the engine unwrapped.
@@ -20,6 +20,10 @@ export function projectEngine(engine: Engine, project: string | undefined): Engi
       switch (prop) {
         case 'listContainers':
           return async (labels: string[]) => own(await target.listContainers([...labels, ...selector]));
+        case 'listNetworks':
+          return async (labels: string[]) => own(await target.listNetworks([...labels, ...selector]));
+        case 'createNetwork':
+          return (name: string, options: Parameters<Engine['createNetwork']>[1]) => target.createNetwork(name, { labels: keyed(options.labels) });
         case 'listVolumes':
           return async (labels: string[]) => own(await target.listVolumes([...labels, ...selector]));
         case 'subscribeEvents':

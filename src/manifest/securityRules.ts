@@ -3,7 +3,8 @@
 // validatePodDNSConfig, ValidateHostAliases …) that the OpenAPI schema does not express, plus runpod's own limits on
 // one host (each says why). Pure: values in, problems out.
 
-import { isIpcSysctl, isNamespacedSysctl, dottedSysctl, clusterDomain } from '../plan/security.js';
+import { isIpcSysctl, isNamespacedSysctl, dottedSysctl } from '../plan/security.js';
+import { clusterDomain } from '../services/names.js';
 import type { PathSegment } from './path.js';
 import { dns1123Label, dns1123Subdomain, ipAddress } from './syntax.js';
 import type { Obj, ProblemSink } from './validate.js';

@@ -122,4 +122,6 @@ export interface ServiceObject {
   ports: readonly ServicePortSpec[];
   publishNotReadyAddresses: boolean;
   sessionAffinity: 'None' | 'ClientIP';
+  /** sessionAffinityConfig.clientIP.timeoutSeconds (ClientIP only; default 10800). */
+  affinityTimeoutSeconds?: number;
 }

@@ -17,6 +17,8 @@ export const Label = {
   owner: 'io.runpod.owner',
   /** "delete": the pod's claims go when its owner is taken down (a StatefulSet's whenDeleted: Delete). */
   claimsWithOwner: 'io.runpod.owner.claims',
+  /** On a pod's infra container: its container ports (JSON), so endpoints resolve named targetPorts of any pod. */
+  ports: 'io.runpod.ports',
 } as const;
 
 export const managedByValue = 'runpod';

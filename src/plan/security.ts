@@ -3,6 +3,7 @@
 // needs the image (runAsNonRoot, and runAsGroup without runAsUser).
 import type { Container, PodSecurityContext, PodSpec, SecurityContext } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
+import { clusterDomain, clusterFirstDns } from '../services/names.js';
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;
 
@@ -179,9 +180,6 @@ export function podNamespaces(spec: PodSpec): PodNamespaces {
   };
 }
 
-/** The cluster domain a kubelet on a default (kubeadm) cluster is configured with. */
-export const clusterDomain = 'cluster.local';
-
 /**
  * The pod's hostname and domain (GeneratePodHostNameAndDomain, pkg/kubelet/kubelet_pods.go): the hostname is
  * spec.hostname or the pod name; with a subdomain the pod's FQDN is <hostname>.<subdomain>.<namespace>.svc.<cluster
@@ -252,12 +250,20 @@ export function infraPodSettings(spec: PodSpec, name: string, namespace: string)
   for (const a of spec.hostAliases ?? []) for (const h of a.hostnames ?? []) extraHosts.push(`${h}:${a.ip}`);
   if (extraHosts.length > 0) hostConfig.ExtraHosts = extraHosts;
 
-  // dnsPolicy (https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#pod-s-dns-policy): one host
-  // has no cluster DNS, and a kubelet without clusterDNS falls back from ClusterFirst (and ClusterFirstWithHostNet)
-  // to Default (pkg/kubelet/network/dns: "ClusterFirst policy specified but no clusterDNS, falling back to
-  // Default"). Default is the node's resolver, which is what the engine gives a container by default. None takes
-  // the resolver settings from dnsConfig alone; validation refuses dnsConfig with the other policies, because
-  // merging it into the host's resolv.conf would need the engine host's file.
+  // dnsPolicy (https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#pod-s-dns-policy). ClusterFirst
+  // (the default; ClusterFirstWithHostNet is the same for a pod on the pod network): the kubelet's search list and
+  // ndots:5, the nameserver being the engine's embedded DNS on the namespace's network (services/names.ts), which
+  // answers pods' and Services' names and forwards the rest to the host's resolvers. A hostNetwork pod is on the
+  // host's network, where the engine serves no DNS: the kubelet gives such a pod Default under ClusterFirst, and so
+  // does runpod under both (no cluster names then). Default is the node's resolver: the engine's copy of the host's
+  // resolv.conf settings. None takes the resolver settings from dnsConfig alone; validation refuses dnsConfig with
+  // the other policies, because merging it into the host's resolv.conf would need the engine host's file.
+  const policy = spec.dnsPolicy ?? 'ClusterFirst';
+  if (!ns.hostNetwork && (policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet')) {
+    const dns = clusterFirstDns(namespace);
+    hostConfig.DnsSearch = dns.search;
+    hostConfig.DnsOptions = dns.options;
+  }
   if (spec.dnsPolicy === 'None' && spec.dnsConfig) {
     if (spec.dnsConfig.nameservers?.length) hostConfig.Dns = spec.dnsConfig.nameservers;
     if (spec.dnsConfig.searches?.length) hostConfig.DnsSearch = spec.dnsConfig.searches;

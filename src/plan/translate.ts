@@ -3,7 +3,9 @@
 // always gives the same plan: no I/O, no clock, no randomness.
 import type { Container, ContainerPort, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
-import { type LoadedPod, configKey } from '../manifest/types.js';
+import { type LoadedPod, type ServiceObject, configKey } from '../manifest/types.js';
+import { serviceSelects } from '../services/endpoints.js';
+import { namespaceNetwork, podDnsNames, serviceDnsNames } from '../services/names.js';
 import { legacyPullSecretKey, pullSecretKey } from '../manifest/configs.js';
 import { expandVars } from './expand.js';
 import { type EnvContext, containerEnv, expandsSecret } from './env.js';
@@ -133,6 +135,15 @@ export interface PlanOptions {
   publishAll?: boolean;
   /** The isolation key (project.ts): part of the pod's uid, engine names and labels. */
   project?: string;
+  /** The Services the pods may be behind or look up (services/): their DNS names and environment variables. */
+  cluster?: ClusterPlan;
+}
+
+export interface ClusterPlan {
+  /** Every Service known for the pods' namespaces: the input's, and those a run before made. */
+  services: readonly ServiceObject[];
+  /** namespace/name → the address of the Service's container (its cluster IP on one host); absent in a dry run. */
+  hosts: ReadonlyMap<string, string>;
 }
 
 export interface PortPlan {
@@ -184,7 +195,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   const initContainers = (pod.spec.initContainers ?? []).map((c) =>
     asInitContainer(translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c),
   );
-  const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes), initContainers);
+  const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster), initContainers);
   const containers = pod.spec.containers.map((c) =>
     translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
   );
@@ -244,6 +255,8 @@ function translateInfra(
   gracePeriodSeconds: number,
   publishAll: boolean,
   volumes: readonly PlannedVolume[],
+  project: string | undefined,
+  cluster: ClusterPlan | undefined,
 ): ContainerPlan {
   const { pod } = loaded;
   const exposed: Record<string, Record<string, never>> = {};
@@ -276,12 +289,17 @@ function translateInfra(
   // sysctls: the pod-level settings the sandbox holds (security.ts).
   const podLevel = infraPodSettings(pod.spec, pod.metadata.name, pod.metadata.namespace);
   const hostNetwork = podLevel.hostConfig.NetworkMode === 'host';
+  // The pod network: its namespace's network, where the engine's DNS answers the names of the pod (as an endpoint
+  // of a headless Service) and of the Services (services/names.ts).
+  const network = hostNetwork ? undefined : namespaceNetwork(pod.metadata.namespace, project);
+  if (network !== undefined) podLevel.hostConfig.NetworkMode = network;
   const create: CreateOptions = {
     Image: image,
     ...podLevel.config,
     // A hostNetwork pod's ports are the host's own: nothing to publish (hostPort equals containerPort).
     ExposedPorts: hostNetwork ? {} : exposed,
     StopTimeout: gracePeriodSeconds,
+    ...(network !== undefined ? { NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: podAliases(loaded, cluster?.services ?? []) } } } } : {}),
     HostConfig: {
       PortBindings: hostNetwork ? {} : bindings,
       ...podLevel.hostConfig,
@@ -292,7 +310,10 @@ function translateInfra(
   };
   // shareProcessNamespace changes nothing on the infra container itself, but the pod's containers must be made
   // again in one PID namespace: a pod-level field, so it is in the pod hash (design.md: what replaces what).
-  const hash = specHash(pod.spec.shareProcessNamespace === true ? { create, shareProcessNamespace: true } : create);
+  // The network's name carries the isolation key, which is no part of what the pod is (project.ts): hashed as the
+  // namespace's network without a key.
+  const hashed = network === undefined ? create : keylessNetwork(create, network, namespaceNetwork(pod.metadata.namespace, undefined));
+  const hash = specHash(pod.spec.shareProcessNamespace === true ? { create: hashed, shareProcessNamespace: true } : hashed);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(pod.metadata.annotations ?? {})) labels[`${annotationPrefix}${k}`] = v;
   Object.assign(labels, pod.metadata.labels ?? {}, commonLabels, {
@@ -300,8 +321,45 @@ function translateInfra(
     [Label.dockerType]: 'podsandbox',
     [Label.containerHash]: hash,
     ...(loaded.source.origin !== undefined ? { [Label.source]: loaded.source.origin } : {}),
+    // Endpoints resolve a Service's named targetPort against these, for pods of any run (services/endpoints.ts).
+    [Label.ports]: JSON.stringify(podPorts(pod.spec)),
   });
   return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 } };
+}
+
+function keylessNetwork(create: CreateOptions, network: string, keyless: string): CreateOptions {
+  if (network === keyless) return create;
+  const endpoint = create.NetworkingConfig?.EndpointsConfig?.[network];
+  return {
+    ...create,
+    HostConfig: { ...create.HostConfig, NetworkMode: keyless },
+    ...(endpoint !== undefined ? { NetworkingConfig: { EndpointsConfig: { [keyless]: endpoint } } } : {}),
+  };
+}
+
+/** The pod's container ports (init containers' too: sidecars serve), as endpoints read them. */
+function podPorts(spec: PodSpec): Array<{ name?: string; containerPort: number; protocol: string }> {
+  return [...(spec.initContainers ?? []), ...spec.containers].flatMap((c) =>
+    (c.ports ?? []).map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), containerPort: p.containerPort, protocol: p.protocol ?? 'TCP' })),
+  );
+}
+
+/**
+ * The names the pod answers to on its network: every headless Service selecting it gives it that Service's names
+ * (a headless name lists its endpoints' own addresses), and with hostname and subdomain, when the headless Service
+ * named like the subdomain selects it, <hostname>.<subdomain>… (dns-pod-service/#pod-hostname-and-subdomain-field).
+ * Docker fixes a container's names when it joins the network, so these are given at creation, ready or not.
+ */
+function podAliases(loaded: LoadedPod, services: readonly ServiceObject[]): string[] {
+  const { pod } = loaded;
+  const ns = pod.metadata.namespace;
+  const aliases: string[] = [];
+  for (const s of services) {
+    if (!s.headless || !serviceSelects(s, ns, pod.metadata.labels ?? {})) continue;
+    aliases.push(...serviceDnsNames(s.name, ns, true));
+    if (pod.spec.subdomain === s.name) aliases.push(...podDnsNames(pod.spec.hostname ?? pod.metadata.name, s.name, ns));
+  }
+  return aliases;
 }
 
 function portKey(p: ContainerPort): string {

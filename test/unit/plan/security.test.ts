@@ -167,10 +167,22 @@ describe('pod-level fields on the infra container', () => {
     }).HostConfig as HC;
     assert.deepEqual([hc.Dns, hc.DnsSearch, hc.DnsOptions], [['1.1.1.1'], ['a.example'], ['ndots:2', 'edns0']]);
   });
-  for (const policy of ['ClusterFirst', 'ClusterFirstWithHostNet', 'Default']) {
-    it(`dnsPolicy ${policy}: the host's resolver (no DNS options)`, () => {
-      const hc = infra({ dnsPolicy: policy }).HostConfig as HC;
-      assert.deepEqual([hc.Dns, hc.DnsSearch, hc.DnsOptions], [undefined, undefined, undefined]);
+  for (const policy of ['ClusterFirst', 'ClusterFirstWithHostNet', undefined]) {
+    it(`dnsPolicy ${policy ?? '(default)'}: the kubelet's search list for the namespace and ndots:5, the namespace's network`, () => {
+      const created = infra(policy !== undefined ? { dnsPolicy: policy } : {});
+      const hc = created.HostConfig as HC;
+      assert.deepEqual([hc.Dns, hc.DnsSearch, hc.DnsOptions], [undefined, ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local'], ['ndots:5']]);
+      assert.equal(hc.NetworkMode, 'runpod_default');
+    });
+  }
+  it('dnsPolicy Default: the host\'s resolver (no DNS options)', () => {
+    const hc = infra({ dnsPolicy: 'Default' }).HostConfig as HC;
+    assert.deepEqual([hc.Dns, hc.DnsSearch, hc.DnsOptions], [undefined, undefined, undefined]);
+  });
+  for (const policy of ['ClusterFirst', 'ClusterFirstWithHostNet']) {
+    it(`dnsPolicy ${policy} with hostNetwork: the host's resolver, as the kubelet falls back to Default`, () => {
+      const hc = infra({ dnsPolicy: policy, hostNetwork: true }).HostConfig as HC;
+      assert.deepEqual([hc.NetworkMode, hc.Dns, hc.DnsSearch, hc.DnsOptions], ['host', undefined, undefined, undefined]);
     });
   }
   it('sysctls on the infra container, slash form converted to dots', () => {
@@ -192,8 +204,7 @@ describe('pod-level fields on the infra container', () => {
       assert.notEqual(plan(pod([c()], spec)).hash, base, JSON.stringify(spec));
     }
   });
-  it('the pod hash of a pod without these fields is what it was before they existed', () => {
-    // Same create options as before security.ts: an upgrade of runpod does not replace running pods.
+  it('dnsPolicy ClusterFirst is the default: the same pod hash either way', () => {
     assert.equal(plan(pod([c()])).hash, plan(pod([c()], { dnsPolicy: 'ClusterFirst' })).hash);
   });
 });

@@ -35,6 +35,7 @@ import {
   type ExecCaptureResult,
   type ExecOptions,
   type HostInfo,
+  type NetworkInfo,
   type ImageSummary,
   type LogStreamOptions,
   type LogsOptions,
@@ -342,6 +343,7 @@ export class MemoryEngine implements Engine {
   private readonly images = new Map<string, ImageRecord>();
   private readonly pullable = new Map<string, ImageSpec>();
   private readonly volumes = new Map<string, VolumeInfo & { createdAt: string }>();
+  private readonly networks = new Map<string, NetworkInfo>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly faults = new Map<EngineMethod, Fault[]>();
   private readonly hooks: HookTable = {};
@@ -590,6 +592,58 @@ export class MemoryEngine implements Engine {
 
   ping(): Promise<EngineInfo> {
     return this.dispatch('ping', [], async () => ({ version: '20.10.24', apiVersion: '1.41', arch: 'amd64', os: 'linux' }));
+  }
+
+  listNetworks(labels: string[]): Promise<NetworkInfo[]> {
+    return this.dispatch('listNetworks', [labels], async (l) => [...this.networks.values()].filter((n) => matchesLabels(n.labels, l)).map((n) => structuredClone(n)));
+  }
+
+  inspectNetwork(idOrName: string): Promise<NetworkInfo | undefined> {
+    return this.dispatch('inspectNetwork', [idOrName], async (x) => {
+      const n = [...this.networks.values()].find((v) => v.id === x || v.name === x);
+      return n === undefined ? undefined : structuredClone(n);
+    });
+  }
+
+  createNetwork(name: string, options: { labels: Record<string, string> }): Promise<string> {
+    return this.dispatch('createNetwork', [name, options], async (n, o) => {
+      if ([...this.networks.values()].some((v) => v.name === n)) throw new NameConflictError(n);
+      const id = `net${this.networks.size + 1}`;
+      this.networks.set(id, { id, name: n, labels: { ...o.labels }, containers: {} });
+      return id;
+    });
+  }
+
+  removeNetwork(id: string): Promise<void> {
+    return this.dispatch('removeNetwork', [id], async (x) => {
+      const n = [...this.networks.values()].find((v) => v.id === x || v.name === x);
+      if (n === undefined) return;
+      if (Object.keys(n.containers).length > 0) throw new EngineRequestError(`error while removing network: network ${n.name} id ${n.id} has active endpoints`, 403);
+      this.networks.delete(n.id);
+    });
+  }
+
+  connectNetwork(network: string, container: string, aliases: readonly string[]): Promise<void> {
+    return this.dispatch('connectNetwork', [network, container, aliases], async (x, c) => {
+      const n = [...this.networks.values()].find((v) => v.id === x || v.name === x);
+      if (n === undefined) throw new EngineRequestError(`network ${x} not found`, 404);
+      n.containers[c] = { name: c, ipv4: `10.0.${this.networks.size}.${Object.keys(n.containers).length + 2}` };
+    });
+  }
+
+  disconnectNetwork(network: string, container: string): Promise<void> {
+    return this.dispatch('disconnectNetwork', [network, container], async (x, c) => {
+      const n = [...this.networks.values()].find((v) => v.id === x || v.name === x);
+      if (n !== undefined) delete n.containers[c];
+    });
+  }
+
+  waitContainer(id: string): Promise<number> {
+    return this.dispatch('waitContainer', [id], async (x) => {
+      const info = await this.inspectContainer(x);
+      if (info === undefined) throw new EngineRequestError(`No such container: ${x}`, 404);
+      return info.State.ExitCode;
+    });
   }
 
   hostInfo(): Promise<HostInfo> {

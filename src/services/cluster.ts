@@ -1,0 +1,94 @@
+// Setting up what pods need to find each other (engine side): each namespace's network, each Service container on
+// it, and every Service container joined to the other namespaces' networks under its qualified names, so
+// <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
+import type { Engine } from '../engine/engine.js';
+import { NameConflictError } from '../engine/engine.js';
+import { ServiceSetupError } from '../errors.js';
+import type { ServiceObject } from '../manifest/types.js';
+import { inProject } from '../plan/project.js';
+import { ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from './names.js';
+import { ensureNetwork } from './network.js';
+import { serviceContainerSpec, storedService } from './serviceSpec.js';
+
+export interface RunningService {
+  service: ServiceObject;
+  containerId: string;
+  /** The Service container's address on its namespace's network: what the Service's cluster IP is on one host. */
+  ip: string;
+}
+
+/** The namespaces' networks, then the Services' containers, then the joins across namespaces. */
+export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string }): Promise<Map<string, RunningService>> {
+  const namespaces = new Set(o.namespaces);
+  for (const s of o.services) namespaces.add(s.namespace);
+  await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project)));
+  const running = new Map<string, RunningService>();
+  await Promise.all(
+    o.services
+      .filter((s) => !s.headless)
+      .map(async (s) => running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image))),
+  );
+  await joinAcrossNamespaces(engine);
+  return running;
+}
+
+/** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
+export async function ensureServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string): Promise<RunningService> {
+  const name = serviceContainerName(service.namespace, service.name, project);
+  const network = namespaceNetwork(service.namespace, project);
+  const spec = serviceContainerSpec(service, network, image);
+  const wanted = spec.Labels?.[ServiceLabel.hash];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const found = await engine.inspectContainer(name);
+    if (found !== undefined) {
+      const labels = found.Config.Labels ?? {};
+      if (labels[ServiceLabel.role] !== 'service' || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
+        throw new ServiceSetupError(`a container named ${name} exists and is not runpod's container of service ${service.namespace}/${service.name}; runpod never touches it: remove or rename it`);
+      }
+      if (labels[ServiceLabel.hash] === wanted) {
+        if (!found.State.Running) await engine.startContainer(found.Id);
+        return { service, containerId: found.Id, ip: await addressOn(engine, found.Id, network, service) };
+      }
+      // Changed ports, type or names: made again (a Service container holds no state but its rules).
+      await engine.removeContainer(found.Id, { force: true });
+      continue;
+    }
+    let id: string;
+    try {
+      id = await engine.createContainer(name, spec);
+    } catch (err) {
+      if (err instanceof NameConflictError) continue; // a concurrent run made it: look again
+      throw err;
+    }
+    await engine.startContainer(id);
+    return { service, containerId: id, ip: await addressOn(engine, id, network, service) };
+  }
+  throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
+}
+
+async function addressOn(engine: Engine, id: string, network: string, service: ServiceObject): Promise<string> {
+  const info = await engine.inspectContainer(id);
+  const ip = info?.NetworkSettings?.Networks?.[network]?.IPAddress;
+  if (ip === undefined || ip === '') throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} has no address on network ${network}; run again, or check the engine's networks`);
+  return ip;
+}
+
+/**
+ * Every Service container (under this engine's key) on every other namespace's network too, answering there to its
+ * qualified names only (names.ts), so a bare name never reaches across namespaces.
+ */
+export async function joinAcrossNamespaces(engine: Engine): Promise<void> {
+  const [networks, services] = await Promise.all([engine.listNetworks([ServiceLabel.networkNamespace]), engine.listContainers([`${ServiceLabel.role}=service`])]);
+  const joins: Promise<void>[] = [];
+  for (const c of services) {
+    if (c.state !== 'running') continue;
+    const s = storedService(c.labels);
+    if (s === undefined) continue;
+    for (const n of networks) {
+      const ns = n.labels[ServiceLabel.networkNamespace];
+      if (ns === undefined || ns === s.namespace || n.containers[c.id] !== undefined) continue;
+      joins.push(engine.connectNetwork(n.id, c.id, serviceDnsNames(s.name, s.namespace, false)));
+    }
+  }
+  await Promise.all(joins);
+}

@@ -1,0 +1,74 @@
+// The network of a namespace's pods (engine side): made when a run first needs it, shared by every run under the
+// same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
+// used or removed; one of that name that is not runpod's stops the run.
+import type { Engine, NetworkInfo } from '../engine/engine.js';
+import { NameConflictError } from '../engine/engine.js';
+import { ServiceSetupError } from '../errors.js';
+import { Label, managedByValue } from '../plan/labels.js';
+import { inProject } from '../plan/project.js';
+import { ServiceLabel, namespaceNetwork, networkLabels } from './names.js';
+
+function ours(n: NetworkInfo, namespace: string, project: string | undefined): boolean {
+  return n.labels[Label.managedBy] === managedByValue && n.labels[ServiceLabel.networkNamespace] === namespace && inProject(n.labels, project);
+}
+
+/**
+ * The namespace's network, made if missing. Two runs may create it at once and older engines do not serialize
+ * CheckDuplicate, so after making one the oldest network of the name wins (the lowest id on a tie) and a
+ * duplicate this run made is removed at once, before any container joins it.
+ */
+export async function ensureNetwork(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
+  const name = namespaceNetwork(namespace, project);
+  const existing = await engine.inspectNetwork(name);
+  if (existing !== undefined) return checked(existing, namespace, project);
+  let made: string | undefined;
+  try {
+    made = await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
+  } catch (err) {
+    if (!(err instanceof NameConflictError)) throw err;
+  }
+  const same = (await engine.listNetworks([`${ServiceLabel.networkNamespace}=${namespace}`])).filter((n) => n.name === name && ours(n, namespace, project));
+  same.sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || a.id.localeCompare(b.id));
+  const winner = same[0];
+  if (made !== undefined && winner !== undefined && winner.id !== made) await engine.removeNetwork(made);
+  const found = winner ?? (await engine.inspectNetwork(name));
+  if (found === undefined) throw new ServiceSetupError(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
+  return checked(found, namespace, project);
+}
+
+function checked(n: NetworkInfo, namespace: string, project: string | undefined): NetworkInfo {
+  if (!ours(n, namespace, project)) {
+    throw new ServiceSetupError(
+      `a network named ${n.name} exists on the engine and is not runpod's (it lacks the labels ${Label.managedBy}=${managedByValue} and ${ServiceLabel.networkNamespace}=${namespace}); runpod never uses or removes it: remove or rename it, or run under another --project`,
+    );
+  }
+  return n;
+}
+
+/**
+ * Remove the namespace's network when nothing of the namespace is left on it: no pod and no Service of its own.
+ * Other namespaces' Service containers joined it only to be reachable from here, so they are detached first.
+ * Returns whether it was removed.
+ */
+export async function removeNetworkIfUnused(engine: Engine, namespace: string, project: string | undefined): Promise<boolean> {
+  const n = await engine.inspectNetwork(namespaceNetwork(namespace, project));
+  if (n === undefined || !ours(n, namespace, project)) return false;
+  const guests: string[] = [];
+  for (const id of Object.keys(n.containers)) {
+    const c = await engine.inspectContainer(id);
+    // A container gone between the two answers is no reason to keep the network.
+    if (c === undefined) continue;
+    const labels = c.Config.Labels ?? {};
+    const guest = labels[ServiceLabel.role] === 'service' && labels[ServiceLabel.namespace] !== namespace && inProject(labels, project);
+    if (!guest) return false;
+    guests.push(id);
+  }
+  for (const id of guests) await engine.disconnectNetwork(n.id, id);
+  try {
+    await engine.removeNetwork(n.id);
+  } catch {
+    // A pod of a concurrent run joined in the meantime: the network is in use again, which is right.
+    return false;
+  }
+  return true;
+}

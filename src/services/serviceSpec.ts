@@ -1,0 +1,60 @@
+// The container that holds a Service's address (pure): runpod's pause program in a network namespace of its own
+// on the namespace's network, answering to the Service's DNS names, forwarding its ports to the endpoints
+// (rules.ts), and publishing them on the host for NodePort and LoadBalancer Services.
+import type { CreateOptions } from '../engine/engine.js';
+import type { ServiceObject } from '../manifest/types.js';
+import { specHash } from '../plan/names.js';
+import { ServiceLabel, serviceDnsNames } from './names.js';
+
+/** The Service itself, as the container keeps it: a later run or `down` finds its selector and ports there. */
+export const serviceSpecLabel = 'io.runpod.service.spec';
+
+export function serviceContainerSpec(service: ServiceObject, network: string, image: string): CreateOptions {
+  const exposed: Record<string, Record<string, never>> = {};
+  const bindings: Record<string, Array<{ HostIp: string; HostPort: string }>> = {};
+  for (const p of service.ports) {
+    const key = `${p.port}/${p.protocol.toLowerCase()}`;
+    exposed[key] = {};
+    // NodePort and LoadBalancer: reachable on the host at nodePort, or at a port the engine chooses (one host is
+    // the node and its load balancer both).
+    if (service.type !== 'ClusterIP') bindings[key] = [{ HostIp: '', HostPort: p.nodePort !== undefined ? String(p.nodePort) : '' }];
+  }
+  const create: CreateOptions = {
+    Image: image,
+    ExposedPorts: exposed,
+    HostConfig: {
+      NetworkMode: network,
+      PortBindings: bindings,
+      // It forwards what reaches it to the endpoints (rules.ts).
+      Sysctls: { 'net.ipv4.ip_forward': '1' },
+      RestartPolicy: { Name: 'unless-stopped' },
+    },
+    NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: serviceDnsNames(service.name, service.namespace, true) } } },
+  };
+  const stored = JSON.stringify({ ...service, file: undefined, line: undefined });
+  return {
+    ...create,
+    Labels: {
+      // No managed-by label: that one marks a pod's containers, and every pod lookup would have to skip these.
+      [ServiceLabel.role]: 'service',
+      [ServiceLabel.name]: service.name,
+      [ServiceLabel.namespace]: service.namespace,
+      [ServiceLabel.hash]: specHash({ create, stored }),
+      [serviceSpecLabel]: stored,
+    },
+    // The pause program ends at SIGTERM at once.
+    StopTimeout: 1,
+  };
+}
+
+/** The Service a container keeps in its label; undefined when absent or unreadable (not runpod's then). */
+export function storedService(labels: Readonly<Record<string, string>>): ServiceObject | undefined {
+  const raw = labels[serviceSpecLabel];
+  if (raw === undefined) return undefined;
+  try {
+    const v = JSON.parse(raw) as ServiceObject;
+    return typeof v.name === 'string' && typeof v.namespace === 'string' && Array.isArray(v.ports) ? { ...v, file: '', line: 0 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
