@@ -504,7 +504,7 @@ export const podSpecFields: FieldLevel = {
     restartPolicy: supported('Always (default), OnFailure or Never; also the engine restart policy'),
     terminationGracePeriodSeconds: supported('default 30; 0 kills at once'),
     hostname: supported('DNS-1123 label; default the pod name'),
-    enableServiceLinks: supported('accepted; no Services exist on one host, so nothing is injected'),
+    enableServiceLinks: supported('default true: the variables of the Services of the pod\'s namespace in the input are set (<SVC>_SERVICE_HOST, <SVC>_PORT, …), as the kubelet sets them; the container\'s own env wins'),
     serviceAccountName: supported('recorded only; no token is mounted'),
     serviceAccount: supported('deprecated alias of serviceAccountName; recorded only'),
     affinity: warn(scheduling),
@@ -874,6 +874,70 @@ export const statefulSetFields = workloadFields('StatefulSet', 'apps/v1', statef
 export const daemonSetFields = workloadFields('DaemonSet', 'apps/v1', daemonSetSpecFields);
 export const jobFields = workloadFields('Job', 'batch/v1', jobSpecFields);
 
+// Service (v1; pkg/apis/core/validation ValidateService). Every field of ServiceSpec and ServicePort (as of
+// Kubernetes 1.34) is listed. On one host the Service's name resolves on the pods' network and its ports forward to
+// the pods its selector picks; what needs a cloud, a load-balancer controller or a fixed address plan is refused.
+const oneHost = 'on one host every endpoint is local to the one node';
+const servicePortFields: FieldLevel = {
+  type: 'ServicePort',
+  fields: {
+    name: supported('required when the Service has more than one port; DNS-1123 label, unique in the Service'),
+    protocol: supported('TCP (default) or UDP; SCTP is refused (Docker\'s port forwarding here covers TCP and UDP)'),
+    appProtocol: supported('a qualified name; recorded only'),
+    port: supported('required, 1-65535; unique with protocol in the Service'),
+    targetPort: supported('a number 1-65535 or a container port name of the selected pods (IANA_SVC_NAME); default port'),
+    nodePort: supported('NodePort and LoadBalancer only: the host port, 30000-32767 (the API server\'s default range), unique per protocol and across Services; default chosen by runpod'),
+  },
+};
+
+const clientIPConfigFields: FieldLevel = {
+  type: 'SessionAffinityConfig',
+  fields: {
+    clientIP: supported(undefined, {
+      type: 'ClientIPConfig',
+      fields: { timeoutSeconds: supported('1-86400 (default 10800); accepted, not honoured: see sessionAffinity') },
+    }),
+  },
+};
+
+const serviceAddress = 'a Service\'s address on one host is chosen by runpod on the engine\'s network';
+export const serviceSpecFields: FieldLevel = {
+  type: 'ServiceSpec',
+  fields: {
+    ports: supported('required unless headless', servicePortFields),
+    selector: supported('label key: value pairs; the pods of the Service\'s namespace whose labels hold them all; none (or empty): no endpoints (warning), as runpod reads no Endpoints or EndpointSlices'),
+    type: supported('ClusterIP (default), NodePort or LoadBalancer (both publish on the host); ExternalName is refused (Docker\'s embedded DNS cannot serve the CNAME record it needs)'),
+    clusterIP: supported(`"" (default) or None (headless: the name gives the pods' own addresses); a fixed address is refused (${serviceAddress})`),
+    clusterIPs: supported('as clusterIP: [] or [None]; its first value must match clusterIP'),
+    sessionAffinity: supported('None (default) or ClientIP; ClientIP is accepted but not honoured: on one host each new connection picks an endpoint at random, so a client is not kept on one pod'),
+    sessionAffinityConfig: supported('with sessionAffinity ClientIP only', clientIPConfigFields),
+    publishNotReadyAddresses: supported('true: pods count as endpoints before they are ready'),
+    externalTrafficPolicy: supported(`Cluster (default) or Local, NodePort and LoadBalancer only; both mean the same: ${oneHost}`),
+    internalTrafficPolicy: supported(`Cluster (default) or Local; both mean the same: ${oneHost}`),
+    trafficDistribution: supported(`PreferClose, PreferSameZone or PreferSameNode; accepted: ${oneHost}`),
+    ipFamilies: supported('IPv4 only: runpod gives Services IPv4 addresses'),
+    ipFamilyPolicy: supported('SingleStack (default) or PreferDualStack: IPv4 is used; RequireDualStack is refused'),
+    allocateLoadBalancerNodePorts: supported('LoadBalancer only; accepted: a LoadBalancer Service is published on the host either way'),
+    externalName: later('ExternalName Services are refused: Docker\'s embedded DNS cannot serve CNAME records; use the external name directly, or a hostAliases entry'),
+    externalIPs: later('addresses the nodes would capture traffic for; publish on the host with type NodePort or LoadBalancer instead'),
+    loadBalancerIP: later(`deprecated in Kubernetes, and ${serviceAddress}: remove it`),
+    loadBalancerSourceRanges: later('it restricts which clients may connect, and runpod cannot enforce that on one Docker host: remove it'),
+    loadBalancerClass: later('there is no load-balancer controller on one host to pick a class'),
+    healthCheckNodePort: later('a cloud load balancer\'s health check of the nodes; there is none on one host'),
+  },
+};
+
+export const serviceFields: FieldLevel = {
+  type: 'Service',
+  fields: {
+    apiVersion: supported('v1'),
+    kind: supported('Service'),
+    metadata: supported('name required, DNS-1035 label; namespace default "default" or -n', objectMetaFields),
+    spec: supported('required', serviceSpecFields),
+    status: readOnly(),
+  },
+};
+
 /** Where each level of an object lives, in the order "belongs in …" hints prefer. */
 export type FieldPlaces = ReadonlyArray<readonly [string, FieldLevel]>;
 
@@ -1082,6 +1146,7 @@ export function supportedFieldsMarkdown(): string {
   // The other kinds an input may hold, their paths prefixed with the kind.
   visit(configMapFields, 'ConfigMap');
   visit(secretFields, 'Secret');
+  visit(serviceFields, 'Service');
   const listed = new Map<FieldLevel, string>();
   for (const level of [persistentVolumeClaimFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields, jobFields]) {
     visit(level, level.type, listed);

@@ -183,5 +183,5 @@ export async function loadManifests(
   const result = parseManifests(texts, options);
   problems.push(...result.problems);
   if (problems.length > 0) throw new ManifestError(sortByFileAndLine(problems, fileOrder));
-  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, warnings: sortByFileAndLine(result.warnings, fileOrder) };
+  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, services: result.services, warnings: sortByFileAndLine(result.warnings, fileOrder) };
 }

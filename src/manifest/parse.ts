@@ -5,7 +5,8 @@ import type { ManifestProblem } from '../errors.js';
 import { resolveReferences, toConfigObject } from './configs.js';
 import { applyDefaults } from './defaults.js';
 import { formatPath } from './path.js';
-import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, type ClaimObject, configKey } from './types.js';
+import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, type ClaimObject, type ServiceObject, configKey } from './types.js';
+import { toServiceObject } from './serviceRules.js';
 import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, isObj, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
@@ -20,6 +21,8 @@ export interface ParseResult {
   skipped: SkippedObject[];
   workloads: WorkloadPlan[];
   claims: ClaimObject[];
+  /** The Services of every input, in input order, each namespace/name once. */
+  services: ServiceObject[];
   warnings: ManifestWarning[];
   problems: ManifestProblem[];
 }
@@ -33,6 +36,11 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const skipped: SkippedObject[] = [];
   const workloads: WorkloadPlan[] = [];
   const claims: ClaimObject[] = [];
+  const services: ServiceObject[] = [];
+  const serviceAt = new Map<string, string>();
+  // Node ports of the input's Services: the API server's allocator hands each port number to one Service.
+  const nodePorts = new Map<number, { service: ServiceObject; path: string }>();
+  const nodePortUses: Array<{ service: ServiceObject; port: number; protocol: string; where: { file: string; line?: number; path: string } }> = [];
   const skipKinds = new Set(options.skipKinds ?? []);
   const fromCronJobs = new Set(options.fromCronJobs ?? []);
   const cronJobsRun = new Set<string>();
@@ -77,6 +85,38 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
         workloadAt.set(id, `${source.file}:${w.line}`);
         workloads.push(plan);
         for (const p of plan.pods) found.push({ valid: { value: p.value, at: [...w.at, 'spec', 'template'], line: w.line, lines: w.lines }, source, owner: plan.ref, claimsGo: plan.claims?.deleteWhenDeleted === true });
+      }
+      for (const sv of result.services) {
+        const line = lineOf(sv.lines, sv.at) ?? sv.line;
+        const obj = toServiceObject(sv.value, options.defaultNamespace, source.file, line);
+        const id = `${obj.namespace}/${obj.name}`;
+        const where = (path: readonly (string | number)[]): { file: string; line?: number; path: string } => {
+          const l = lineOf(sv.lines, path);
+          return { file: source.file, ...(l !== undefined ? { line: l } : {}), path: formatPath(path) };
+        };
+        const first = serviceAt.get(id);
+        if (first !== undefined) {
+          problems.push({ ...where([...sv.at, 'metadata', 'name']), message: `Service ${id} is already defined at ${first}` });
+          continue;
+        }
+        let clash = false;
+        obj.ports.forEach((p, i) => {
+          if (p.nodePort === undefined) return;
+          const other = nodePorts.get(p.nodePort);
+          // One Service may use one node port for TCP and UDP; two Services may not share it (whatever the protocols).
+          if (other !== undefined && other.service !== obj) {
+            problems.push({ ...where([...sv.at, 'spec', 'ports', i, 'nodePort']), message: `nodePort ${p.nodePort} is already used by Service ${other.service.namespace}/${other.service.name} (${other.service.file}:${other.service.line}, ${other.path}); choose another, or leave it out for runpod to choose` });
+            clash = true;
+          }
+        });
+        if (clash) continue;
+        obj.ports.forEach((p, i) => {
+          if (p.nodePort === undefined) return;
+          if (!nodePorts.has(p.nodePort)) nodePorts.set(p.nodePort, { service: obj, path: formatPath(['spec', 'ports', i, 'nodePort']) });
+          nodePortUses.push({ service: obj, port: p.nodePort, protocol: p.protocol, where: where([...sv.at, 'spec', 'ports', i, 'nodePort']) });
+        });
+        serviceAt.set(id, `${source.file}:${line}`);
+        services.push(obj);
       }
       for (const c of result.configs) {
         const obj = toConfigObject(c.value, c.kind, options.defaultNamespace);
@@ -146,6 +186,14 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     }
     pods.push(loaded);
   }
+  // A node port is published on every address of the host, so a pod's hostPort of the same number and protocol
+  // could not be bound beside it.
+  for (const use of nodePortUses) {
+    const other = hostPorts.get(`${use.port}/${use.protocol}`)?.[0];
+    if (other !== undefined) {
+      problems.push({ ...use.where, message: `nodePort ${use.port}/${use.protocol} is already used as a host port by pod ${other.pod.pod.metadata.namespace}/${other.pod.pod.metadata.name} (${at(other.pod)}); choose another, or leave it out for runpod to choose` });
+    }
+  }
   const fileOrder = inputs.map((i) => i.source.file);
   // --from-cronjob names a CronJob the input must hold.
   for (const c of fromCronJobs) {
@@ -159,7 +207,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     said.add(key);
     return true;
   });
-  return { pods, skipped, workloads, claims, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
+  return { pods, skipped, workloads, claims, services, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

@@ -1,7 +1,7 @@
-// A lenient reader for the commands that only need to know which pods a manifest names (down, status). `run`
-// refuses a whole input for one bad field; cleaning up must not depend on that, so here every document is read
-// for kind Pod, metadata.name and metadata.namespace alone, and whatever cannot be read is a problem of its own
-// line that skips only that document (or List item). Files are found and decoded as load.ts does.
+// A lenient reader for the commands that only need to know which pods (and Services) a manifest names (down,
+// status). `run` refuses a whole input for one bad field; cleaning up must not depend on that, so here every
+// document is read for its kind, metadata.name and metadata.namespace alone, and whatever cannot be read is a
+// problem of its own line that skips only that document (or List item). Files are found and decoded as load.ts does.
 
 import type { ManifestProblem } from '../errors.js';
 import { workloadRefName } from '../workloads/expand.js';
@@ -9,7 +9,7 @@ import { kindVerdict } from './kinds.js';
 import { readManifestTexts } from './load.js';
 import { sortByFileAndLine } from './parse.js';
 import { type PathSegment, formatPath } from './path.js';
-import { dns1123Label, dns1123Subdomain } from './syntax.js';
+import { dns1035Label, dns1123Label, dns1123Subdomain } from './syntax.js';
 import { type Obj, describe, isObj } from './validate.js';
 import { type ParsedYaml, type YamlDocument, lineOf, noDocuments, parseYaml } from './yaml.js';
 
@@ -30,6 +30,14 @@ export interface NamedOwner {
   line?: number;
 }
 
+/** A Service the inputs name: what runpod made for it on the engine goes when `down` takes the input down. */
+export interface NamedService {
+  namespace: string;
+  name: string;
+  file: string;
+  line?: number;
+}
+
 /** What could not be read: a file, a document or a List item that names no pod. */
 export interface NameProblem {
   file: string;
@@ -40,6 +48,7 @@ export interface NameProblem {
 interface Found {
   pods: NamedPod[];
   owners: NamedOwner[];
+  services: NamedService[];
   problems: NameProblem[];
 }
 
@@ -53,16 +62,16 @@ export async function readPodNames(
   paths: readonly string[],
   defaultNamespace: string,
   readStdin: () => Promise<Buffer>,
-): Promise<{ pods: NamedPod[]; owners: NamedOwner[]; problems: NameProblem[] }> {
+): Promise<{ pods: NamedPod[]; owners: NamedOwner[]; services: NamedService[]; problems: NameProblem[] }> {
   const read = await readManifestTexts(paths, readStdin);
-  const found: Found = { pods: [], owners: [], problems: read.problems.map(toNameProblem) };
+  const found: Found = { pods: [], owners: [], services: [], problems: read.problems.map(toNameProblem) };
   for (const { source, text } of read.texts) {
     const parsed = parseEachDocument(text, source.file);
     found.problems.push(...parsed.problems.map(toNameProblem));
     for (const doc of parsed.documents) namesOfDocument(doc, source.file, defaultNamespace, found);
   }
   const owners = sortByFileAndLine(found.owners, read.fileOrder).filter((o, i, all) => all.findIndex((x) => x.namespace === o.namespace && x.ref === o.ref) === i);
-  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), owners, problems: sortByFileAndLine(found.problems, read.fileOrder) };
+  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), owners, services: unique(sortByFileAndLine(found.services, read.fileOrder)), problems: sortByFileAndLine(found.problems, read.fileOrder) };
 }
 
 function toNameProblem(p: ManifestProblem): NameProblem {
@@ -70,8 +79,8 @@ function toNameProblem(p: ManifestProblem): NameProblem {
   return { file: p.file, ...(p.line !== undefined ? { line: p.line } : {}), message };
 }
 
-/** The first of each namespace/name: a pod written twice is still one pod to take down. */
-function unique(pods: readonly NamedPod[]): NamedPod[] {
+/** The first of each namespace/name: a pod (or Service) written twice is still one to take down. */
+function unique<T extends { namespace: string; name: string }>(pods: readonly T[]): T[] {
   const seen = new Set<string>();
   return pods.filter((p) => {
     const key = `${p.namespace}/${p.name}`;
@@ -147,6 +156,13 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
       else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line });
       return;
     }
+    // A Service's name is a DNS-1035 label (ValidateServiceName); one that is not was never run.
+    if (kind === 'Service') {
+      const named = podName(obj, defaultNamespace, dns1035Label);
+      if ('problem' in named) problem([...at, ...named.path], [...at, ...named.path], line, `${named.problem}; runpod cannot name this Service`);
+      else found.services.push({ ...named, file, line });
+      return;
+    }
     if (kind !== 'Pod') {
       problem(at, [...at, 'kind'], line, `${kindText(kind)}: ${notAPod}`);
       return;
@@ -189,12 +205,12 @@ function kindText(kind: unknown): string {
 type PodName = { namespace: string; name: string } | { path: PathSegment[]; problem: string };
 
 /** metadata.name (a DNS-1123 subdomain) and metadata.namespace (a DNS-1123 label, else the default): all run checks of a name. */
-function podName(pod: Obj, defaultNamespace: string): PodName {
+function podName(pod: Obj, defaultNamespace: string, nameRule: (v: string) => string | undefined = dns1123Subdomain): PodName {
   const meta = isObj(pod.metadata) ? pod.metadata : {};
   const name = meta.name;
   if (name === undefined || name === null || name === '') return { path: ['metadata', 'name'], problem: 'required' };
   if (typeof name !== 'string') return { path: ['metadata', 'name'], problem: `expected a string, got ${describe(name)}` };
-  const badName = dns1123Subdomain(name);
+  const badName = nameRule(name);
   if (badName !== undefined) return { path: ['metadata', 'name'], problem: badName };
   // An empty or null namespace is none given, as defaults.ts reads it.
   const namespace = meta.namespace;

@@ -15,6 +15,17 @@ export function dns1123Label(v: string): string | undefined {
   return undefined;
 }
 
+/**
+ * IsDNS1035Label: at most 63 characters, lowercase alphanumerics and '-', starting with a letter and ending with a
+ * letter or digit (a Service's name: it becomes a DNS label and an environment variable prefix).
+ */
+export function dns1035Label(v: string): string | undefined {
+  if (v.length > 63) return `must be no more than 63 characters (has ${v.length})`;
+  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(v))
+    return "must be a lowercase RFC 1035 label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit (e.g. 'my-name')";
+  return undefined;
+}
+
 /** IsDNS1123Subdomain: at most 253 characters, dot-separated labels. */
 export function dns1123Subdomain(v: string): string | undefined {
   if (v.length > 253) return `must be no more than 253 characters (has ${v.length})`;

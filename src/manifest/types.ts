@@ -87,6 +87,8 @@ export interface LoadResult {
   workloads: WorkloadPlan[];
   /** The input's PersistentVolumeClaims: each a named engine volume, made by the run. */
   claims: ClaimObject[];
+  /** The input's Services, validated and defaulted, in input order (namespace/name unique). */
+  services: ServiceObject[];
 }
 
 export interface ClaimObject {

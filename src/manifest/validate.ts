@@ -29,6 +29,7 @@ import { apiGroup, kindVerdict } from './kinds.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { validateWorkload } from './workloadRules.js';
+import { validateService } from './serviceRules.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -117,9 +118,18 @@ export interface ValidWorkload {
   lines: LineMap;
 }
 
+/** A Service that passed validation, with where it was written. */
+export interface ValidService {
+  value: Obj;
+  at: PathSegment[];
+  line: number;
+  lines: LineMap;
+}
+
 export interface DocumentResult {
   pods: ValidPod[];
   configs: ValidConfig[];
+  services: ValidService[];
   workloads: ValidWorkload[];
   /** Objects skipped on purpose (each also a warning). */
   skipped: SkippedObject[];
@@ -130,13 +140,14 @@ export interface DocumentResult {
 }
 
 const kindsHint =
-  'runpod reads kinds Pod, ConfigMap, Secret, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them';
-type Kind = 'Pod' | 'ConfigMap' | 'Secret' | WorkloadKind | 'List';
+  'runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them';
+type Kind = 'Pod' | 'ConfigMap' | 'Secret' | 'Service' | WorkloadKind | 'List';
 /** The kinds runpod reads, each with the one apiVersion it has. */
 const readKinds = new Map<string, string>([
   ['Pod', 'v1'],
   ['ConfigMap', 'v1'],
   ['Secret', 'v1'],
+  ['Service', 'v1'],
   ['PersistentVolumeClaim', 'v1'],
   ['ReplicationController', 'v1'],
   ['Deployment', 'apps/v1'],
@@ -167,6 +178,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
   const docProblem = (message: string): DocumentResult => ({
     pods: [],
     configs: [],
+    services: [],
     workloads: [],
     skipped: [],
     cronJobsRun: [],
@@ -186,6 +198,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
 
   const pods: ValidPod[] = [];
   const configs: ValidConfig[] = [];
+  const services: ValidService[] = [];
   const workloads: ValidWorkload[] = [];
   const skipped: SkippedObject[] = [];
   const cronJobsRun: string[] = [];
@@ -273,6 +286,8 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       if (validatePod(obj, at, sink)) pods.push({ value: obj, at, line, lines: doc.lines });
     } else if (kind === 'ConfigMap' || kind === 'Secret') {
       if (validateConfig(obj, at, kind, sink)) configs.push({ kind, value: obj, at, line, lines: doc.lines });
+    } else if (kind === 'Service') {
+      if (validateService(obj, at, sink)) services.push({ value: obj, at, line, lines: doc.lines });
     } else if (isWorkloadKind(kind)) {
       if (validateWorkload(obj, at, kind, sink)) workloads.push({ kind, value: obj, at, line, lines: doc.lines });
     }
@@ -303,7 +318,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       });
     }
   }
-  return { pods, configs, workloads, skipped, cronJobsRun, problems: sink.problems, warnings: sink.warnings };
+  return { pods, configs, services, workloads, skipped, cronJobsRun, problems: sink.problems, warnings: sink.warnings };
 }
 
 /** How a Pod is validated when it is not a Pod document but a workload's pod template (workloadRules.ts). */
