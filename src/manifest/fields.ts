@@ -886,7 +886,7 @@ const servicePortFields: FieldLevel = {
     appProtocol: supported('a qualified name; recorded only'),
     port: supported('required, 1-65535; unique with protocol in the Service'),
     targetPort: supported('a number 1-65535 or a container port name of the selected pods (IANA_SVC_NAME); default port'),
-    nodePort: supported('NodePort and LoadBalancer only: the host port, 30000-32767 (the API server\'s default range), unique per protocol and across Services; default chosen by runpod'),
+    nodePort: supported('NodePort and LoadBalancer only: the host port, 30000-32767 (the API server\'s default range), unique per protocol in the Service and not used by another Service or a pod\'s hostPort; default chosen by runpod'),
   },
 };
 
