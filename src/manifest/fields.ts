@@ -4,7 +4,7 @@
 // (as of Kubernetes 1.34), so that a key outside it is a field Kubernetes does not have: an error, as under
 // `kubectl apply --validate=strict`. Supporting a field later means flipping its status here (and giving it a
 // nested table when runpod should check the keys inside it).
-// The other kinds runpod reads (ConfigMap, Secret, the workloads and PersistentVolumeClaim) have their tables below,
+// The other kinds runpod reads (ConfigMap, Secret, Service, the workloads and PersistentVolumeClaim) have their tables below,
 // with every field of their Kubernetes types too.
 
 import type { FieldPath, PathSegment } from './path.js';
@@ -504,7 +504,7 @@ export const podSpecFields: FieldLevel = {
     restartPolicy: supported('Always (default), OnFailure or Never; also the engine restart policy'),
     terminationGracePeriodSeconds: supported('default 30; 0 kills at once'),
     hostname: supported('DNS-1123 label; default the pod name'),
-    enableServiceLinks: supported('default true: the variables of the Services of the pod\'s namespace in the input are set (<SVC>_SERVICE_HOST, <SVC>_PORT, …), as the kubelet sets them; the container\'s own env wins'),
+    enableServiceLinks: supported('default true: the variables of the Services of the pod\'s namespace in the input are set (for a Service web: WEB_SERVICE_HOST, WEB_SERVICE_PORT, WEB_PORT, …), as the kubelet sets them; the container\'s own env wins'),
     serviceAccountName: supported('recorded only; no token is mounted'),
     serviceAccount: supported('deprecated alias of serviceAccountName; recorded only'),
     affinity: warn(scheduling),
@@ -886,7 +886,7 @@ const servicePortFields: FieldLevel = {
     appProtocol: supported('a qualified name; recorded only'),
     port: supported('required, 1-65535; unique with protocol in the Service'),
     targetPort: supported('a number 1-65535 or a container port name of the selected pods (IANA_SVC_NAME); default port'),
-    nodePort: supported('NodePort and LoadBalancer only: the host port, 30000-32767 (the API server\'s default range), unique per protocol and across Services; default chosen by runpod'),
+    nodePort: supported('NodePort and LoadBalancer only: the host port, 30000-32767 (the API server\'s default range), unique per protocol in the Service and not used by another Service or a pod\'s hostPort; default chosen by runpod'),
   },
 };
 

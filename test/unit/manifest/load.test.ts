@@ -88,7 +88,7 @@ describe('loadManifests', () => {
 
   it('collects problems from every input into one error, by input order then line', async () => {
     const bad = path.join(dir, 'bad.yaml');
-    await writeFile(bad, podText('bad').replace('    image: busybox:1.36\n', '') + '---\napiVersion: v1\nkind: Service\n');
+    await writeFile(bad, podText('bad').replace('    image: busybox:1.36\n', '') + '---\napiVersion: v1\nkind: Endpoints\n');
     const syntax = path.join(dir, 'syntax.yaml');
     await writeFile(syntax, 'a: b\n c: d\n');
     const empty = path.join(dir, 'empty');
@@ -99,7 +99,7 @@ describe('loadManifests', () => {
     assert.deepEqual(await problemsOf([missing, bad, syntax, empty, dup, '-'], '# nothing\n'), [
       `${missing}: no such file or directory`,
       `${bad}:7 spec.containers[0].image: required`,
-      `${bad}:10 kind: kind Service is not supported (runpod reads kinds Pod, ConfigMap, Secret, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Service skips it)`,
+      `${bad}:10 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)`,
       `${syntax}:2: invalid YAML: bad indentation of a mapping entry`,
       `${empty}: no manifests (*.yaml, *.yml or *.json) in this directory`,
       '<stdin>: no documents',

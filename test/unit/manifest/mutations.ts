@@ -58,6 +58,30 @@ items:
     restartPolicy: Never
     containers: [{name: b, image: "registry.example:5000/x/y@sha256:${'a'.repeat(64)}", resources: {limits: {memory: 1G}}}]
 `,
+  `apiVersion: v1
+kind: Pod
+metadata:
+  name: fuzz-served
+  labels: {app: fuzz}
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+    ports: [{name: http, containerPort: 80}, {name: dns, containerPort: 53, protocol: UDP}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: fuzz-svc
+spec:
+  type: NodePort
+  selector: {app: fuzz}
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 60}}
+  ports:
+  - {name: http, port: 80, targetPort: http, nodePort: 30080}
+  - {name: dns, port: 53, protocol: UDP, targetPort: dns}
+`,
   `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fuzz-json"},
  "spec": {"containers": [{"name": "j", "image": "busybox", "env": [{"name": "A", "value": "1"}]}]}}
 `,

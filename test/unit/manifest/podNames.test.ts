@@ -75,6 +75,25 @@ describe('readPodNames', () => {
     });
   });
 
+  it('names the Services of the inputs (for down), each namespace/name once, whatever else is wrong with them', async () => {
+    const svc = (name: string, meta = '', spec = '  ports: [{port: 80}]\n'): string => `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${name}\n${meta}spec:\n${spec}`;
+    const dir = await folder({
+      'a.yaml': `${svc('web', '', '  type: ExternalName\n  notAField: 1\n')}---\n${podText('p')}---\n${svc('db', '  namespace: data\n')}`,
+      'b.yaml': `${svc('web')}---\n${svc('9lives')}---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service, metadata: {name: cache}}\n`,
+    });
+    await refusedByRun([dir]);
+    const r = await readPodNames([dir], 'default', noStdin);
+    assert.deepEqual(r.services.map((s) => `${s.namespace}/${s.name} ${path.basename(s.file)}:${s.line}`), ['default/web a.yaml:1', 'data/db a.yaml:18', 'default/cache b.yaml:18']);
+    assert.deepEqual(r.pods.map((p) => `${p.namespace}/${p.name}`), ['default/p']);
+    assert.deepEqual(r.problems, [
+      {
+        file: path.join(dir, 'b.yaml'),
+        line: 11,
+        message: "metadata.name: must be a lowercase RFC 1035 label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit (e.g. 'my-name'); runpod cannot name this Service",
+      },
+    ]);
+  });
+
   it('reads the items of a List, whatever else the List holds', async () => {
     const list = [
       'apiVersion: v1',
