@@ -77,3 +77,35 @@ if ! docker image inspect runpod-test/busybox:1 >/dev/null 2>&1; then
     --change 'ENV PATH=/bin' --change 'CMD ["sh"]' - runpod-test/busybox:1 >/dev/null
   log "built runpod-test/busybox:1"
 fi
+
+# runpod-test/perl-net: busybox and the host's own perl (Debian's perl-base: the interpreter, its libraries and
+# modules), for tests that need a UDP client and server: the static busybox nc has no UDP mode.
+if ! docker image inspect runpod-test/perl-net:1 >/dev/null 2>&1; then
+  if ! command -v perl >/dev/null 2>&1; then
+    log "perl is missing: installing Debian's perl-base"
+    apt-get install -y -qq perl-base >/dev/null
+  fi
+  ptmp=$(mktemp -d)
+  mkdir -p "$ptmp/rootfs/bin" "$ptmp/rootfs/tmp" "$ptmp/rootfs/etc"
+  cp /bin/busybox "$ptmp/rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [ "$applet" = busybox ] || ln -sf busybox "$ptmp/rootfs/bin/$applet"
+  done
+  perlbin=$(readlink -f "$(command -v perl)")
+  # The interpreter, every library it loads, and the perl-base module tree, at their own paths.
+  for f in "$perlbin" $(ldd "$perlbin" | grep -o '/[^ ]*') ; do
+    mkdir -p "$ptmp/rootfs$(dirname "$f")"
+    cp -L "$f" "$ptmp/rootfs$f"
+  done
+  ln -sf "$perlbin" "$ptmp/rootfs/bin/perl"
+  for d in $(perl -e 'print join(" ", grep { -d && m{perl-base} } @INC)'); do
+    mkdir -p "$ptmp/rootfs$d"
+    cp -a "$d/." "$ptmp/rootfs$d/"
+  done
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$ptmp/rootfs/etc/passwd"
+  chmod 1777 "$ptmp/rootfs/tmp"
+  tar -C "$ptmp/rootfs" -c . | docker import \
+    --change 'ENV PATH=/bin' --change 'CMD ["sh"]' - runpod-test/perl-net:1 >/dev/null
+  rm -rf "$ptmp"
+  log "built runpod-test/perl-net:1"
+fi

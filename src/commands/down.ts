@@ -15,6 +15,9 @@ import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
 import type { Selector } from '../plan/selector.js';
+import { ensureInfraImage } from '../engine/infraImage.js';
+import { tearDownCluster } from '../services/cluster.js';
+import { ServiceLabel } from '../services/names.js';
 
 export interface DownOptions {
   targets: string[];
@@ -47,6 +50,8 @@ export interface Targets {
   refs: PodRef[];
   /** Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). */
   owners: { namespace: string; ref: string }[];
+  /** Services the manifests hold: their containers go too. */
+  services: PodRef[];
   problems: NameProblem[];
 }
 
@@ -76,14 +81,14 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     if ('owner' in arg) owners.push({ namespace: arg.namespace, ref: arg.owner });
     else refs.push(arg);
   }
-  if (manifests.length === 0) return { refs: uniqueRefs(refs), owners, problems: [] };
+  if (manifests.length === 0) return { refs: uniqueRefs(refs), owners, services: [], problems: [] };
   const read = await readPodNames(manifests, namespace, () => readAll(ctx.stdin));
-  if (read.pods.length + read.owners.length === 0 && refs.length + owners.length === 0 && read.problems.length > 0) {
+  if (read.pods.length + read.owners.length + read.services.length === 0 && refs.length + owners.length === 0 && read.problems.length > 0) {
     throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(read.problems.map(formatNameProblem));
   }
   for (const p of read.pods) refs.push({ namespace: p.namespace, name: p.name });
   for (const w of read.owners) if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref });
-  return { refs: uniqueRefs(refs), owners, problems: read.problems };
+  return { refs: uniqueRefs(refs), owners, services: uniqueRefs(read.services.map((v) => ({ namespace: v.namespace, name: v.name }))), problems: read.problems };
 }
 
 /** The named pods, and those of the named workloads as they are on the engine now. */
@@ -119,7 +124,7 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const targets = o.targets.length > 0 ? await resolveTargets(o.targets, o.namespace, ctx) : undefined;
   if (targets) reportSkipped(targets.problems, ctx);
   const engine = await openEngine(o.host, ctx.env, o.project);
-  await connectEngine(engine, ctx);
+  const info = await connectEngine(engine, ctx);
   const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   // Claims outlive their pods, as on a cluster; only asked for, the ones these pods mounted go too (after them).
@@ -140,8 +145,12 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
     }),
   );
   for (const c of claims) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
+  // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
+  const services = o.all ? await managedServiceRefs(engine) : (targets?.services ?? []);
+  const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(o.all ? await networkNamespaces(engine) : [])]);
+  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await ensureInfraImage(engine, info.arch) }) : { services: [], networks: [] };
   if (o.output === 'json' || o.output === 'yaml') {
-    const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods, ...(o.deleteClaims ? { claims } : {}) };
+    const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods, ...(o.deleteClaims ? { claims } : {}), ...(cluster.services.length > 0 ? { services: cluster.services } : {}), ...(cluster.networks.length > 0 ? { networks: cluster.networks } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
     return ExitCode.ok;
   }
@@ -153,6 +162,8 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
     if (o.verbose) for (const c of p.stops) ctx.stdout.write(`  stopped ${c.container} in ${c.seconds}s of ${c.graceSeconds}s${c.preStop ? ` (preStop ${c.preStop.handler}: ${c.preStop.ok ? 'ok' : c.preStop.message})` : ''}${c.error ? `: ${c.error}` : ''}\n`);
   }
   for (const c of claims) if (c.removed) ctx.stdout.write(`claim volume ${c.volume}: removed\n`);
+  for (const v of cluster.services) ctx.stdout.write(v.removed ? `service ${v.namespace}/${v.name}: removed\n` : `service ${v.namespace}/${v.name}: not found, nothing to remove\n`);
+  for (const n of cluster.networks) ctx.stdout.write(`network ${n}: removed\n`);
   return ExitCode.ok;
 }
 
@@ -225,6 +236,24 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
   await removePodHelpers(engine, ref.namespace, ref.name);
   await removePodVolumes(engine, ref.namespace, ref.name);
   return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
+}
+
+/** Every Service runpod made (under the key). */
+async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
+  const list = await engine.listContainers([`${ServiceLabel.role}=service`]);
+  return list.flatMap((c) => {
+    const ns = c.labels[ServiceLabel.namespace];
+    const name = c.labels[ServiceLabel.name];
+    return ns !== undefined && name !== undefined ? [{ namespace: ns, name }] : [];
+  });
+}
+
+/** The namespaces runpod has a network for (under the key). */
+async function networkNamespaces(engine: Engine): Promise<string[]> {
+  return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
+    const ns = n.labels[ServiceLabel.networkNamespace];
+    return ns !== undefined ? [ns] : [];
+  });
 }
 
 /** Every namespace/name that has a container carrying runpod's labels. */

@@ -8,9 +8,12 @@ import { ensureInfraImage } from '../engine/infraImage.js';
 import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
-import type { ClaimObject, LoadedPod, SkippedObject } from '../manifest/types.js';
+import type { ClaimObject, LoadedPod, ServiceObject, SkippedObject } from '../manifest/types.js';
+import { namespaceNetwork, serviceContainerName } from '../services/names.js';
 import { claimVolume } from '../plan/volumes.js';
-import { type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
+import { type ClusterPlan, type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
+import { prepareCluster } from './cluster.js';
+import { describeServices } from '../services/cluster.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
 import { actionHeadline, allActions, decidePodActions } from '../reconcile/decide.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
@@ -20,7 +23,7 @@ import { groupPod, observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
 import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
-import { type PodResult, type PrunedPod, type RunResult, type WorkloadResult, podResult } from '../report/result.js';
+import { type PodResult, type PrunedPod, type RunResult, type ServiceResult, type WorkloadResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
 import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
@@ -79,7 +82,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const reporter = await createReporter({ stream: ctx.stderr, env: ctx.env, quiet: o.quiet, verbose: o.verbose, now: () => new Date(ctx.now()) });
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
-    const { pods, warnings, skipped, workloads, claims } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+    const { pods, warnings, skipped, workloads, claims, services } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
@@ -90,7 +93,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const host = await openHostEngine(o.host, ctx.env);
     const engine = projectEngine(host, project);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await dryRun(pods, skipped, claims, o, project, engine, host, ctx);
+    if (o.dryRun) return await dryRun(pods, skipped, claims, services, o, project, engine, host, ctx);
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
@@ -108,7 +111,11 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
-    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
+    // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
+    const serviceImage = o.infraImage !== undefined ? await ensureInfraImage(engine, info.arch) : infraImage;
+    const cluster = await prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true });
+    for (const s of services) reporter.verbose(`service ${s.namespace}/${s.name}: ${s.headless ? 'headless' : `${s.type} at ${cluster.plan.hosts.get(`${s.namespace}/${s.name}`) ?? '?'}`}`);
+    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, cluster.plan)));
     // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
     await Promise.all(
       claims.map(async (c) => {
@@ -133,6 +140,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         await replacePod(engine, plan, reporter);
       }
       const until = stepDeadline === undefined ? deadline : Math.min(stepDeadline, deadline ?? stepDeadline);
+      // While runpod watches a pod, it is an endpoint of its Services only when ready (endpointsController.ts).
+      if (mode !== 'none') cluster.endpoints.watch(plan.uid);
       return runPod(plan, {
         engine,
         images,
@@ -143,7 +152,10 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         signal: ctx.signal,
         now: ctx.now,
         onAction: (p, a) => reporter.podAction(p.key, a),
-        onCheck: (p, c) => reporter.podCheck(p.key, c),
+        onCheck: (p, c) => {
+          reporter.podCheck(p.key, c);
+          cluster.endpoints.noteReady(p.uid, p.namespace, c.ok && !c.failed && mode !== 'completed', c.containers.map((v) => v.instance?.id ?? '').join(','));
+        },
         onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
         onResult: (p, r) => reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
       });
@@ -162,7 +174,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
             engine,
             plans: byKey,
             loaded: loadedByKey,
-            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project)),
+            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, cluster.plan)),
             runPod: (plan, d) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
             project,
             signal: ctx.signal,
@@ -173,6 +185,12 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       ),
     ]);
     const outcomes = [...bare, ...rollouts.flatMap((r) => [...r.outcomes.values()])];
+    // The Services' endpoints as the run leaves the pods (a pod replaced in a rollout is gone, say), before the
+    // result: a script that goes on after runpod reaches the pods through them.
+    await Promise.all([...cluster.namespaces].map((ns) => cluster.endpoints.refresh(ns)));
+    await cluster.endpoints.settle();
+    if (cluster.endpoints.error !== undefined) throw cluster.endpoints.error;
+    const serviceResults = services.length > 0 ? await describeServices(engine, services, project) : [];
 
     // 5. Report: per pod, and the exit code of the whole run.
     // Logs, termination messages and ports are detail: an engine that stopped answering must not hold the exit.
@@ -184,6 +202,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       }),
     );
     for (const r of results) reporter.podFinished(r);
+    for (const v of serviceResults) reporter.info(serviceLine(v));
     for (const r of rollouts) {
       if (r.status === 'succeeded') reporter.info(r.reason);
       else reporter.warn(r.reason);
@@ -196,7 +215,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (o.scoped) {
       return await runScoped(
         o.scoped,
-        { engine, project, ownProject: o.project === undefined, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, ownProject: o.project === undefined, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }
@@ -215,6 +234,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       pods: results,
       ...(rollouts.length > 0 ? { workloads: rollouts.map(workloadResult) } : {}),
       ...(pruned ? { pruned } : {}),
+      ...(serviceResults.length > 0 ? { services: serviceResults } : {}),
     };
     if (!shownAlready) writeResult(ctx.stdout, result, o.output);
     if (error) throw error;
@@ -253,6 +273,12 @@ function refuseImpossibleWaits(pods: LoadedPod[], wait: WaitMode): void {
   if (refused.length > 0) {
     throw new UsageError(`--wait ${wait} cannot be met by ${refused.map((r) => r.pod).join(', ')}: ${refused[0]!.why}`);
   }
+}
+
+/** service default/db: ClusterIP 172.20.0.2, 5432/TCP → pg, host port 32768 */
+function serviceLine(v: ServiceResult): string {
+  const ports = v.ports.map((p) => `${p.port}/${p.protocol} → ${p.targetPort}${p.hostPort !== undefined ? `, host port ${p.hostPort}` : ''}`);
+  return `service ${v.namespace}/${v.name}: ${v.type}${v.ip !== undefined ? ` ${v.ip}` : ''}${ports.length > 0 ? `, ${ports.join('; ')}` : ''}`;
 }
 
 /** How long the report may spend asking the engine for detail (logs, termination messages, ports). */
@@ -337,8 +363,8 @@ function scopedProjectKey(): string {
   return `run-${randomBytes(4).toString('hex')}`;
 }
 
-function planOptions(o: RunOptions, infraImage: string, project: string | undefined): PlanOptions {
-  return { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}), ...(project !== undefined ? { project } : {}) };
+function planOptions(o: RunOptions, infraImage: string, project: string | undefined, cluster: ClusterPlan): PlanOptions {
+  return { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}), ...(project !== undefined ? { project } : {}), cluster };
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
@@ -372,14 +398,23 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 }
 
 /** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
-async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
+async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], services: ServiceObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
-  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
+  // A dry run makes no Service container, so the pods' Service variables have no address to show.
+  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { services, hosts: new Map() })));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));
-  const pruneDoc = { ...(claimDoc.length > 0 ? { claims: claimDoc } : {}), ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+  const serviceDoc = services.map((s) => ({
+    namespace: s.namespace,
+    name: s.name,
+    type: s.headless ? 'headless' : s.type,
+    network: namespaceNetwork(s.namespace, project),
+    ...(s.headless ? {} : { container: serviceContainerName(s.namespace, s.name, project) }),
+    ports: s.ports.map((p) => `${p.port}/${p.protocol}→${p.targetPort}${p.nodePort !== undefined ? ` (host ${p.nodePort})` : ''}`),
+  }));
+  const pruneDoc = { ...(serviceDoc.length > 0 ? { services: serviceDoc } : {}), ...(claimDoc.length > 0 ? { claims: claimDoc } : {}), ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
   // Admission as a run would decide it now: a refused pod would fail with nothing created.
   const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(host)) : new Map<string, string>();
   const doc = await Promise.all(
@@ -407,6 +442,7 @@ async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: Claim
       else if (d.actions.length === 0) ctx.stdout.write('  actions: none, the pod is up to date\n');
       else for (const a of d.actions) ctx.stdout.write(`  would ${a.kind} ${'container' in a ? a.container : 'POD'}: ${a.reason}\n`);
     }
+    for (const v of serviceDoc) ctx.stdout.write(`service ${v.namespace}/${v.name} (${v.type}) on network ${v.network}${v.container !== undefined ? `, container ${v.container}` : ''}: ${v.ports.join(', ') || 'no ports'}\n`);
     for (const c of claimDoc) ctx.stdout.write(`claim ${c.namespace}/${c.name}: engine volume ${c.engineVolume} (made if missing)\n`);
     for (const k of skipped) ctx.stdout.write(`skipped ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} (${k.file}:${k.line}): ${k.why}\n`);
     if (typeof prune === 'string') ctx.stdout.write(`prune: ${prune}\n`);

@@ -10,9 +10,10 @@ import { ExitCode, ForwardedExitError, InterruptedError, type RunpodError } from
 import type { PodPlan } from '../plan/translate.js';
 import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
-import type { PodResult } from '../report/result.js';
+import type { PodResult, ServiceResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
 import { removePod } from './down.js';
+import { tearDownCluster } from '../services/cluster.js';
 import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface ScopedOptions {
@@ -31,6 +32,12 @@ export interface ScopedRun {
   ownProject: boolean;
   /** The engine volumes of the input's PersistentVolumeClaims (made by the run, mounted or not). */
   claimVolumes: string[];
+  /** The run's Services (namespace and name), taken down with its pods. */
+  services: ReadonlyArray<{ namespace: string; name: string }>;
+  /** Where the run's Services answer, for the command's environment. */
+  serviceResults: readonly ServiceResult[];
+  /** The image Service rules are loaded with (services/forwarding.ts). */
+  serviceImage: string;
   plans: PodPlan[];
   results: PodResult[];
   exitCode: number;
@@ -55,6 +62,8 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
     reporter.info(`taking down ${keys}`);
     try {
       await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
+      // The run's Services go with its pods, and the networks nothing is left on.
+      await tearDownCluster(run.engine, { namespaces: run.plans.map((p) => p.namespace), services: run.services, project: run.project, image: run.serviceImage });
       if (run.ownProject) {
         const mounted = run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName));
         await Promise.all([...new Set([...mounted, ...run.claimVolumes])].map((v) => run.engine.removeVolume(v)));
@@ -77,7 +86,7 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
     throw withCode(code, run.failure(takenDown))!;
   }
 
-  const env = podEnvironment(run.results, run.project);
+  const env = podEnvironment(run.results, run.project, run.serviceResults);
   for (const w of env.warnings) reporter.warn(w);
   reporter.close(); // the spinner must not draw over the command's output
 

@@ -3,7 +3,13 @@
 import yaml from 'js-yaml';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../plan/selector.js';
-import { statusDocument, statusTable } from '../report/tables.js';
+import { serviceTable, statusDocument, statusTable } from '../report/tables.js';
+import type { Engine } from '../engine/engine.js';
+import type { ServiceResult } from '../report/result.js';
+import { describeServices } from '../services/cluster.js';
+import { ServiceLabel } from '../services/names.js';
+import { storedService } from '../services/serviceSpec.js';
+import type { PodRef } from './down.js';
 import type { CommandContext } from './context.js';
 import { reportSkipped, resolveTargets, targetPods } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
@@ -34,11 +40,14 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   // READY counts ready containers, as kubectl: the readiness probes run once, now (commands/readiness.ts).
   const pods = await findPods(engine, refs, { ...(o.selector ? { selector: o.selector } : {}), probe: (found) => probeReadiness(engine, found, ctx.now()) });
   const now = ctx.now();
+  // Services: every one runpod made (under the key) without targets, else those the manifests hold.
+  const services = o.selector ? [] : await findServices(engine, targets?.services, o.project);
   if (o.output === 'json' || o.output === 'yaml') {
-    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)) };
+    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)), ...(services.length > 0 ? { services } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
-  } else if (pods.length > 0) {
-    ctx.stdout.write(statusTable(pods, now, o.output === 'wide'));
+  } else if (pods.length > 0 || services.length > 0) {
+    if (pods.length > 0) ctx.stdout.write(statusTable(pods, now, o.output === 'wide'));
+    if (services.length > 0) ctx.stdout.write(`${pods.length > 0 ? '\n' : ''}${serviceTable(services)}`);
   } else if (o.selector) {
     ctx.stderr.write(`no pods match -l ${formatSelector(o.selector)}\n`);
   } else if (!refs) {
@@ -50,4 +59,15 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
     throw new NotFoundError(`${missing.length === 1 ? 'pod' : 'pods'} ${names} not found`);
   }
   return ExitCode.ok;
+}
+
+/** The Services on the engine (under the key): all, or the named ones that are there. */
+async function findServices(engine: Engine, named: readonly PodRef[] | undefined, project: string | undefined): Promise<ServiceResult[]> {
+  const list = await engine.listContainers([`${ServiceLabel.role}=service`]);
+  const stored = list.flatMap((c) => {
+    const s = storedService(c.labels);
+    return s !== undefined && (named === undefined || named.some((r) => r.namespace === s.namespace && r.name === s.name)) ? [s] : [];
+  });
+  stored.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  return describeServices(engine, stored, project);
 }

@@ -16,6 +16,8 @@ export interface EnvContext {
   configs: ReadonlyMap<string, ConfigObject>;
   /** The isolation key (project.ts): a claim's engine volume is the key's own. */
   project?: string;
+  /** The Service variables of the pod's namespace (serviceEnv.ts): under the container's own, which win. */
+  serviceEnv?: ReadonlyArray<{ name: string; value: string }>;
 }
 
 export interface ContainerEnv {
@@ -32,6 +34,8 @@ export function containerEnv(c: Container, ctx: EnvContext): ContainerEnv {
     if (isSecret) secret.add(name);
     else secret.delete(name);
   };
+  // The kubelet: a container's env and envFrom override the Service variables, which $(VAR) may still read.
+  for (const v of ctx.serviceEnv ?? []) setVar(v.name, v.value, false);
   for (const from of c.envFrom ?? []) {
     const ref = from.configMapRef ?? from.secretRef;
     if (ref?.name === undefined) continue;

@@ -4,7 +4,7 @@
 import type { Container, ContainerPort, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
 import { type LoadedPod, type ServiceObject, configKey } from '../manifest/types.js';
-import { serviceSelects } from '../services/endpoints.js';
+import { endpointPorts, serviceLinkEnv, serviceSelects } from './serviceEnv.js';
 import { namespaceNetwork, podDnsNames, serviceDnsNames } from '../services/names.js';
 import { legacyPullSecretKey, pullSecretKey } from '../manifest/configs.js';
 import { expandVars } from './expand.js';
@@ -189,7 +189,10 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   };
 
   // ConfigMaps, Secrets and the pod's own fields feed env and volume files; volumes are rendered once.
-  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(project !== undefined ? { project } : {}) };
+  // Service variables (enableServiceLinks, default true): those of the pod's namespace, as the kubelet sets them.
+  const cluster = options.cluster;
+  const serviceEnv = cluster !== undefined && pod.spec.enableServiceLinks !== false ? serviceLinkEnv(cluster.services, namespace, (s) => cluster.hosts.get(`${s.namespace}/${s.name}`)) : [];
+  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(project !== undefined ? { project } : {}), ...(serviceEnv.length > 0 ? { serviceEnv } : {}) };
   const volumes = planVolumes(envCtx);
   const podCtx = { env: envCtx, volumes };
   const initContainers = (pod.spec.initContainers ?? []).map((c) =>
@@ -322,7 +325,7 @@ function translateInfra(
     [Label.containerHash]: hash,
     ...(loaded.source.origin !== undefined ? { [Label.source]: loaded.source.origin } : {}),
     // Endpoints resolve a Service's named targetPort against these, for pods of any run (services/endpoints.ts).
-    [Label.ports]: JSON.stringify(podPorts(pod.spec)),
+    [Label.ports]: JSON.stringify(endpointPorts(pod.spec)),
   });
   return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 } };
 }
@@ -335,13 +338,6 @@ function keylessNetwork(create: CreateOptions, network: string, keyless: string)
     HostConfig: { ...create.HostConfig, NetworkMode: keyless },
     ...(endpoint !== undefined ? { NetworkingConfig: { EndpointsConfig: { [keyless]: endpoint } } } : {}),
   };
-}
-
-/** The pod's container ports (init containers' too: sidecars serve), as endpoints read them. */
-function podPorts(spec: PodSpec): Array<{ name?: string; containerPort: number; protocol: string }> {
-  return [...(spec.initContainers ?? []), ...spec.containers].flatMap((c) =>
-    (c.ports ?? []).map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), containerPort: p.containerPort, protocol: p.protocol ?? 'TCP' })),
-  );
 }
 
 /**

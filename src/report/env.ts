@@ -1,7 +1,7 @@
 // The pods' addresses as environment variables (pure): what a scoped command (`runpod run … -- cmd`) gets in
 // its environment and what `-o env` prints as POSIX `export` lines for `eval "$(runpod … -o env)"`.
 import { projectEnvVar } from '../plan/project.js';
-import type { PodResult } from './result.js';
+import type { PodResult, ServiceResult } from './result.js';
 
 export type EnvPod = Pick<PodResult, 'namespace' | 'name' | 'ip' | 'source' | 'ports'>;
 
@@ -40,6 +40,19 @@ function podVars(prefix: string, p: EnvPod): [string, string][] {
   return out;
 }
 
+/** A Service's address, its ports, and the host ports it is published on (NodePort, LoadBalancer, --publish-all). */
+function serviceVars(prefix: string, s: ServiceResult): [string, string][] {
+  const out: [string, string][] = [];
+  if (s.ip) out.push([`${prefix}IP`, s.ip]);
+  for (const port of s.ports) {
+    const proto = port.protocol === 'TCP' ? '' : `_${port.protocol}`;
+    out.push([`${prefix}PORT_${port.port}${proto}`, String(port.port)]);
+    if (port.name) out.push([`${prefix}${envPart(port.name)}_PORT`, String(port.port)]);
+    if (port.hostPort !== undefined) out.push([`${prefix}HOST_PORT_${port.port}${proto}`, String(port.hostPort)]);
+  }
+  return out;
+}
+
 /**
  * RUNPOD_<POD>_IP, RUNPOD_<POD>_SOURCE, RUNPOD_<POD>_PORT_<N>, RUNPOD_<POD>_<PORTNAME>_PORT and
  * RUNPOD_<POD>_HOST_PORT_<N>; with one pod also the short forms without <POD>_. <POD> is the pod's name, or
@@ -47,13 +60,20 @@ function podVars(prefix: string, p: EnvPod): [string, string][] {
  * Under an isolation key, RUNPOD_PROJECT comes first, so runpod commands run with these variables (status, logs,
  * exec, down) follow the key.
  */
-export function podEnvironment(pods: EnvPod[], project?: string): EnvSet {
+export function podEnvironment(pods: EnvPod[], project?: string, services: readonly ServiceResult[] = []): EnvSet {
   const byPart = new Map<string, number>();
   for (const p of pods) byPart.set(envPart(p.name), (byPart.get(envPart(p.name)) ?? 0) + 1);
   const long: [string, string][] = pods.flatMap((p) => {
     const part = (byPart.get(envPart(p.name)) ?? 0) > 1 ? `${envPart(p.namespace)}_${envPart(p.name)}` : envPart(p.name);
     return podVars(`RUNPOD_${part}_`, p);
   });
+  // Services after the pods, under RUNPOD_SVC_<SVC>_ (<NAMESPACE>_<SVC> when two namespaces have one of a name).
+  const bySvc = new Map<string, number>();
+  for (const s of services) bySvc.set(envPart(s.name), (bySvc.get(envPart(s.name)) ?? 0) + 1);
+  for (const s of services) {
+    const part = (bySvc.get(envPart(s.name)) ?? 0) > 1 ? `${envPart(s.namespace)}_${envPart(s.name)}` : envPart(s.name);
+    long.push(...serviceVars(`RUNPOD_SVC_${part}_`, s));
+  }
   const values = new Map<string, string>();
   const clashed = new Set<string>();
   for (const [k, v] of long) {

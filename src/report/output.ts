@@ -13,7 +13,7 @@ export function writeResult(out: Writable, result: RunResult, format: OutputForm
   else if (format === 'yaml') out.write(yaml.dump(result, { noRefs: true, lineWidth: -1 }));
   else if (format === 'env') {
     // A failed run prints nothing to eval; its exit code and stderr say why.
-    if (result.exitCode === 0) out.write(exportLines(podEnvironment(result.pods, result.project)));
+    if (result.exitCode === 0) out.write(exportLines(podEnvironment(result.pods, result.project, result.services)));
   } else {
     for (const p of result.pods) out.write(`${podLine(p)}\n`);
     for (const p of result.pruned ?? []) out.write(`${p.namespace}/${p.name}: pruned${p.source !== undefined ? ` (source ${p.source})` : ''}\n`);

@@ -1,5 +1,6 @@
 // Plain-text tables for the commands that show state (status, stats, gc): columns padded to the widest cell,
 // no colour, so the output reads the same on a terminal, in a pipe and in a CI log.
+import type { ServiceResult } from './result.js';
 import type { ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
 
 export function renderTable(headers: string[], rows: string[][]): string {
@@ -122,4 +123,16 @@ export function statusDocument(p: PodSummary, now: number): Record<string, unkno
     containers: p.containers.map(containerDocument),
     ...(p.sidecars.length > 0 ? { sidecars: p.sidecars.map(containerDocument) } : {}),
   };
+}
+
+/** Services as kubectl get services shows them: PORT(S) as port[:hostPort]/protocol. */
+export function serviceTable(services: readonly ServiceResult[]): string {
+  const rows = services.map((v) => [
+    v.namespace,
+    v.name,
+    v.type === 'headless' ? 'ClusterIP' : v.type,
+    v.type === 'headless' ? 'None' : (v.ip ?? '<none>'),
+    v.ports.map((p) => `${p.port}${p.hostPort !== undefined ? `:${p.hostPort}` : ''}/${p.protocol}`).join(',') || '<none>',
+  ]);
+  return renderTable(['NAMESPACE', 'SERVICE', 'TYPE', 'CLUSTER-IP', 'PORT(S)'], rows);
 }

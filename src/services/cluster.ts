@@ -5,9 +5,11 @@ import type { Engine } from '../engine/engine.js';
 import { NameConflictError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
 import type { ServiceObject } from '../manifest/types.js';
+import type { ServiceResult } from '../report/result.js';
 import { inProject } from '../plan/project.js';
 import { ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from './names.js';
-import { ensureNetwork } from './network.js';
+import { EndpointsController } from './endpointsController.js';
+import { ensureNetwork, removeNetworkIfUnused } from './network.js';
 import { serviceContainerSpec, storedService } from './serviceSpec.js';
 
 export interface RunningService {
@@ -18,7 +20,7 @@ export interface RunningService {
 }
 
 /** The namespaces' networks, then the Services' containers, then the joins across namespaces. */
-export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string }): Promise<Map<string, RunningService>> {
+export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll?: boolean }): Promise<Map<string, RunningService>> {
   const namespaces = new Set(o.namespaces);
   for (const s of o.services) namespaces.add(s.namespace);
   await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project)));
@@ -26,17 +28,17 @@ export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<str
   await Promise.all(
     o.services
       .filter((s) => !s.headless)
-      .map(async (s) => running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image))),
+      .map(async (s) => running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image, o.publishAll ?? false))),
   );
   await joinAcrossNamespaces(engine);
   return running;
 }
 
 /** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
-export async function ensureServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string): Promise<RunningService> {
+export async function ensureServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<RunningService> {
   const name = serviceContainerName(service.namespace, service.name, project);
   const network = namespaceNetwork(service.namespace, project);
-  const spec = serviceContainerSpec(service, network, image);
+  const spec = serviceContainerSpec(service, network, image, publishAll);
   const wanted = spec.Labels?.[ServiceLabel.hash];
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await engine.inspectContainer(name);
@@ -91,4 +93,61 @@ export async function joinAcrossNamespaces(engine: Engine): Promise<void> {
     }
   }
   await Promise.all(joins);
+}
+
+/** Where each Service answers and on which host ports, as the engine says now (for the run's result). */
+export async function describeServices(engine: Engine, services: readonly ServiceObject[], project: string | undefined): Promise<ServiceResult[]> {
+  return Promise.all(
+    services.map(async (s) => {
+      const info = s.headless ? undefined : await engine.inspectContainer(serviceContainerName(s.namespace, s.name, project));
+      const ip = info?.NetworkSettings?.Networks?.[namespaceNetwork(s.namespace, project)]?.IPAddress;
+      const published = (info?.NetworkSettings?.Ports ?? {}) as Record<string, Array<{ HostPort?: string }> | null>;
+      return {
+        namespace: s.namespace,
+        name: s.name,
+        type: s.headless ? 'headless' : s.type,
+        ...(ip ? { ip } : {}),
+        dnsNames: serviceDnsNames(s.name, s.namespace, true),
+        ports: s.ports.map((p) => {
+          const host = published[`${p.port}/${p.protocol.toLowerCase()}`]?.[0]?.HostPort;
+          return { ...(p.name !== undefined ? { name: p.name } : {}), port: p.port, protocol: p.protocol, targetPort: p.targetPort, ...(host ? { hostPort: Number(host) } : {}) };
+        }),
+      } satisfies ServiceResult;
+    }),
+  );
+}
+
+/** Remove a Service's container (under this key); one that is not there is not an error. Returns whether it was. */
+export async function removeServiceContainer(engine: Engine, namespace: string, name: string, project: string | undefined): Promise<boolean> {
+  const found = await engine.inspectContainer(serviceContainerName(namespace, name, project));
+  if (found === undefined) return false;
+  const labels = found.Config.Labels ?? {};
+  if (labels[ServiceLabel.role] !== 'service' || labels[ServiceLabel.namespace] !== namespace || labels[ServiceLabel.name] !== name || !inProject(labels, project)) return false;
+  await engine.removeContainer(found.Id, { force: true });
+  return true;
+}
+
+export interface ClusterTeardown {
+  services: Array<{ namespace: string; name: string; removed: boolean }>;
+  /** The networks removed: nothing of their namespace was left on them. */
+  networks: string[];
+}
+
+/**
+ * After pods went: remove the named Services, bring the others' endpoints up to date in the namespaces touched,
+ * and remove each of those namespaces' networks that nothing of the namespace is left on.
+ */
+export async function tearDownCluster(
+  engine: Engine,
+  o: { namespaces: Iterable<string>; services: ReadonlyArray<{ namespace: string; name: string }>; project: string | undefined; image: string },
+): Promise<ClusterTeardown> {
+  const services = await Promise.all(o.services.map(async (s) => ({ ...s, removed: await removeServiceContainer(engine, s.namespace, s.name, o.project) })));
+  const namespaces = new Set(o.namespaces);
+  for (const s of o.services) namespaces.add(s.namespace);
+  const endpoints = new EndpointsController(engine, o.project, o.image);
+  await Promise.all([...namespaces].map((ns) => endpoints.refresh(ns)));
+  if (endpoints.error !== undefined) throw endpoints.error;
+  const networks: string[] = [];
+  for (const ns of [...namespaces].sort()) if (await removeNetworkIfUnused(engine, ns, o.project)) networks.push(namespaceNetwork(ns, o.project));
+  return { services, networks };
 }

@@ -2,6 +2,7 @@
 // its selector matches, ready ones only unless publishNotReadyAddresses, each port's targetPort resolved against
 // the pod's own container ports. https://kubernetes.io/docs/concepts/services-networking/service/#services-without-selectors
 import type { ServiceObject, ServicePortSpec } from '../manifest/types.js';
+import { type EndpointPort, resolveTargetPort, serviceSelects } from '../plan/serviceEnv.js';
 
 /** What the endpoints step needs to know of one pod on the engine. */
 export interface EndpointPod {
@@ -12,7 +13,8 @@ export interface EndpointPod {
   /** The pod's address on its namespace network; undefined while it has none (not running). */
   ip?: string;
   ready: boolean;
-  ports: ReadonlyArray<{ name?: string; containerPort: number; protocol: string }>;
+  /** Its container ports in FindPort's order (plan/serviceEnv.ts endpointPorts). */
+  ports: readonly EndpointPort[];
 }
 
 export interface Backend {
@@ -25,22 +27,6 @@ export interface Backend {
 export interface PortEndpoints {
   port: ServicePortSpec;
   backends: Backend[];
-}
-
-/** Whether the Service selects the pod: same namespace, every selector label present; no selector selects none. */
-export function serviceSelects(service: Pick<ServiceObject, 'namespace' | 'selector'>, namespace: string, labels: Readonly<Record<string, string>>): boolean {
-  if (service.selector === undefined || service.namespace !== namespace) return false;
-  return Object.entries(service.selector).every(([k, v]) => labels[k] === v);
-}
-
-/**
- * The pod port a Service port reaches: a number as it is; a name looked up among the pod's container ports of the
- * same protocol (pods behind one Service may number a named port differently). undefined: this pod has no such
- * port, so it is no endpoint for it.
- */
-export function resolveTargetPort(port: ServicePortSpec, ports: EndpointPod['ports']): number | undefined {
-  if (typeof port.targetPort === 'number') return port.targetPort;
-  return ports.find((p) => p.name === port.targetPort && (p.protocol || 'TCP') === port.protocol)?.containerPort;
 }
 
 /** Each port's backends, pods in a stable order (by name) so rules written twice from one state are the same. */

@@ -27,6 +27,7 @@ interface Marker {
 export class EndpointsController {
   /** Readiness this run has seen, by pod uid. */
   private readonly ready = new Map<string, boolean>();
+  private readonly seen = new Map<string, string>();
   /** Pods this run watches: until their readiness is seen they keep the membership they had. */
   private readonly watched = new Set<string>();
   private readonly markers = new Map<string, Marker>();
@@ -49,11 +50,16 @@ export class EndpointsController {
     this.watched.add(uid);
   }
 
-  /** A pod of this run is (or is no longer) ready: its namespace's Services are brought up to date. */
-  noteReady(uid: string, namespace: string, ready: boolean): void {
-    if (this.ready.get(uid) === ready) return;
+  /**
+   * What runpod saw of a pod of this run: ready or not, and which container instances it has (a new instance may
+   * come with a new infra container, so a new address). A change brings its namespace's Services up to date.
+   */
+  noteReady(uid: string, namespace: string, ready: boolean, instances: string): void {
+    const seen = `${ready}|${instances}`;
+    if (this.seen.get(uid) === seen) return;
+    this.seen.set(uid, seen);
     this.ready.set(uid, ready);
-    this.refresh(namespace);
+    void this.refresh(namespace);
   }
 
   /** Bring a namespace's Services up to date: one pass at a time, a request during a pass makes one more after it. */

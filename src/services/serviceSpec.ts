@@ -9,15 +9,16 @@ import { ServiceLabel, serviceDnsNames } from './names.js';
 /** The Service itself, as the container keeps it: a later run or `down` finds its selector and ports there. */
 export const serviceSpecLabel = 'io.runpod.service.spec';
 
-export function serviceContainerSpec(service: ServiceObject, network: string, image: string): CreateOptions {
+export function serviceContainerSpec(service: ServiceObject, network: string, image: string, publishAll = false): CreateOptions {
   const exposed: Record<string, Record<string, never>> = {};
   const bindings: Record<string, Array<{ HostIp: string; HostPort: string }>> = {};
   for (const p of service.ports) {
     const key = `${p.port}/${p.protocol.toLowerCase()}`;
     exposed[key] = {};
     // NodePort and LoadBalancer: reachable on the host at nodePort, or at a port the engine chooses (one host is
-    // the node and its load balancer both).
-    if (service.type !== 'ClusterIP') bindings[key] = [{ HostIp: '', HostPort: p.nodePort !== undefined ? String(p.nodePort) : '' }];
+    // the node and its load balancer both). --publish-all: a ClusterIP Service's ports too, at ports the engine
+    // chooses, as it does for pods (so tests on the host reach it, and parallel jobs never collide).
+    if (service.type !== 'ClusterIP' || publishAll) bindings[key] = [{ HostIp: '', HostPort: p.nodePort !== undefined ? String(p.nodePort) : '' }];
   }
   const create: CreateOptions = {
     Image: image,

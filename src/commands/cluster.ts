@@ -1,0 +1,51 @@
+// What a run (and `down`) does about Services, between the manifests and the engine: the networks and Service
+// containers before any pod is made, the endpoints kept up to date while pods come and go.
+import type { Engine } from '../engine/engine.js';
+import type { LoadedPod, ServiceObject } from '../manifest/types.js';
+import type { ClusterPlan } from '../plan/translate.js';
+import { setUpCluster } from '../services/cluster.js';
+import { EndpointsController } from '../services/endpointsController.js';
+import { ServiceLabel, namespaceNetwork } from '../services/names.js';
+import { storedService } from '../services/serviceSpec.js';
+
+export interface PreparedCluster {
+  plan: ClusterPlan;
+  endpoints: EndpointsController;
+  namespaces: Set<string>;
+}
+
+/** The namespaces whose pods join a network (hostNetwork pods do not), and those of the Services. */
+export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly ServiceObject[]): Set<string> {
+  const out = new Set<string>();
+  for (const p of pods) if (p.pod.spec.hostNetwork !== true) out.add(p.pod.metadata.namespace);
+  for (const s of services) out.add(s.namespace);
+  return out;
+}
+
+/**
+ * Networks, Service containers and each Service's first rules (which also proves the engine host can forward),
+ * before any pod is made. The Services that earlier runs made in these namespaces count too: their variables go
+ * into the pods, and the pods of this run become their endpoints.
+ */
+export async function prepareCluster(engine: Engine, o: { pods: readonly LoadedPod[]; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll: boolean }): Promise<PreparedCluster> {
+  const namespaces = clusterNamespaces(o.pods, o.services);
+  const running = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
+  const hosts = new Map<string, string>();
+  for (const [k, r] of running) hosts.set(k, r.ip);
+  const known = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
+  const earlier = await engine.listContainers([`${ServiceLabel.role}=service`]);
+  await Promise.all(
+    earlier.map(async (c) => {
+      const s = storedService(c.labels);
+      if (s === undefined || !namespaces.has(s.namespace) || known.has(`${s.namespace}/${s.name}`) || c.state !== 'running') return;
+      const info = await engine.inspectContainer(c.id);
+      const ip = info?.NetworkSettings?.Networks?.[namespaceNetwork(s.namespace, o.project)]?.IPAddress;
+      known.set(`${s.namespace}/${s.name}`, s);
+      if (ip) hosts.set(`${s.namespace}/${s.name}`, ip);
+    }),
+  );
+  const endpoints = new EndpointsController(engine, o.project, o.image);
+  await Promise.all([...namespaces].map((ns) => endpoints.refresh(ns)));
+  if (endpoints.error !== undefined) throw endpoints.error;
+  return { plan: { services: [...known.values()], hosts }, endpoints, namespaces };
+}
