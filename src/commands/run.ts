@@ -177,6 +177,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
             translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, cluster.plan)),
             runPod: (plan, d) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
             project,
+            onRemoved: (ns) => void cluster.endpoints.refresh(ns),
             signal: ctx.signal,
             now: ctx.now,
             reporter,
@@ -210,6 +211,11 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
     const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
+    if (pruned !== undefined && pruned.length > 0) {
+      // Pruned pods are no endpoints any more.
+      await Promise.all([...new Set(pruned.map((p) => p.namespace))].map((ns) => cluster.endpoints.refresh(ns)));
+      if (cluster.endpoints.error !== undefined) throw cluster.endpoints.error;
+    }
 
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
     if (o.scoped) {

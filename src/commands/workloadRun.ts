@@ -28,6 +28,8 @@ export interface WorkloadContext {
   /** Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. */
   runPod(plan: PodPlan, stepDeadline: number | undefined): Promise<PodOutcome>;
   project: string | undefined;
+  /** Pods of the namespace were taken down (a rollout's old ones): the Services there are brought up to date. */
+  onRemoved?(namespace: string): void;
   signal: AbortSignal;
   now(): number;
   reporter: Reporter;
@@ -80,16 +82,17 @@ function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDe
       return c.runPod(plan, deadline);
     },
     podName: name,
-    remove: (names) => removeAll(c.engine, w.namespace, names),
+    remove: (names) => removeAll(c, w.namespace, names),
     sleep: (ms) => sleepFor(ms, c.signal),
     now: c.now,
     info: (m) => c.reporter.info(m),
   };
 }
 
-/** Take these pods of a namespace down, as `runpod down` does, together. */
-async function removeAll(engine: Engine, namespace: string, names: readonly string[]): Promise<void> {
-  await Promise.all(names.map((name) => removePod(engine, { namespace, name })));
+/** Take these pods of a namespace down, as `runpod down` does, together; then they are no Service's endpoints. */
+async function removeAll(c: WorkloadContext, namespace: string, names: readonly string[]): Promise<void> {
+  await Promise.all(names.map((name) => removePod(c.engine, { namespace, name })));
+  c.onRemoved?.(namespace);
 }
 
 /** The same pod under another name (a Job's next attempt at a slot). */
@@ -114,7 +117,7 @@ export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDe
       ),
     sync: (names, stepDeadline) => Promise.all(names.map((n) => c.runPod(planOf(n)!, stepDeadline))),
     remove: async (names) => {
-      await removeAll(c.engine, w.namespace, names);
+      await removeAll(c, w.namespace, names);
       // persistentVolumeClaimRetentionPolicy.whenScaled: Delete: a removed ordinal's claims go with it.
       if (w.claims?.deleteWhenScaled) {
         const ordinals = names.map((n) => Number(/-(\d+)$/.exec(n)?.[1])).filter((n) => Number.isInteger(n));

@@ -520,7 +520,7 @@ export const podSpecFields: FieldLevel = {
     activeDeadlineSeconds: later(),
     automountServiceAccountToken: later(),
     dnsConfig: supported('with dnsPolicy None only: the pod\'s resolv.conf', podDNSConfigFields),
-    dnsPolicy: supported('ClusterFirst (default), ClusterFirstWithHostNet, Default: the host\'s resolver (no cluster DNS on one host, so ClusterFirst falls back to Default as a kubelet without clusterDNS does); None: dnsConfig'),
+    dnsPolicy: supported('ClusterFirst (default), ClusterFirstWithHostNet: the kubelet\'s search list for the namespace and ndots:5, answered by the engine\'s DNS on the namespace\'s network (a hostNetwork pod gets the host\'s resolver, as the kubelet falls back to Default for it); Default: the host\'s resolver settings; None: dnsConfig'),
     ephemeralContainers: later('added by the API server only'),
     hostAliases: supported('extra /etc/hosts lines, shared by every container; not with hostNetwork', hostAliasFields),
     hostIPC: supported('every container in the host\'s IPC namespace'),
@@ -539,7 +539,7 @@ export const podSpecFields: FieldLevel = {
     securityContext: supported('defaults for every container\'s securityContext; groups, sysctls', podSecurityContextFields),
     setHostnameAsFQDN: supported('with subdomain: the hostname is the FQDN (at most 64 characters)'),
     shareProcessNamespace: supported('one PID namespace: the infra container\'s pause process is PID 1 and reaps orphans; not with hostPID'),
-    subdomain: supported('DNS-1123 label; FQDN <hostname>.<subdomain>.<namespace>.svc.cluster.local in /etc/hosts (hostname -f)'),
+    subdomain: supported('DNS-1123 label; FQDN <hostname>.<subdomain>.<namespace>.svc.cluster.local in /etc/hosts (hostname -f), and in DNS when the headless Service of that name selects the pod'),
     volumes: supported(undefined, volumeFields),
   },
 };
