@@ -17,6 +17,8 @@ export const Label = {
   owner: 'io.runpod.owner',
   /** "delete": the pod's claims go when its owner is taken down (a StatefulSet's whenDeleted: Delete). */
   claimsWithOwner: 'io.runpod.owner.claims',
+  /** A Job's ttlSecondsAfterFinished (> 0) on its pods: `runpod gc` removes them once it has passed since they finished. */
+  jobTtl: 'io.runpod.job.ttl-seconds-after-finished',
 } as const;
 
 export const managedByValue = 'runpod';
