@@ -46,7 +46,7 @@ export interface PodRef {
 export interface Targets {
   refs: PodRef[];
   /** Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). */
-  owners: { namespace: string; ref: string }[];
+  owners: { namespace: string; ref: string; desired?: number; suspended?: boolean }[];
   problems: NameProblem[];
 }
 
@@ -82,7 +82,9 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(read.problems.map(formatNameProblem));
   }
   for (const p of read.pods) refs.push({ namespace: p.namespace, name: p.name });
-  for (const w of read.owners) if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref });
+  for (const w of read.owners) {
+    if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref, ...(w.desired !== undefined ? { desired: w.desired } : {}), ...(w.suspended ? { suspended: true } : {}) });
+  }
   return { refs: uniqueRefs(refs), owners, problems: read.problems };
 }
 

@@ -3,7 +3,7 @@
 import yaml from 'js-yaml';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../plan/selector.js';
-import { statusDocument, statusTable } from '../report/tables.js';
+import { statusDocument, statusTable, workloadRows } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { reportSkipped, resolveTargets, targetPods } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
@@ -34,11 +34,14 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   // READY counts ready containers, as kubectl: the readiness probes run once, now (commands/readiness.ts).
   const pods = await findPods(engine, refs, { ...(o.selector ? { selector: o.selector } : {}), probe: (found) => probeReadiness(engine, found, ctx.now()) });
   const now = ctx.now();
+  // The workloads the manifests name: READY reads against their replicas, and a suspended Job shows as such.
+  const wants = targets?.owners ?? [];
   if (o.output === 'json' || o.output === 'yaml') {
-    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)) };
+    const workloads = workloadRows(pods, wants);
+    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)), ...(workloads.length > 0 ? { workloads } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
-  } else if (pods.length > 0) {
-    ctx.stdout.write(statusTable(pods, now, o.output === 'wide'));
+  } else if (pods.length > 0 || wants.length > 0) {
+    ctx.stdout.write(statusTable(pods, now, o.output === 'wide', wants));
   } else if (o.selector) {
     ctx.stderr.write(`no pods match -l ${formatSelector(o.selector)}\n`);
   } else if (!refs) {

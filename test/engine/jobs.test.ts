@@ -90,29 +90,39 @@ test('suspend: true creates no pods and exits 0 with a warning; suspend false ru
   const doc = JSON.parse(r.stdout) as { workloads: { ref: string; status: string; suspended?: boolean }[] };
   assert.deepEqual(doc.workloads.map((x) => [x.ref, x.status, x.suspended]), [['job/later', 'succeeded', true]]);
   assert.deepEqual(containersOf(w.key, 'later'), []);
+  // status of the manifest lists the Job, with no pods, as suspended.
+  const st = await w.run('status', w.file('job.yaml'));
+  assert.equal(st.code, 0, show(st));
+  assert.match(st.stdout, /default\/job\/later\s+0\/1 \(suspended\)\s+-/, show(st));
   fs.writeFileSync(w.file('job.yaml'), text.replace('suspend: true', 'suspend: false'));
   const run = await w.run(w.file('job.yaml'));
   assert.equal(run.code, 0, show(run));
   assert.match(run.stderr, /job\/later: completed \(1 of 1 succeeded\)/);
+  const done = await w.run('status', '-o', 'json', w.file('job.yaml'));
+  const workloads = (JSON.parse(done.stdout) as { workloads: { ref: string; ready: number; of: number; suspended?: boolean }[] }).workloads;
+  assert.deepEqual(workloads.map((x) => [x.ref, x.ready, x.of, x.suspended]), [['job/later', 1, 1, undefined]], 'READY: succeeded pods of completions');
 });
 
-test('ttlSecondsAfterFinished 3: the pods stay after the run; a re-run before the ttl runs nothing, one after it removes them and runs the Job anew', async (t) => {
-  const w = workspace(t, { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 3\n', 'date +%s%N') });
+test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before the ttl runs nothing, one after it removes them and runs the Job anew', async (t) => {
+  const w = workspace(t, { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 15\n', 'date +%s%N') });
   const first = await w.run(w.file('job.yaml'));
   assert.equal(first.code, 0, show(first));
-  assert.match(first.stderr, /its pods stay until ttlSecondsAfterFinished 3 has passed; then runpod gc, or running it again, removes them/, show(first));
+  assert.match(first.stderr, /its pods stay until ttlSecondsAfterFinished 15 has passed; then runpod gc, or running it again, removes them/, show(first));
   const pods = podNames(w.key, 'short');
   assert.equal(pods.length, 1);
   const label = docker(['ps', '-a', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=main', '--format', '{{.Label "io.runpod.job.ttl-seconds-after-finished"}}']);
-  assert.equal(label, '3', 'the ttl is on the pod for runpod gc');
+  assert.equal(label, '15', 'the ttl is on the pod for runpod gc');
   const soon = await w.run(w.file('job.yaml'));
   assert.equal(soon.code, 0, show(soon));
   assert.doesNotMatch(soon.stderr, /removing/);
   const before = (await w.run('logs', 'job/short')).stdout;
-  await new Promise((r) => setTimeout(r, 3_500));
+  // Past the ttl, counted from the container's finish as the engine recorded it.
+  const main = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=main']);
+  const finished = Date.parse(docker(['inspect', '--format', '{{.State.FinishedAt}}', main]));
+  await new Promise((r) => setTimeout(r, Math.max(0, finished + 15_500 - Date.now())));
   const later = await w.run(w.file('job.yaml'));
   assert.equal(later.code, 0, show(later));
-  assert.match(later.stderr, /job\/short: finished \d+s ago, past ttlSecondsAfterFinished 3: removing its pods .* and running it anew/, show(later));
+  assert.match(later.stderr, /job\/short: finished \d+s ago, past ttlSecondsAfterFinished 15: removing its pods .* and running it anew/, show(later));
   assert.match(later.stderr, /job\/short: completed \(1 of 1 succeeded\)/);
   assert.notEqual((await w.run('logs', 'job/short')).stdout, before, 'the Job ran again');
 });
