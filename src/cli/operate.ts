@@ -182,7 +182,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
     },
     {
       command: 'gc',
-      describe: "remove dead containers runpod made (the kubelet's policy), and what is left of pods that no longer exist",
+      describe: "remove dead containers runpod made (the kubelet's policy), what is left of pods that no longer exist, and the pods of finished Jobs past their ttlSecondsAfterFinished",
       builder: (y) =>
         y
           .option('host', hostOption)

@@ -49,7 +49,7 @@ export interface PodRef {
 export interface Targets {
   refs: PodRef[];
   /** Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). */
-  owners: { namespace: string; ref: string }[];
+  owners: { namespace: string; ref: string; desired?: number; suspended?: boolean }[];
   /** Services the manifests hold: their containers go too. */
   services: PodRef[];
   problems: NameProblem[];
@@ -87,7 +87,9 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(read.problems.map(formatNameProblem));
   }
   for (const p of read.pods) refs.push({ namespace: p.namespace, name: p.name });
-  for (const w of read.owners) if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref });
+  for (const w of read.owners) {
+    if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref, ...(w.desired !== undefined ? { desired: w.desired } : {}), ...(w.suspended ? { suspended: true } : {}) });
+  }
   return { refs: uniqueRefs(refs), owners, services: uniqueRefs(read.services.map((v) => ({ namespace: v.namespace, name: v.name }))), problems: read.problems };
 }
 

@@ -8,6 +8,9 @@ import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } f
 import { formatAge } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
+import { projectEngine } from '../engine/project.js';
+import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
+import { removePod } from './down.js';
 
 export interface GcOptions extends GcPolicy {
   dryRun: boolean;
@@ -46,12 +49,45 @@ export async function collectGarbage(engine: Engine, policy: GcPolicy, now: numb
   return planGc(inspected.map(toGcContainer), gcVolumes, policy, now);
 }
 
+/** The Jobs whose pods carry a ttlSecondsAfterFinished that has passed since they finished (reconcile/jobTtl.ts). */
+async function findExpiredJobs(engine: Engine, now: number): Promise<ExpiredJob[]> {
+  const summaries = await engine.listContainers([managedSelector, Label.jobTtl]);
+  const inspected = (await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)))).filter((i): i is ContainerInspect => i !== undefined);
+  const containers: TtlContainer[] = inspected.flatMap((info) => {
+    const l = info.Config.Labels ?? {};
+    const ttl = Number(l[Label.jobTtl]);
+    const owner = l[Label.owner];
+    if (!Number.isInteger(ttl) || ttl <= 0 || owner === undefined) return [];
+    const finished = Date.parse(info.State.FinishedAt ?? '');
+    const project = l[Label.project];
+    return [{
+      namespace: l[Label.podNamespace] ?? '',
+      pod: l[Label.podName] ?? '',
+      owner,
+      ...(project !== undefined ? { project } : {}),
+      ttlSeconds: ttl,
+      infra: l[Label.containerName] === infraContainerName,
+      state: info.State.Status,
+      ...(Number.isNaN(finished) || (info.State.FinishedAt ?? '').startsWith('0001-') ? {} : { finishedAt: finished }),
+    }];
+  });
+  return expiredJobs(containers, now);
+}
+
 export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {
   const engine = await openHostEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
   const now = ctx.now();
-  const plan = await collectGarbage(engine, o, now);
   const verb = o.dryRun ? 'would remove' : 'removed';
+  // Finished Jobs past their ttlSecondsAfterFinished go first, pods whole (as `runpod down` takes a pod down).
+  for (const job of await findExpiredJobs(engine, now)) {
+    if (!o.dryRun) {
+      const keyed = projectEngine(engine, job.project);
+      for (const pod of job.pods) await removePod(keyed, { namespace: job.namespace, name: pod });
+    }
+    if (!o.quiet) ctx.stdout.write(`${verb} ${job.owner} in ${job.namespace}${job.project !== undefined ? ` (isolation key ${job.project})` : ''}, pods ${job.pods.join(', ')}: ${job.reason}\n`);
+  }
+  const plan = await collectGarbage(engine, o, now);
   // Without force: a container that started since it was listed is refused by the engine and stays (never
   // a running container); that is reported and the rest goes on.
   const attempt = async (what: string, remove: () => Promise<void>): Promise<boolean> => {

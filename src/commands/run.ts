@@ -131,7 +131,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const refused = admission ? admitPods(plans, await admission) : new Map<string, string>();
     // --replace takes each pod down once: a rollout brings a pod up more than once (minReadySeconds checks again).
     const replaced = new Set<string>();
-    const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number): Promise<PodOutcome> => {
+    const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
       reporter.podStarted(plan.key);
       const refusal = refused.get(plan.key);
       if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
@@ -158,6 +158,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         },
         onWarning: (p, message) => reporter.warn(`${p.key}: ${message}`),
         onResult: (p, r) => reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
+        ...(restartsBounded ? { restartsBounded } : {}),
       });
     };
     // A workload's pods wait by its kind: as kubectl rollout status does (every replica updated and available),
@@ -175,7 +176,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
             plans: byKey,
             loaded: loadedByKey,
             translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, cluster.plan)),
-            runPod: (plan, d) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
+            runPod: (plan, d, watch) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d, watch),
             project,
             onRemoved: (ns) => void cluster.endpoints.refresh(ns),
             signal: ctx.signal,
@@ -205,7 +206,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     for (const r of results) reporter.podFinished(r);
     for (const v of serviceResults) reporter.info(serviceLine(v));
     for (const r of rollouts) {
-      if (r.status === 'succeeded') reporter.info(r.reason);
+      // A suspended Job ran nothing: a success of the run, said as a warning so it is not taken for a completion.
+      if (r.status === 'succeeded' && !r.suspended) reporter.info(r.reason);
       else reporter.warn(r.reason);
     }
     // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
@@ -356,6 +358,7 @@ function workloadResult(r: WorkloadOutcome): WorkloadResult {
     kind: r.plan.kind,
     ref: r.plan.ref,
     status: r.status,
+    ...(r.suspended ? { suspended: true } : {}),
     reason: r.reason,
     replicas: r.plan.replicas,
     pods: r.plan.pods.map((p) => p.name),

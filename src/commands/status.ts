@@ -3,7 +3,7 @@
 import yaml from 'js-yaml';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../plan/selector.js';
-import { serviceTable, statusDocument, statusTable } from '../report/tables.js';
+import { serviceTable, statusDocument, statusTable, workloadRows } from '../report/tables.js';
 import type { Engine } from '../engine/engine.js';
 import type { ServiceResult } from '../report/result.js';
 import { describeServices } from '../services/cluster.js';
@@ -42,12 +42,15 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   const now = ctx.now();
   // Services: every one runpod made (under the key) without targets, else those the manifests hold.
   const services = o.selector ? [] : await findServices(engine, targets?.services, o.project);
+  // The workloads the manifests name: READY reads against their replicas, and a suspended Job shows as such.
+  const wants = targets?.owners ?? [];
   if (o.output === 'json' || o.output === 'yaml') {
-    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)), ...(services.length > 0 ? { services } : {}) };
+    const workloads = workloadRows(pods, wants);
+    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)), ...(workloads.length > 0 ? { workloads } : {}), ...(services.length > 0 ? { services } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
-  } else if (pods.length > 0 || services.length > 0) {
-    if (pods.length > 0) ctx.stdout.write(statusTable(pods, now, o.output === 'wide'));
-    if (services.length > 0) ctx.stdout.write(`${pods.length > 0 ? '\n' : ''}${serviceTable(services)}`);
+  } else if (pods.length > 0 || wants.length > 0 || services.length > 0) {
+    if (pods.length > 0 || wants.length > 0) ctx.stdout.write(statusTable(pods, now, o.output === 'wide', wants));
+    if (services.length > 0) ctx.stdout.write(`${pods.length > 0 || wants.length > 0 ? '\n' : ''}${serviceTable(services)}`);
   } else if (o.selector) {
     ctx.stderr.write(`no pods match -l ${formatSelector(o.selector)}\n`);
   } else if (!refs) {

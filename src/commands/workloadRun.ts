@@ -8,7 +8,9 @@ import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
-import { type AttemptState, type JobDeps, runJob } from '../workloads/runJob.js';
+import { type Attempt, type JobDeps, type RestartWatch, runJob } from '../workloads/runJob.js';
+import { Label, infraContainerName, podSelector } from '../plan/labels.js';
+import type { PodSummary } from '../reconcile/podSummary.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../workloads/outdated.js';
@@ -25,8 +27,11 @@ export interface WorkloadContext {
   loaded: ReadonlyMap<string, LoadedPod>;
   /** The plan of a pod made during the run (translatePod with the run's options). */
   translate(loaded: LoadedPod): PodPlan;
-  /** Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. */
-  runPod(plan: PodPlan, stepDeadline: number | undefined): Promise<PodOutcome>;
+  /**
+   * Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. watch: a Job
+   * under OnFailure bounds its pods' restarts (the loop spends no retries on them and stops when it says so).
+   */
+  runPod(plan: PodPlan, stepDeadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
   project: string | undefined;
   /** Pods of the namespace were taken down (a rollout's old ones): the Services there are brought up to date. */
   onRemoved?(namespace: string): void;
@@ -43,6 +48,7 @@ export function rollOut(w: WorkloadPlan, startOnly: boolean, c: WorkloadContext)
 
 /** --wait none: the Job's first `parallelism` pods are started (each slot's first attempt), and nothing is awaited. */
 async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): Promise<WorkloadOutcome> {
+  if (w.job.suspended) return { plan: w, status: 'succeeded', suspended: true, reason: `${w.ref}: suspended (spec.suspend: true): no pods are created`, outcomes: new Map(), removed: [], leftAlone: [] };
   const first = w.pods.slice(0, Math.min(w.job.parallelism, w.job.completions));
   const outcomes = await Promise.all(first.map((p) => c.runPod(c.plans.get(`${w.namespace}/${p.name}`)!, undefined)));
   const bad = outcomes.find((o) => o.status !== 'succeeded');
@@ -58,35 +64,66 @@ async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext)
 
 function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDeps {
   const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
-  // What earlier runs left, asked once: each pod of the Job by name, with its phase.
-  let phases: Promise<Map<string, string>> | undefined;
-  const phaseOf = (): Promise<Map<string, string>> =>
-    (phases ??= (async () => {
+  // What earlier runs left, asked once: each pod of the Job by name, with its phase, exit codes and restarts.
+  let found: Promise<Map<string, PodSummary>> | undefined;
+  const pods = (): Promise<Map<string, PodSummary>> =>
+    (found ??= (async () => {
       const owned = await ownedPods(c.engine, w.namespace, w.ref);
-      const pods = await findPods(c.engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })));
-      return new Map(pods.map((p) => [p.name, p.phase]));
+      const summaries = await findPods(c.engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })));
+      return new Map(summaries.map((p) => [p.name, p]));
     })());
   return {
     attempts: async (slot) => {
-      const known = await phaseOf();
-      const states: AttemptState[] = [];
-      for (let a = 0; known.has(name(slot, a)); a++) {
-        const phase = known.get(name(slot, a));
-        states.push(phase === 'Succeeded' ? 'succeeded' : phase === 'Failed' ? 'failed' : 'active');
-      }
-      return states;
+      const known = await pods();
+      const list: Attempt[] = [];
+      for (let a = 0; known.has(name(slot, a)); a++) list.push(attemptOf(known.get(name(slot, a))!));
+      return list;
     },
-    run: (slot, attempt, deadline) => {
+    run: (slot, attempt, deadline, watch) => {
       const first = c.loaded.get(`${w.namespace}/${name(slot, 0)}`)!;
       const plan = attempt === 0 ? c.plans.get(`${w.namespace}/${name(slot, 0)}`)! : c.translate(renamed(first, name(slot, attempt)));
-      return c.runPod(plan, deadline);
+      return c.runPod(plan, deadline, watch);
     },
+    halt: (names) => haltAll(c.engine, w.namespace, names),
     podName: name,
     remove: (names) => removeAll(c, w.namespace, names),
     sleep: (ms) => sleepFor(ms, c.signal),
     now: c.now,
     info: (m) => c.reporter.info(m),
   };
+}
+
+/**
+ * An attempt as an earlier run left it: its phase, the exit codes its app containers' newest instances left (the
+ * engine keeps them, so a re-run judges them by podFailurePolicy again), their restarts and when they finished.
+ */
+function attemptOf(p: PodSummary): Attempt {
+  const exits = p.containers.flatMap((c) => (c.current.state === 'exited' || c.current.state === 'dead' ? [{ container: c.name, exitCode: c.current.exitCode }] : []));
+  const times = p.containers.flatMap((c) => (c.current.finishedAt !== undefined && c.current.state !== 'running' ? [c.current.finishedAt] : []));
+  return {
+    state: p.phase === 'Succeeded' ? 'succeeded' : p.phase === 'Failed' ? 'failed' : 'active',
+    exits,
+    restarts: p.restarts,
+    ...(times.length > 0 ? { finishedAt: Math.max(...times) } : {}),
+  };
+}
+
+/**
+ * Stop these pods' containers for good, keeping them: the engine's restart policy first set to no (so it does not
+ * start them again), then a stop within the pod's grace period. The infra container stays, as for a finished pod.
+ */
+async function haltAll(engine: Engine, namespace: string, names: readonly string[]): Promise<void> {
+  await Promise.all(
+    names.map(async (name) => {
+      const containers = (await engine.listContainers(podSelector(namespace, name))).filter((x) => x.labels[Label.containerName] !== infraContainerName);
+      await Promise.all(
+        containers.map(async (x) => {
+          await engine.updateRestartPolicy(x.id, 'no');
+          if (x.state === 'running' || x.state === 'restarting') await engine.stopContainer(x.id, Number(x.labels[Label.gracePeriod] ?? 30) || 0);
+        }),
+      );
+    }),
+  );
 }
 
 /** Take these pods of a namespace down, as `runpod down` does, together; then they are no Service's endpoints. */

@@ -640,7 +640,7 @@ export const jobPodTemplateFields: FieldLevel = {
   type: 'PodTemplateSpec',
   fields: {
     metadata: supported('as a Pod\'s metadata; name and namespace are ignored (warning), as the API server ignores them'),
-    spec: supported('as a Pod\'s spec (every field and rule above); restartPolicy required: Never (Always is refused by Kubernetes, OnFailure not supported by runpod yet)'),
+    spec: supported('as a Pod\'s spec (every field and rule above); restartPolicy required: Never or OnFailure (Always is refused by Kubernetes); Never only with podFailurePolicy or backoffLimitPerIndex'),
   },
 };
 
@@ -813,7 +813,7 @@ const podFailurePolicyFields: FieldLevel = {
     rules: supported('the first rule that matches a failed pod decides (at most 20)', {
       type: 'PodFailurePolicyRule',
       fields: {
-        action: supported('FailJob (fail it at once), Ignore (retry, not counted), Count (the default handling)'),
+        action: supported('FailJob (fail it at once), FailIndex (fail the index; needs backoffLimitPerIndex), Ignore (retry, not counted), Count (the default handling)'),
         onExitCodes: supported('containerName, operator In or NotIn, values (containers that exited 0 are left out)', {
           type: 'PodFailurePolicyOnExitCodesRequirement',
           fields: {
@@ -822,7 +822,13 @@ const podFailurePolicyFields: FieldLevel = {
             values: supported('exit codes, sorted, no duplicates, at most 255; In may not hold 0'),
           },
         }),
-        onPodConditions: later('pod conditions such as DisruptionTarget: nothing disrupts pods on one host'),
+        onPodConditions: supported('type and status (True, False, Unknown), at most 20; not with onExitCodes in one rule; accepted, but never matches on one host: nothing evicts, preempts or disrupts a pod here, so no pod carries DisruptionTarget or the like', {
+          type: 'PodFailurePolicyOnPodConditionsPattern',
+          fields: {
+            type: supported('a condition type (a qualified name), e.g. DisruptionTarget'),
+            status: supported('True, False or Unknown'),
+          },
+        }),
       },
     }),
   },
@@ -830,19 +836,19 @@ const podFailurePolicyFields: FieldLevel = {
 export const jobSpecFields: FieldLevel = {
   type: 'JobSpec',
   fields: {
-    template: supported('required; restartPolicy Never', jobPodTemplateFields),
+    template: supported('required; restartPolicy Never or OnFailure', jobPodTemplateFields),
     completions: supported('>= 0; default: the first success completes the Job; required with completionMode Indexed'),
     parallelism: supported('default 1, >= 0: pods at a time'),
     completionMode: supported('NonIndexed (default) or Indexed (each pod gets a completion index 0..completions-1)'),
-    backoffLimit: supported('default 6, >= 0: failed pods before the Job fails'),
+    backoffLimit: supported('default 6 (unlimited with backoffLimitPerIndex), >= 0: failed pods before the Job fails; under OnFailure, container restarts'),
     activeDeadlineSeconds: supported('> 0: the Job fails when it runs longer'),
-    ttlSecondsAfterFinished: supported('0 only: the pods are removed as soon as the Job finishes; leave it out to keep them for runpod logs'),
-    suspend: supported('false only: a suspended Job runs nothing'),
+    ttlSecondsAfterFinished: supported('>= 0: 0 removes the pods as soon as the Job finishes; N > 0 keeps them until N seconds after it finished, then runpod gc removes them, or a re-run removes them and runs the Job anew'),
+    suspend: supported('true: no pods are made (active ones are removed) and the run does not wait for it (exit 0, with a warning); false runs it'),
     selector: later('runpod labels a Job\'s pods itself'),
     manualSelector: supported('false only: runpod labels a Job\'s pods itself'),
-    podFailurePolicy: supported('rules on exit codes: FailJob, Ignore, Count; FailIndex needs backoffLimitPerIndex (not yet)', podFailurePolicyFields),
-    backoffLimitPerIndex: jobFailure('a backoff limit per completion index'),
-    maxFailedIndexes: jobFailure('how many indexes may fail (with backoffLimitPerIndex)'),
+    podFailurePolicy: supported('rules on exit codes (FailJob, FailIndex, Ignore, Count), in order, the first match deciding; restartPolicy Never only', podFailurePolicyFields),
+    backoffLimitPerIndex: supported('Indexed only, >= 0, restartPolicy Never: an index fails once its own failures exceed it, and is not retried'),
+    maxFailedIndexes: supported('with backoffLimitPerIndex, 0..completions: the Job fails as soon as more indexes have failed (MaxFailedIndexesExceeded)'),
     successPolicy: jobFailure('which succeeded indexes complete the Job early'),
     podReplacementPolicy: jobFailure('when a replacement pod may start'),
     managedBy: jobFailure('hands the Job to another controller'),

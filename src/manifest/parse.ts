@@ -31,7 +31,7 @@ export interface ParseResult {
 export function parseManifests(inputs: readonly ManifestText[], options: LoadOptions): ParseResult {
   const problems: ManifestProblem[] = [];
   const warnings: ManifestWarning[] = [];
-  const found: Array<{ valid: ValidPod; source: ManifestSource; owner?: string; claimsGo?: boolean }> = [];
+  const found: Array<{ valid: ValidPod; source: ManifestSource; owner?: string; claimsGo?: boolean; ttl?: number }> = [];
   const workloadAt = new Map<string, string>();
   const skipped: SkippedObject[] = [];
   const workloads: WorkloadPlan[] = [];
@@ -84,7 +84,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
         }
         workloadAt.set(id, `${source.file}:${w.line}`);
         workloads.push(plan);
-        for (const p of plan.pods) found.push({ valid: { value: p.value, at: [...w.at, 'spec', 'template'], line: w.line, lines: w.lines }, source, owner: plan.ref, claimsGo: plan.claims?.deleteWhenDeleted === true });
+        for (const p of plan.pods) found.push({ valid: { value: p.value, at: [...w.at, 'spec', 'template'], line: w.line, lines: w.lines }, source, owner: plan.ref, claimsGo: plan.claims?.deleteWhenDeleted === true, ...(plan.job?.ttlSecondsAfterFinished !== undefined ? { ttl: plan.job.ttlSecondsAfterFinished } : {}) });
       }
       for (const sv of result.services) {
         const line = lineOf(sv.lines, sv.at) ?? sv.line;
@@ -139,7 +139,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   // Bindings by port and protocol, so checking thousands of pods stays linear.
   const hostPorts = new Map<string, Array<{ use: HostPortUse; pod: LoadedPod }>>();
   const portKey = (u: HostPortUse): string => `${u.hostPort}/${u.protocol}`;
-  for (const { valid, source, owner, claimsGo } of found) {
+  for (const { valid, source, owner, claimsGo, ttl } of found) {
     dropNulls(valid.value);
     const pod = applyDefaults(valid.value, options);
     const where = (path: readonly (string | number)[]): { file: string; line?: number; path: string } => {
@@ -152,7 +152,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       problems.push(...refs.problems);
       continue;
     }
-    const loaded: LoadedPod = { pod, source, line: valid.line, ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}), ...(claimsGo === true ? { claimsGoWithOwner: true } : {}) };
+    const loaded: LoadedPod = { pod, source, line: valid.line, ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}), ...(claimsGo === true ? { claimsGoWithOwner: true } : {}), ...(ttl !== undefined ? { jobTtlSeconds: ttl } : {}) };
     // A pod is identified by namespace/name: two in one invocation would fight over the same containers.
     const id = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const first = byName.get(id);

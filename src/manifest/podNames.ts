@@ -28,6 +28,10 @@ export interface NamedOwner {
   ref: string;
   file: string;
   line?: number;
+  /** The pods it wants, when the manifest says: replicas (default 1; a DaemonSet 1 on one host); a Job's completions. */
+  desired?: number;
+  /** A Job (or a CronJob's job template) with spec.suspend: true. */
+  suspended?: boolean;
 }
 
 /** A Service the inputs name: what runpod made for it on the engine goes when `down` takes the input down. */
@@ -153,7 +157,7 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
     if (workload !== undefined) {
       const named = podName(obj, defaultNamespace);
       if ('problem' in named) problem([...at, ...named.path], [...at, ...named.path], line, `${named.problem}; runpod cannot name this ${String(kind)}`);
-      else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line });
+      else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line, ...desiredOf(obj, String(kind)) });
       return;
     }
     // A Service's name is a DNS-1035 label (ValidateServiceName); one that is not was never run.
@@ -205,6 +209,16 @@ function kindText(kind: unknown): string {
 type PodName = { namespace: string; name: string } | { path: PathSegment[]; problem: string };
 
 /** metadata.name (a DNS-1123 subdomain) and metadata.namespace (a DNS-1123 label, else the default): all run checks of a name. */
+/** What a workload wants, read leniently (the run validates): its replicas, a Job's completions and suspend. */
+function desiredOf(obj: Obj, kind: string): { desired?: number; suspended?: boolean } {
+  const outer = isObj(obj.spec) ? obj.spec : {};
+  const template = isObj(outer.jobTemplate) && isObj(outer.jobTemplate.spec) ? outer.jobTemplate.spec : {};
+  const spec = kind === 'CronJob' ? template : outer;
+  const count = (v: unknown): number | undefined => (v === undefined || v === null ? 1 : typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+  const desired = kind === 'DaemonSet' ? 1 : kind === 'Job' || kind === 'CronJob' ? count(spec.completions) : count(spec.replicas);
+  return { ...(desired !== undefined ? { desired } : {}), ...((kind === 'Job' || kind === 'CronJob') && spec.suspend === true ? { suspended: true } : {}) };
+}
+
 function podName(pod: Obj, defaultNamespace: string, nameRule: (v: string) => string | undefined = dns1123Subdomain): PodName {
   const meta = isObj(pod.metadata) ? pod.metadata : {};
   const name = meta.name;

@@ -25,6 +25,8 @@ export interface LoadedPod {
   owner?: string;
   /** A StatefulSet's pod whose claims go when the StatefulSet does (persistentVolumeClaimRetentionPolicy.whenDeleted). */
   claimsGoWithOwner?: boolean;
+  /** A Job's pod: its ttlSecondsAfterFinished when > 0 (labelled, for runpod gc). */
+  jobTtlSeconds?: number;
 }
 
 /**

@@ -92,8 +92,12 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
   const asPod = (path: FieldPath): boolean =>
     isObj(template) &&
     (isWithin(path, ['spec', 'template', 'spec']) || (isObj(template.metadata) && isWithin(path, tm) && !isWithin(path, [...tm, 'name']) && !isWithin(path, [...tm, 'namespace'])));
+  // SetDefaults_Job: an onPodConditions pattern's status defaults to True (the documentation's examples leave it
+  // out), though the published schema marks it required.
+  const defaulted = (path: FieldPath): boolean =>
+    kind === 'Job' && path.length === 7 && path[1] === 'podFailurePolicy' && path[4] === 'onPodConditions' && path[6] === 'status' && valueAtPath(obj, path) === undefined;
   for (const p of schemaProblems(obj, table.model)) {
-    if (asPod(p.path)) continue;
+    if (asPod(p.path) || defaulted(p.path)) continue;
     const path = [...at, ...p.path];
     sink.add(path, p.message);
     if (p.wrongType) sink.settle(path);
@@ -157,7 +161,7 @@ function podTemplate(obj: Obj, spec: Obj, template: Obj, s: PathSegment[], kind:
   validatePod(pod, t, sink, { places: podTemplatePlaces, claimVolumes: claims });
   const ps = template.spec;
   if (kind === 'Job') {
-    if (isObj(ps)) jobRestartPolicy(ps.restartPolicy, [...t, 'spec', 'restartPolicy'], sink);
+    if (isObj(ps)) jobRestartPolicy(ps.restartPolicy, set(spec.podFailurePolicy) ? 'podFailurePolicy' : set(spec.backoffLimitPerIndex) ? 'backoffLimitPerIndex' : undefined, [...t, 'spec', 'restartPolicy'], sink);
     return;
   }
   // ValidatePodTemplateSpecForReplicaSet (and ForStatefulSet, ForRC, the DaemonSet's): a controller restarts its
@@ -216,35 +220,51 @@ function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind
 
 /**
  * validateJobSpec: a Job's pods run to completion, so the API server takes only OnFailure or Never (an unset policy
- * defaults to Always, which it refuses). runpod runs Never only for now: each failure is a new pod.
+ * defaults to Always, which it refuses); with a podFailurePolicy or backoffLimitPerIndex only Never, since both judge
+ * failed pods and under OnFailure a pod's containers are restarted in place instead of the pod failing.
  */
-function jobRestartPolicy(policy: unknown, p: PathSegment[], sink: ProblemSink): void {
+function jobRestartPolicy(policy: unknown, neverFor: 'podFailurePolicy' | 'backoffLimitPerIndex' | undefined, p: PathSegment[], sink: ProblemSink): void {
   if (!set(policy) || policy === '') {
-    sink.add(p, 'required in a Job: Never (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)');
-  } else if (policy === 'OnFailure') {
-    sink.add(p, 'restartPolicy OnFailure in a Job is not supported by runpod yet: use Never (each failure is then a new pod, counted against backoffLimit)');
-  } else if (typeof policy === 'string' && policy !== 'Never') {
+    sink.add(p, 'required in a Job: Never or OnFailure (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)');
+  } else if (policy === 'OnFailure' && neverFor !== undefined) {
+    sink.add(p, `only Never is supported when ${neverFor} is specified (got OnFailure): set restartPolicy: Never, or remove spec.${neverFor}`);
+  } else if (typeof policy === 'string' && policy !== 'Never' && policy !== 'OnFailure') {
     // Always; another string already has the schema's enum problem, which the sink keeps.
     sink.add(p, notSupported(policy, ['OnFailure', 'Never']));
   }
 }
 
+/** The API server's bounds on an Indexed Job (pkg/apis/batch/validation: maxParallelismForIndexedJob and the like). */
+const indexedLimit = 100_000;
+
 /**
- * validateJobSpec (counts, the deadline, Indexed completions) and runpod's own limits: it labels a Job's pods
- * itself (no selector), runs a Job at once (not suspended), and keeps no controller after the Job ends.
+ * validateJobSpec (counts, the deadline, Indexed completions, the per-index limits) and runpod's own limits: it
+ * labels a Job's pods itself (no selector).
  */
 function jobRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
   if (!set(spec.template)) sink.add([...s, 'template'], 'required');
-  for (const f of ['completions', 'parallelism', 'backoffLimit', 'ttlSecondsAfterFinished'] as const) nonNegative(spec[f], [...s, f], sink);
+  for (const f of ['completions', 'parallelism', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'] as const) nonNegative(spec[f], [...s, f], sink);
   const deadline = spec.activeDeadlineSeconds;
   if (typeof deadline === 'number' && deadline <= 0) sink.add([...s, 'activeDeadlineSeconds'], 'must be greater than 0');
+  const indexed = spec.completionMode === 'Indexed';
   // With Indexed completion each pod has an index 0..completions-1, so completions must be given.
-  if (spec.completionMode === 'Indexed' && !set(spec.completions)) sink.add([...s, 'completions'], 'required when completionMode is Indexed');
-  const ttl = spec.ttlSecondsAfterFinished;
-  if (typeof ttl === 'number' && ttl > 0) {
-    sink.add([...s, 'ttlSecondsAfterFinished'], 'runpod ends when the Job does and keeps no controller after it: only 0 can be honoured (remove the pods at once); leave it out to keep them for runpod logs');
+  if (indexed && !set(spec.completions)) sink.add([...s, 'completions'], 'required when completionMode is Indexed');
+  if (set(spec.maxFailedIndexes) && !set(spec.backoffLimitPerIndex)) sink.add([...s, 'backoffLimitPerIndex'], 'required when maxFailedIndexes is specified');
+  if (indexed) {
+    const { completions, parallelism, maxFailedIndexes: mfi } = spec;
+    if (typeof parallelism === 'number' && parallelism > indexedLimit) sink.add([...s, 'parallelism'], `must be less than or equal to ${indexedLimit} when completion mode is Indexed (got ${parallelism})`);
+    if (typeof mfi === 'number' && typeof completions === 'number' && mfi > completions) sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to completions (${completions}), got ${mfi}`);
+    else if (typeof mfi === 'number' && mfi > indexedLimit) sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to ${indexedLimit}, got ${mfi}`);
+    if (typeof completions === 'number' && completions > indexedLimit && set(spec.backoffLimitPerIndex)) {
+      if (!set(mfi)) sink.add([...s, 'maxFailedIndexes'], `required when completions is above ${indexedLimit} with backoffLimitPerIndex`);
+      if (typeof parallelism === 'number' && parallelism > 10_000) sink.add([...s, 'parallelism'], `must be less than or equal to 10000 when completions are above ${indexedLimit} and used with backoffLimitPerIndex`);
+      if (typeof mfi === 'number' && mfi > 10_000) sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to 10000 when completions are above ${indexedLimit} and used with backoffLimitPerIndex`);
+    }
+  } else {
+    for (const f of ['backoffLimitPerIndex', 'maxFailedIndexes'] as const) {
+      if (set(spec[f])) sink.add([...s, f], 'requires completionMode: Indexed (a limit per completion index needs indexes)');
+    }
   }
-  if (spec.suspend === true) sink.add([...s, 'suspend'], 'a suspended Job runs nothing; runpod would wait forever: remove suspend');
   podFailurePolicyRules(spec, [...s, 'podFailurePolicy'], sink);
   if (spec.manualSelector === true) sink.add([...s, 'manualSelector'], "not supported by runpod (runpod labels a Job's pods itself)");
 }
@@ -264,10 +284,14 @@ function podFailurePolicyRules(spec: Obj, p: PathSegment[], sink: ProblemSink): 
   rules.forEach((rule, i) => {
     const r = [...p, 'rules', i];
     if (!isObj(rule)) return;
-    if (rule.action === 'FailIndex') sink.add([...r, 'action'], 'FailIndex is not supported by runpod yet: it needs backoffLimitPerIndex, which runpod does not run yet');
-    else if (!['FailJob', 'Ignore', 'Count'].includes(String(rule.action))) sink.add([...r, 'action'], `expected FailJob, Ignore or Count, got ${describeValue(rule.action)}`);
+    if (rule.action === 'FailIndex') {
+      if (!set(spec.backoffLimitPerIndex)) sink.add([...r, 'action'], 'FailIndex requires spec.backoffLimitPerIndex to be set (it fails the index, which only a limit per index tracks)');
+    } else if (!['FailJob', 'Ignore', 'Count'].includes(String(rule.action))) sink.add([...r, 'action'], `expected FailJob, FailIndex, Ignore or Count, got ${describeValue(rule.action)}`);
     const codes = rule.onExitCodes;
-    if (!set(codes) && !set(rule.onPodConditions)) sink.add(r, 'one of onExitCodes and onPodConditions is required');
+    const conditions = list(rule.onPodConditions);
+    if (!set(codes) && conditions.length === 0) sink.add(r, 'one of onExitCodes and onPodConditions is required');
+    if (set(codes) && conditions.length > 0) sink.add(r, 'specifying both onExitCodes and onPodConditions in one rule is not supported: make them two rules');
+    podConditionRules(rule.onPodConditions, [...r, 'onPodConditions'], sink);
     if (!isObj(codes)) return;
     const c = [...r, 'onExitCodes'];
     if (codes.operator !== 'In' && codes.operator !== 'NotIn') sink.add([...c, 'operator'], `expected In or NotIn, got ${describeValue(codes.operator)}`);
@@ -283,6 +307,35 @@ function podFailurePolicyRules(spec: Obj, p: PathSegment[], sink: ProblemSink): 
     if (values.some((v, j) => typeof v !== 'number' || (j > 0 && v <= (values[j - 1] as number)))) sink.add([...c, 'values'], 'must be whole numbers in increasing order, without duplicates');
     else if (codes.operator === 'In' && values.includes(0)) sink.add([...c, 'values'], '0 cannot be used with In: a container that exited 0 did not fail');
   });
+}
+
+/**
+ * validatePodFailurePolicyRuleOnPodConditions: at most 20 patterns, each a condition type (a qualified name) and a
+ * status True, False or Unknown (default True). Accepted so the documentation's policies run; on one host such a rule never
+ * matches (nothing evicts, preempts or disrupts a pod here, so no pod ever carries DisruptionTarget or the like).
+ */
+function podConditionRules(patterns: unknown, p: PathSegment[], sink: ProblemSink): void {
+  if (!Array.isArray(patterns)) return;
+  if (patterns.length > 20) sink.add(p, `at most 20 patterns, has ${patterns.length}`);
+  patterns.forEach((pattern, j) => {
+    if (!isObj(pattern)) return;
+    const at = [...p, j];
+    if (typeof pattern.type !== 'string' || pattern.type === '') sink.add([...at, 'type'], 'required: a pod condition type such as DisruptionTarget');
+    else report(sink, [...at, 'type'], qualifiedName(pattern.type));
+    // Unset, it defaults to True (SetDefaults_Job).
+    if (pattern.status === '') sink.add([...at, 'status'], 'required: True, False or Unknown');
+    else if (set(pattern.status) && !['True', 'False', 'Unknown'].includes(String(pattern.status))) sink.add([...at, 'status'], notSupported(String(pattern.status), ['False', 'True', 'Unknown']));
+  });
+}
+
+function valueAtPath(root: unknown, path: FieldPath): unknown {
+  let node = root;
+  for (const seg of path) {
+    if (Array.isArray(node) && typeof seg === 'number') node = node[seg];
+    else if (isObj(node) && typeof seg === 'string') node = node[seg];
+    else return undefined;
+  }
+  return node;
 }
 
 function describeValue(v: unknown): string {

@@ -19,6 +19,8 @@ export const Label = {
   claimsWithOwner: 'io.runpod.owner.claims',
   /** On a pod's infra container: its container ports (JSON), so endpoints resolve named targetPorts of any pod. */
   ports: 'io.runpod.ports',
+  /** A Job's ttlSecondsAfterFinished (> 0) on its pods: `runpod gc` removes them once it has passed since they finished. */
+  jobTtl: 'io.runpod.job.ttl-seconds-after-finished',
 } as const;
 
 export const managedByValue = 'runpod';

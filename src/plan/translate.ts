@@ -186,6 +186,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     // A workload's pods carry its kind/name, so its controller finds them on the engine (workloads/expand.ts).
     ...(loaded.owner !== undefined ? { [Label.owner]: loaded.owner } : {}),
     ...(loaded.claimsGoWithOwner === true ? { [Label.claimsWithOwner]: 'delete' } : {}),
+    ...(loaded.jobTtlSeconds !== undefined ? { [Label.jobTtl]: String(loaded.jobTtlSeconds) } : {}),
   };
 
   // ConfigMaps, Secrets and the pod's own fields feed env and volume files; volumes are rendered once.

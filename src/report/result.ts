@@ -93,6 +93,8 @@ export interface WorkloadResult {
   /** kubectl's kind/name: deployment/web. */
   ref: string;
   status: PodOutcomeStatus;
+  /** A suspended Job (spec.suspend): status succeeded, nothing run. */
+  suspended?: boolean;
   reason: string;
   replicas: number;
   /** The pods the template wants now. */

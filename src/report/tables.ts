@@ -46,7 +46,7 @@ function notReadyReason(c: ContainerSummary): string {
 }
 
 /** `runpod status` as a table; wide adds each container's image and id, and why a container is not ready. */
-export function statusTable(pods: PodSummary[], now: number, wide: boolean): string {
+export function statusTable(pods: PodSummary[], now: number, wide: boolean, wants: readonly WorkloadWant[] = []): string {
   const headers = ['NAMESPACE/NAME', 'PHASE', 'READY', 'RESTARTS', 'AGE', 'ADDRESS', 'PORTS', 'SOURCE'];
   if (wide) headers.push('IMAGES', 'CONTAINER IDS', 'NOT READY');
   const rows = pods.map((p) => {
@@ -70,19 +70,52 @@ export function statusTable(pods: PodSummary[], now: number, wide: boolean): str
     }
     return row;
   });
-  return renderTable(headers, rows) + workloadTable(pods);
+  return (pods.length > 0 ? renderTable(headers, rows) : '') + workloadTable(workloadRows(pods, wants));
+}
+
+/** A workload a manifest given to `status` names: what it wants, so READY reads against it. */
+export interface WorkloadWant {
+  namespace: string;
+  ref: string;
+  desired?: number;
+  suspended?: boolean;
+}
+
+/** A workload's line in `status`: its pods on the engine, and READY as kubectl get deployments / jobs count it. */
+export interface WorkloadRow {
+  namespace: string;
+  ref: string;
+  /** Ready pods (a Job: succeeded pods). */
+  ready: number;
+  /** The manifest's replicas (a Job: completions) when given; else the pods on the engine. */
+  of: number;
+  desired?: number;
+  suspended?: boolean;
+  pods: string[];
 }
 
 /**
- * The workloads the pods belong to, as kubectl get deployments shows them: READY counts the pods whose every
- * container is ready, of those on the engine (the desired count is the manifest's, which status may not have).
+ * The workloads the pods belong to (and those the given manifests name, pods or not): READY counts the pods whose
+ * every container is ready, as kubectl get deployments does, against the manifest's replicas when it was given (else
+ * against the pods on the engine); a Job's counts its succeeded pods against completions, as kubectl get jobs does.
  */
-function workloadTable(pods: readonly PodSummary[]): string {
+export function workloadRows(pods: readonly PodSummary[], wants: readonly WorkloadWant[] = []): WorkloadRow[] {
   const byOwner = new Map<string, PodSummary[]>();
+  for (const w of wants) byOwner.set(`${w.namespace}/${w.ref}`, []);
   for (const p of pods) if (p.owner !== undefined) byOwner.set(`${p.namespace}/${p.owner}`, [...(byOwner.get(`${p.namespace}/${p.owner}`) ?? []), p]);
-  if (byOwner.size === 0) return '';
-  const rows = [...byOwner].sort(([a], [b]) => a.localeCompare(b)).map(([key, list]) => [key, `${list.filter((p) => p.readyTotal > 0 && p.readyCount === p.readyTotal).length}/${list.length}`, list.map((p) => p.name).join(',')]);
-  return `\n${renderTable(['NAMESPACE/WORKLOAD', 'READY', 'PODS'], rows)}`;
+  return [...byOwner].sort(([a], [b]) => a.localeCompare(b)).map(([key, list]) => {
+    const namespace = key.slice(0, key.indexOf('/'));
+    const ref = key.slice(key.indexOf('/') + 1);
+    const want = wants.find((w) => w.namespace === namespace && w.ref === ref);
+    const ready = ref.startsWith('job/') ? list.filter((p) => p.phase === 'Succeeded').length : list.filter((p) => p.readyTotal > 0 && p.readyCount === p.readyTotal).length;
+    return { namespace, ref, ready, of: want?.desired ?? list.length, ...(want?.desired !== undefined ? { desired: want.desired } : {}), ...(want?.suspended ? { suspended: true } : {}), pods: list.map((p) => p.name) };
+  });
+}
+
+function workloadTable(rows: readonly WorkloadRow[]): string {
+  if (rows.length === 0) return '';
+  const cells = rows.map((r) => [`${r.namespace}/${r.ref}`, `${r.ready}/${r.of}${r.suspended ? ' (suspended)' : ''}`, r.pods.join(',') || '-']);
+  return `\n${renderTable(['NAMESPACE/WORKLOAD', 'READY', 'PODS'], cells)}`;
 }
 
 /** One container in the machine-readable status: readiness (ok, message) when its probes ran. */

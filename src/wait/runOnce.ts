@@ -59,6 +59,22 @@ export interface RunPodContext {
   onWarning?: (plan: PodPlan, message: string) => void;
   /** What came of each action, as apply says it. */
   onResult?: (plan: PodPlan, r: ActionResult) => void;
+  /**
+   * A Job under restartPolicy OnFailure bounds this pod's container restarts with its backoffLimit (pkg/controller/job
+   * pastBackoffLimitOnFailure), not the run-once retries: told the pod's restarts at each look, it answers why the pod
+   * must stop (the pod then ends failed), and the loop spends no retry while a container that has run is restarted.
+   */
+  restartsBounded?: (restarts: number) => string | undefined;
+}
+
+/** The pod's container restarts as the kubelet counts them: each container's replaced instances plus its engine restarts. */
+export function podRestarts(plan: PodPlan, observed: ObservedPod): number {
+  let n = 0;
+  for (const list of [...observed.containers.values(), ...observed.initContainers.values()]) {
+    const newest = list.find((c) => c.podUid === plan.uid);
+    if (newest) n += newest.attempt + newest.restartCount;
+  }
+  return n;
 }
 
 /** Checks in a row right after a successful sync, before the loop sleeps anyway. */
@@ -189,6 +205,11 @@ class PodRun {
     try {
       await this.subscribe();
       const observed = await this.observe();
+      const stop = this.ctx.restartsBounded?.(podRestarts(this.plan, observed));
+      if (stop !== undefined) {
+        this.pending = [];
+        return { end: this.finish('failed', `${stop}; ${this.account()}`) };
+      }
       if (this.check!.failed) {
         this.pending = [];
         return { end: this.finish('failed', this.account()) };
@@ -241,7 +262,9 @@ class PodRun {
     const check = this.check;
     if (this.tickAt === undefined) {
       // A --wait completed job that is running normally uses no retries: only --timeout bounds it.
-      const healthy = check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning);
+      // Under a Job's bound on restarts, a container that has run and is being restarted is that bound's to judge.
+      const restarting = (v: PodCheck['containers'][number]): boolean => this.ctx.restartsBounded !== undefined && v.instance?.startedAt !== undefined && !v.terminal;
+      const healthy = check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning || restarting(v));
       const delay = this.wait.patient && healthy ? this.ctx.backoff.current() : this.ctx.backoff.next();
       if (delay === undefined) {
         // Retries spent. A container that is up and only waiting out the settle time has not failed: look

@@ -35,17 +35,26 @@ export interface JobTerms {
   activeDeadlineSeconds?: number;
   /** ttlSecondsAfterFinished 0: the finished Job's pods are removed at once. */
   removeWhenFinished: boolean;
-  /** podFailurePolicy.rules (onExitCodes; validation refuses the rest), in order. */
+  /** ttlSecondsAfterFinished > 0: the finished Job's pods go once this long has passed since it finished. */
+  ttlSecondsAfterFinished?: number;
+  /** restartPolicy OnFailure: a failed container restarts in place, and each restart counts against backoffLimit. */
+  restartsInPlace: boolean;
+  /** suspend: true: no pods are made, and active ones are removed (the Job controller's suspended Job). */
+  suspended: boolean;
+  /** Indexed: failures allowed per index before that index fails (backoffLimitPerIndex). */
+  backoffLimitPerIndex?: number;
+  /** With backoffLimitPerIndex: the Job fails as soon as more indexes than this have failed. */
+  maxFailedIndexes?: number;
+  /** podFailurePolicy.rules, in order. */
   failureRules: PodFailureRule[];
 }
 
-/** One podFailurePolicy rule on exit codes. */
-export interface PodFailureRule {
-  action: 'FailJob' | 'Ignore' | 'Count';
-  containerName?: string;
-  operator: 'In' | 'NotIn';
-  values: number[];
-}
+/** One podFailurePolicy rule: on exit codes, or on pod conditions (which never occur on one host). */
+export type PodFailureRule =
+  | { action: PodFailureAction; on: 'exitCodes'; containerName?: string; operator: 'In' | 'NotIn'; values: number[] }
+  | { action: PodFailureAction; on: 'podConditions'; types: string[] };
+
+export type PodFailureAction = 'FailJob' | 'FailIndex' | 'Ignore' | 'Count';
 
 export interface WorkloadPod {
   name: string;
@@ -230,16 +239,24 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
         completions,
         parallelism: int(spec.parallelism, 1),
         indexed: spec.completionMode === 'Indexed',
-        // batch/v1 SetDefaults_Job: backoffLimit 6.
-        backoffLimit: int(spec.backoffLimit, 6),
+        // batch/v1 SetDefaults_Job: backoffLimit 6, or the largest int32 when backoffLimitPerIndex governs.
+        backoffLimit: int(spec.backoffLimit, typeof spec.backoffLimitPerIndex === 'number' ? 2_147_483_647 : 6),
         ...(typeof spec.activeDeadlineSeconds === 'number' ? { activeDeadlineSeconds: spec.activeDeadlineSeconds } : {}),
         removeWhenFinished: spec.ttlSecondsAfterFinished === 0,
+        ...(typeof spec.ttlSecondsAfterFinished === 'number' && spec.ttlSecondsAfterFinished > 0 ? { ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished } : {}),
+        restartsInPlace: podSpec.restartPolicy === 'OnFailure',
+        suspended: spec.suspend === true,
+        ...(typeof spec.backoffLimitPerIndex === 'number' ? { backoffLimitPerIndex: spec.backoffLimitPerIndex } : {}),
+        ...(typeof spec.maxFailedIndexes === 'number' ? { maxFailedIndexes: spec.maxFailedIndexes } : {}),
         failureRules: (Array.isArray(obj(spec.podFailurePolicy).rules) ? (obj(spec.podFailurePolicy).rules as unknown[]) : []).flatMap((r): PodFailureRule[] => {
-          const codes = obj(obj(r).onExitCodes);
           const action = obj(r).action;
-          if ((action !== 'FailJob' && action !== 'Ignore' && action !== 'Count') || (codes.operator !== 'In' && codes.operator !== 'NotIn')) return [];
+          if (action !== 'FailJob' && action !== 'FailIndex' && action !== 'Ignore' && action !== 'Count') return [];
+          const conditions = obj(r).onPodConditions;
+          if (Array.isArray(conditions) && conditions.length > 0) return [{ action, on: 'podConditions', types: conditions.map((c) => String(obj(c).type)) }];
+          const codes = obj(obj(r).onExitCodes);
+          if (codes.operator !== 'In' && codes.operator !== 'NotIn') return [];
           const values = Array.isArray(codes.values) ? codes.values.filter((v): v is number => typeof v === 'number') : [];
-          return [{ action, operator: codes.operator, values, ...(typeof codes.containerName === 'string' ? { containerName: codes.containerName } : {}) }];
+          return [{ action, on: 'exitCodes', operator: codes.operator, values, ...(typeof codes.containerName === 'string' ? { containerName: codes.containerName } : {}) }];
         }),
       };
       return {

@@ -1,42 +1,39 @@
 // A Job, as the Job controller runs it (pkg/controller/job): up to `parallelism` pods at once until `completions`
 // pods have succeeded (each index once, when Indexed); a failed pod is replaced by a new one after a back-off
-// (10 s, doubling, at most 6 min) until more than `backoffLimit` have failed (BackoffLimitExceeded), or the Job has
-// been active `activeDeadlineSeconds` (DeadlineExceeded). The engine work is passed in.
+// (10 s, doubling, at most 6 min) until the Job fails (jobTally.ts: BackoffLimitExceeded, PodFailurePolicy,
+// MaxFailedIndexes, FailedIndexes) or has been active `activeDeadlineSeconds` (DeadlineExceeded). Under
+// restartPolicy OnFailure a failed container restarts in place and each restart counts. A suspended Job makes no
+// pods. The engine work is passed in.
 import type { PodOutcome } from '../wait/runOnce.js';
-import type { JobTerms, PodFailureRule, WorkloadPlan } from './expand.js';
+import type { JobTerms, WorkloadPlan } from './expand.js';
+import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory } from './jobTally.js';
 import type { WorkloadOutcome } from './runWorkload.js';
 
-/** What an attempt at a slot left on the engine. */
-export type AttemptState = 'succeeded' | 'failed' | 'active' | 'absent';
+export { type Attempt, type AttemptState, failureAction, jobBackoffMs } from './jobTally.js';
+
+/**
+ * Under OnFailure: told a running pod's container restarts each time the run looks at it; answers why the pod must
+ * stop now (the Job has failed on its restarts), or undefined to go on.
+ */
+export type RestartWatch = (restarts: number) => string | undefined;
 
 export interface JobDeps {
-  /** The state of each attempt of a slot found on the engine (attempts 0, 1, … until one is absent). */
-  attempts(slot: number): Promise<AttemptState[]>;
+  /** Each attempt of a slot found on the engine (attempts 0, 1, … until one is absent). */
+  attempts(slot: number): Promise<Attempt[]>;
   /** Make attempt `attempt` of a slot (or adopt it) and wait until it has succeeded or failed. */
-  run(slot: number, attempt: number, deadline: number | undefined): Promise<PodOutcome>;
+  run(slot: number, attempt: number, deadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
   /** The names of a slot's attempts, for removal. */
   podName(slot: number, attempt: number): string;
   remove(names: string[]): Promise<void>;
+  /** Stop these pods' containers for good but keep them (for runpod logs): a pod under OnFailure the Job gave up on. */
+  halt(names: string[]): Promise<void>;
   sleep(ms: number): Promise<boolean>;
   now(): number;
   info(message: string): void;
 }
 
-/**
- * The podFailurePolicy rule that decides a failed pod's fate: the first whose onExitCodes requirement holds for the
- * pod's containers (or the one it names) that exited non-zero (containers that exited 0 are left out); In holds
- * when some exit code is among the values, NotIn when some is not. None: the default, Count.
- */
-export function failureAction(rules: readonly PodFailureRule[], exits: readonly { container: string; exitCode: number }[]): { action: PodFailureRule['action']; rule?: number; exit?: { container: string; exitCode: number } } {
-  for (const [i, rule] of rules.entries()) {
-    const hit = exits.find((e) => e.exitCode !== 0 && (rule.containerName === undefined || e.container === rule.containerName) && rule.values.includes(e.exitCode) === (rule.operator === 'In'));
-    if (hit) return { action: rule.action, rule: i, exit: hit };
-  }
-  return { action: 'Count' };
-}
-
 /** The exit codes a finished pod's containers (init and app, their newest instances) left. */
-function exitsOf(outcome: PodOutcome): { container: string; exitCode: number }[] {
+function exitsOf(outcome: PodOutcome): ContainerExit[] {
   const observed = outcome.observed;
   if (!observed) return [];
   return [...observed.initContainers, ...observed.containers].flatMap(([container, list]) => {
@@ -45,26 +42,50 @@ function exitsOf(outcome: PodOutcome): { container: string; exitCode: number }[]
   });
 }
 
-/** The Job controller's pod back-off: 10 s after the first failure, doubling, at most 6 minutes. */
-export function jobBackoffMs(failures: number): number {
-  return failures <= 0 ? 0 : Math.min(360_000, 10_000 * 2 ** (failures - 1));
-}
-
 export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDeps): Promise<WorkloadOutcome> {
   const { job } = plan;
   const outcomes = new Map<string, PodOutcome>();
   const removed: string[] = [];
+  const slots = [...Array(job.completions).keys()];
+  const result = (status: WorkloadOutcome['status'], reason: string, extra: Partial<WorkloadOutcome> = {}): WorkloadOutcome => ({ plan, status, reason, outcomes, removed, leftAlone: [], ...extra });
+
+  // What earlier runs left: a slot done, its failures judged again, a pod still active (adopted and awaited again).
+  let history = await Promise.all(slots.map((s) => deps.attempts(s)));
+  let tally = tallyHistory(job, plan.ref, history, deps.podName);
+  const activeBefore = (): number[] => slots.filter((s) => history[s]!.at(-1)?.state === 'active');
+  const finishedBefore = tally.verdict(plan.ref) !== undefined && activeBefore().length === 0;
+
+  // ttlSecondsAfterFinished N: a Job that finished N seconds ago has been deleted with its pods on a cluster; applying
+  // the manifest again makes it anew. So its pods go, and it runs again.
+  const ended = finishedAt(history);
+  if (finishedBefore && job.ttlSecondsAfterFinished !== undefined && ended !== undefined && deps.now() >= ended + job.ttlSecondsAfterFinished * 1000) {
+    const names = everyAttempt(history, deps);
+    deps.info(`${plan.ref}: finished ${Math.round((deps.now() - ended) / 1000)}s ago, past ttlSecondsAfterFinished ${job.ttlSecondsAfterFinished}: removing its pods (${names.join(', ')}) and running it anew, as a cluster would have deleted it`);
+    await deps.remove(names);
+    removed.push(...names);
+    history = slots.map(() => []);
+    tally = tallyHistory(job, plan.ref, history, deps.podName);
+  }
+
+  // suspend: a finished Job stays finished; otherwise no pod is made, and active ones are deleted (the controller
+  // deletes a suspended Job's active pods).
+  if (job.suspended && !finishedBefore) {
+    const active = activeBefore().map((s) => deps.podName(s, history[s]!.length - 1));
+    if (active.length > 0) {
+      deps.info(`${plan.ref}: suspended: removing its active pods ${active.join(', ')}`);
+      await deps.remove(active);
+      removed.push(...active);
+    }
+    return result('succeeded', `${plan.ref}: suspended (spec.suspend: true): no pods are created (${tally.done.size} of ${job.completions} completed so far); run it again with suspend: false to start it`, { suspended: true });
+  }
+
   const started = deps.now();
   const deadline = job.activeDeadlineSeconds !== undefined ? started + job.activeDeadlineSeconds * 1000 : undefined;
-  const slots = [...Array(job.completions).keys()];
-  // What earlier runs left: a slot done, its failures counted, a pod still active (adopted and awaited again).
-  const history = await Promise.all(slots.map((s) => deps.attempts(s)));
-  const done = new Set(slots.filter((s) => history[s]!.includes('succeeded')));
-  const next = new Map(slots.map((s) => [s, Math.max(0, history[s]!.length - (history[s]!.at(-1) === 'active' ? 1 : 0))]));
-  let failures = history.flat().filter((a) => a === 'failed').length;
+  const next = new Map(slots.map((s) => [s, Math.max(0, history[s]!.length - (history[s]!.at(-1)?.state === 'active' ? 1 : 0))]));
   let lastFailure: PodOutcome | undefined;
   const active = new Map<number, Promise<{ slot: number; outcome: PodOutcome }>>();
-  const result = (status: WorkloadOutcome['status'], reason: string): WorkloadOutcome => ({ plan, status, reason, outcomes, removed, leftAlone: [] });
+  /** Slots whose pod was stopped because the Job failed on its restarts (OnFailure): kept, not removed. */
+  const stoppedOnRestarts = new Set<number>();
   const stopActive = async (why: string): Promise<void> => {
     const names = [...active.keys()].map((s) => deps.podName(s, next.get(s)!));
     if (names.length === 0) return;
@@ -72,55 +93,81 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     await deps.remove(names);
     removed.push(...names);
   };
+  // OnFailure: each look at a running pod updates its restarts; reaching the limit stops it (the Job has failed).
+  const watch = (slot: number): RestartWatch | undefined =>
+    job.restartsInPlace
+      ? (restarts) => {
+          if (!tally.noteRestarts(slot, restarts)) return undefined;
+          stoppedOnRestarts.add(slot);
+          const n = tally.failedOnRestarts!;
+          return `the Job failed: its containers restarted ${n} time${n === 1 ? '' : 's'}, backoffLimit ${job.backoffLimit} (BackoffLimitExceeded)`;
+        }
+      : undefined;
   const start = (slot: number): void => {
     const attempt = next.get(slot)!;
-    const delay = failures > 0 && attempt > 0 ? jobBackoffMs(failures) : 0;
-    deps.info(`${plan.ref}: ${deps.podName(slot, attempt)}: ${attempt === 0 ? 'starting' : `retrying after ${failures} failure${failures === 1 ? '' : 's'}${delay > 0 ? `, in ${delay / 1000}s` : ''}`}${job.indexed ? ` (index ${slot})` : ''}`);
+    const counted = tally.backoffFailures(slot);
+    const delay = counted > 0 && attempt > 0 ? jobBackoffMs(counted) : 0;
+    deps.info(`${plan.ref}: ${deps.podName(slot, attempt)}: ${attempt === 0 ? 'starting' : `retrying after ${counted} failure${counted === 1 ? '' : 's'}${delay > 0 ? `, in ${delay / 1000}s` : ''}`}${job.indexed ? ` (index ${slot})` : ''}`);
     active.set(
       slot,
       (async () => {
         if (delay > 0) await deps.sleep(deadline !== undefined ? Math.min(delay, Math.max(0, deadline - deps.now())) : delay);
-        return { slot, outcome: await deps.run(slot, attempt, deadline) };
+        return { slot, outcome: await deps.run(slot, attempt, deadline, watch(slot)) };
       })(),
     );
   };
+  const finish = async (verdict: NonNullable<ReturnType<JobTally['verdict']>>): Promise<WorkloadOutcome> => {
+    if (verdict.status === 'failed') {
+      // A pod stopped on its restarts stays (stopped) for runpod logs; the other active pods go, as the controller
+      // deletes a failed Job's active pods.
+      const kept = [...stoppedOnRestarts].map((s) => deps.podName(s, next.get(s)!));
+      for (const s of stoppedOnRestarts) active.delete(s);
+      await stopActive(`the Job failed (${verdict.why})`);
+      if (kept.length > 0) {
+        await deps.halt(kept);
+        deps.info(`${plan.ref}: stopped ${kept.join(', ')} (kept for runpod logs): the Job failed on its restarts`);
+      }
+    }
+    if (job.removeWhenFinished) await removeAll(plan, deps, next, removed, 'ttlSecondsAfterFinished 0');
+    else if (job.ttlSecondsAfterFinished !== undefined) deps.info(`${plan.ref}: its pods stay until ttlSecondsAfterFinished ${job.ttlSecondsAfterFinished} has passed; then runpod gc, or running it again, removes them`);
+    const last = verdict.status !== 'failed' || !lastFailure ? '' : verdict.why === 'BackoffLimitExceeded' && stoppedOnRestarts.size === 0 ? `; last: ${lastFailure.plan.key}: ${lastFailure.reason}` : verdict.why === 'PodFailurePolicy' ? `; ${lastFailure.reason}` : '';
+    return result(verdict.status, `${verdict.reason}${last}`);
+  };
 
   for (;;) {
-    if (done.size >= job.completions) {
-      if (job.removeWhenFinished) await removeAll(plan, deps, next, removed, 'ttlSecondsAfterFinished 0');
-      return result('succeeded', `${plan.ref}: completed (${done.size} of ${job.completions} succeeded${failures > 0 ? `, after ${failures} failed` : ''})`);
-    }
-    if (failures > job.backoffLimit) {
-      await stopActive('the Job failed');
-      if (job.removeWhenFinished) await removeAll(plan, deps, next, removed, 'ttlSecondsAfterFinished 0');
-      return result('failed', `${plan.ref} failed: BackoffLimitExceeded (${failures} pod${failures === 1 ? '' : 's'} failed, backoffLimit ${job.backoffLimit})${lastFailure ? `; last: ${lastFailure.plan.key}: ${lastFailure.reason}` : ''}`);
-    }
+    const verdict = tally.verdict(plan.ref);
+    if (verdict) return finish(verdict);
     if (deadline !== undefined && deps.now() >= deadline) {
       await stopActive('activeDeadlineSeconds passed');
       return result('failed', `${plan.ref} failed: DeadlineExceeded (active longer than activeDeadlineSeconds ${job.activeDeadlineSeconds})`);
     }
-    // Up to parallelism pods at once, no more than the completions still needed (the lowest indexes first).
-    for (const slot of slots) {
-      if (active.size >= Math.min(job.parallelism, job.completions - done.size)) break;
-      if (!done.has(slot) && !active.has(slot)) start(slot);
+    // Up to parallelism pods at once, no more than the indexes still open (the lowest first).
+    const open = slots.filter((s) => tally.open(s));
+    for (const slot of open) {
+      if (active.size >= Math.min(job.parallelism, open.length)) break;
+      if (!active.has(slot)) start(slot);
     }
     if (active.size === 0) return result('failed', `${plan.ref}: parallelism 0: the Job runs no pods`);
     const { slot, outcome } = await Promise.race(active.values());
     active.delete(slot);
     outcomes.set(outcome.plan.name, outcome);
+    if (stoppedOnRestarts.has(slot)) {
+      // Stopped because the Job failed on its restarts: the next turn says so.
+      active.set(slot, new Promise(() => undefined));
+      lastFailure = outcome;
+      continue;
+    }
     if (outcome.status === 'succeeded') {
-      done.add(slot);
+      tally.done.add(slot);
+      // A succeeded pod's restarts no longer count (the controller counts its Running and Pending pods').
+      tally.restarts.delete(slot);
     } else if (outcome.status === 'failed') {
-      // podFailurePolicy: the first rule on exit codes that matches decides; otherwise the failure counts.
-      const decided = failureAction(job.failureRules, exitsOf(outcome));
-      const why = decided.exit ? `container ${decided.exit.container} exited with ${decided.exit.exitCode}, podFailurePolicy rule ${decided.rule}: ${decided.action}` : '';
-      if (decided.action === 'FailJob') {
-        await stopActive('the Job failed (podFailurePolicy FailJob)');
-        if (job.removeWhenFinished) await removeAll(plan, deps, next, removed, 'ttlSecondsAfterFinished 0');
-        return result('failed', `${plan.ref} failed: PodFailurePolicy (${outcome.plan.key}: ${why}); ${outcome.reason}`);
-      }
-      if (decided.action === 'Ignore') deps.info(`${plan.ref}: ${outcome.plan.key} failed and is not counted (${why})`);
-      else failures += 1;
+      tally.restarts.delete(slot);
+      const judged = failureAction(job.failureRules, exitsOf(outcome));
+      const why = judged.exit ? `container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}` : '';
+      tally.podFailed(slot, judged, `${outcome.plan.key}: ${why}`);
+      if (judged.action === 'Ignore') deps.info(`${plan.ref}: ${outcome.plan.key} failed and is not counted (${why})`);
+      else if (tally.failedIndexes.has(slot)) deps.info(`${plan.ref}: index ${slot} failed (${judged.action === 'FailIndex' ? why : `${tally.indexFailures.get(slot)} failures, backoffLimitPerIndex ${job.backoffLimitPerIndex}`}); it is not retried`);
       lastFailure = outcome;
       next.set(slot, next.get(slot)! + 1);
     } else if (outcome.status === 'timeout' && deadline !== undefined && deps.now() >= deadline) {
@@ -131,6 +178,11 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
       return result(outcome.status, `${plan.ref}: pod ${outcome.plan.key}: ${outcome.reason}`);
     }
   }
+}
+
+/** Every attempt of every slot a history holds, by name. */
+function everyAttempt(history: readonly (readonly Attempt[])[], deps: Pick<JobDeps, 'podName'>): string[] {
+  return history.flatMap((attempts, slot) => attempts.map((_a, i) => deps.podName(slot, i)));
 }
 
 /** ttlSecondsAfterFinished 0: every pod the Job made goes as soon as it has finished. */

@@ -27,6 +27,8 @@ export interface WorkloadOutcome {
   removed: string[];
   /** Outdated pods left as they are (OnDelete, or below a StatefulSet's partition). */
   leftAlone: string[];
+  /** A suspended Job: nothing was run (the run succeeds, with a warning saying so). */
+  suspended?: boolean;
 }
 
 export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Promise<WorkloadOutcome> {

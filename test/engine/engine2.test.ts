@@ -3,7 +3,7 @@
 // where other tests' pods live.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runpod, uniqueName } from './harness.js';
+import { runpod, uniqueName, writeManifest } from './harness.js';
 import { type Engine2, startEngine2 } from './engine2.js';
 import { busybox, podFile, show, sleeper } from './run-helpers.js';
 
@@ -135,6 +135,41 @@ describe('gc and down --all on an engine of their own', () => {
     assert.equal(prev.code, 1, show(prev));
 
     engine.docker(['volume', 'rm', `${gone}-claim`, `${gone}-foreign`]);
+  });
+
+  test('gc removes the pods of a Job once its ttlSecondsAfterFinished has passed since it finished, not before', async () => {
+    const name = uniqueName('ttl');
+    const file = writeManifest(`apiVersion: batch/v1
+kind: Job
+metadata: {name: ${name}}
+spec:
+  ttlSecondsAfterFinished: 10
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      containers: [{name: main, image: ${busybox}, command: [sh, -c, 'echo done']}]
+`, 'job.yaml');
+    const r = await runpod([...host(), '--timeout', '60s', file]);
+    assert.equal(r.code, 0, show(r));
+    const pods = (): string[] => engine.docker(['ps', '-a', '--filter', `label=io.runpod.owner=job/${name}`, '--format', '{{.Label "io.kubernetes.pod.name"}}']).split('\n').filter(Boolean);
+    assert.equal(new Set(pods()).size, 1);
+    // A --min-age no dead container reaches: only the ttl can remove anything.
+    const early = await runpod(['gc', ...host(), '--min-age', '1000h']);
+    assert.equal(early.code, 0, show(early));
+    assert.doesNotMatch(early.stdout, new RegExp(`job/${name}`), show(early));
+    assert.equal(new Set(pods()).size, 1, 'not yet: the ttl has not passed');
+    // Past the ttl, counted from the container's finish as the engine recorded it.
+    const main = engine.docker(['ps', '-aq', '--filter', `label=io.runpod.owner=job/${name}`, '--filter', 'label=io.kubernetes.container.name=main']);
+    const finished = Date.parse(engine.docker(['inspect', '--format', '{{.State.FinishedAt}}', main]));
+    await new Promise((res) => setTimeout(res, Math.max(0, finished + 10_500 - Date.now())));
+    const dry = await runpod(['gc', ...host(), '--min-age', '1000h', '--dry-run']);
+    assert.match(dry.stdout, new RegExp(`would remove job/${name} in default, pods ${name}-\\S+: finished \\d+s ago, past its ttlSecondsAfterFinished 10`), show(dry));
+    assert.equal(new Set(pods()).size, 1, 'a dry run removes nothing');
+    const late = await runpod(['gc', ...host(), '--min-age', '1000h']);
+    assert.equal(late.code, 0, show(late));
+    assert.match(late.stdout, new RegExp(`removed job/${name} in default, pods ${name}-\\S+: finished \\d+s ago, past its ttlSecondsAfterFinished 10`), show(late));
+    assert.deepEqual(pods(), []);
   });
 
   test('down --all removes every runpod pod in every namespace, and nothing else', async () => {

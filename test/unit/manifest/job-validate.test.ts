@@ -72,6 +72,36 @@ describe('Job: valid examples pass', () => {
     // A problem inside the Job carries its items[1] path and its own line.
     assert.deepEqual(problems(list.replace('restartPolicy: Never', 'restartPolicy: Always')), ['j.yaml:20 items[1].spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never']);
   });
+  it("the documentation's podFailurePolicy example: FailJob on exit code 42 and Ignore on DisruptionTarget", () => {
+    const example = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job-pod-failure-policy-example
+spec:
+  completions: 12
+  parallelism: 3
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: docker.io/library/bash:5
+        command: ["bash"]
+        args: ["-c", "echo Hello world! && sleep 5 && exit 42"]
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes:
+        containerName: main
+        operator: In
+        values: [42]
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+`;
+    assert.deepEqual(check(example).problems, []);
+  });
   it('status is read-only: a warning', () => {
     assert.deepEqual(check(`${pi}status: {succeeded: 1}\n`).warnings, ['14 status: ignored, runpod reports the status it observes']);
   });
@@ -99,9 +129,19 @@ describe('Job: one rule per row', () => {
     { name: "a container without image: the container's line", text: edit(pi, '        image: perl:5.34.0\n', ''), expect: ['j.yaml:9 spec.template.spec.containers[0].image: required'] },
     { name: 'an unknown container field, with a hint', text: edit(pi, 'command:', 'comand:'), expect: ['j.yaml:11 spec.template.spec.containers[0].comand: unknown field "comand"; did you mean "command"?'] },
     { name: 'a misplaced pod field says where it belongs', text: edit(pi, '  backoffLimit: 4', '  restartPolicy: Never'), expect: ['j.yaml:13 spec.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec.template.spec)'] },
-    { name: 'restartPolicy unset', text: edit(pi, '      restartPolicy: Never\n', ''), expect: ['j.yaml:7 spec.template.spec.restartPolicy: required in a Job: Never (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)'] },
+    { name: 'restartPolicy unset', text: edit(pi, '      restartPolicy: Never\n', ''), expect: ['j.yaml:7 spec.template.spec.restartPolicy: required in a Job: Never or OnFailure (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)'] },
     { name: 'restartPolicy Always', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: Always'), expect: ['j.yaml:12 spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never'] },
-    { name: 'restartPolicy OnFailure', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: OnFailure'), expect: ['j.yaml:12 spec.template.spec.restartPolicy: restartPolicy OnFailure in a Job is not supported by runpod yet: use Never (each failure is then a new pod, counted against backoffLimit)'] },
+    { name: 'restartPolicy OnFailure', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: OnFailure'), expect: [] },
+    {
+      name: 'restartPolicy OnFailure with a podFailurePolicy',
+      text: piWith('podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}').replace('restartPolicy: Never', 'restartPolicy: OnFailure'),
+      expect: ['j.yaml:12 spec.template.spec.restartPolicy: only Never is supported when podFailurePolicy is specified (got OnFailure): set restartPolicy: Never, or remove spec.podFailurePolicy'],
+    },
+    {
+      name: 'restartPolicy OnFailure with backoffLimitPerIndex',
+      text: `${edit(indexed, 'restartPolicy: Never', 'restartPolicy: OnFailure')}  backoffLimitPerIndex: 1\n`,
+      expect: ['j.yaml:11 spec.template.spec.restartPolicy: only Never is supported when backoffLimitPerIndex is specified (got OnFailure): set restartPolicy: Never, or remove spec.backoffLimitPerIndex'],
+    },
     { name: 'an invalid restartPolicy: one problem, the enum', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: Sometimes'), expect: ['j.yaml:12 spec.template.spec.restartPolicy: must be one of Always, Never, OnFailure, got "Sometimes"'] },
     { name: 'template labels of its own', text: edit(pi, '  template:\n', '  template:\n    metadata:\n      labels: {app: pi}\n'), expect: [] },
 
@@ -120,28 +160,40 @@ describe('Job: one rule per row', () => {
     { name: 'activeDeadlineSeconds 0', text: piWith('activeDeadlineSeconds: 0'), expect: ['j.yaml:14 spec.activeDeadlineSeconds: must be greater than 0'] },
     { name: 'negative activeDeadlineSeconds', text: piWith('activeDeadlineSeconds: -5'), expect: ['j.yaml:14 spec.activeDeadlineSeconds: must be greater than 0'] },
     { name: 'ttlSecondsAfterFinished 0', text: piWith('ttlSecondsAfterFinished: 0'), expect: [] },
-    {
-      name: 'ttlSecondsAfterFinished 100',
-      text: piWith('ttlSecondsAfterFinished: 100'),
-      expect: ['j.yaml:14 spec.ttlSecondsAfterFinished: runpod ends when the Job does and keeps no controller after it: only 0 can be honoured (remove the pods at once); leave it out to keep them for runpod logs'],
-    },
+    { name: 'ttlSecondsAfterFinished 100', text: piWith('ttlSecondsAfterFinished: 100'), expect: [] },
     { name: 'negative ttlSecondsAfterFinished', text: piWith('ttlSecondsAfterFinished: -1'), expect: ['j.yaml:14 spec.ttlSecondsAfterFinished: must be greater than or equal to 0'] },
 
     // Refused fields.
     { name: 'suspend false', text: piWith('suspend: false'), expect: [] },
-    { name: 'suspend true', text: piWith('suspend: true'), expect: ['j.yaml:14 spec.suspend: a suspended Job runs nothing; runpod would wait forever: remove suspend'] },
+    { name: 'suspend true', text: piWith('suspend: true'), expect: [] },
     { name: 'a selector', text: piWith('selector: {matchLabels: {app: pi}}'), expect: ["j.yaml:14 spec.selector: not supported by runpod (runpod labels a Job's pods itself)"] },
     { name: 'manualSelector false', text: piWith('manualSelector: false'), expect: [] },
     { name: 'manualSelector true', text: piWith('manualSelector: true'), expect: ["j.yaml:14 spec.manualSelector: not supported by runpod (runpod labels a Job's pods itself)"] },
     // podFailurePolicy on exit codes (ValidatePodFailurePolicy).
     { name: 'a podFailurePolicy on exit codes', text: piWith('podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {containerName: pi, operator: In, values: [42]}}, {action: Ignore, onExitCodes: {operator: NotIn, values: [0, 1]}}]}'), expect: [] },
-    { name: 'a rule with FailIndex', text: piWith('podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].action: FailIndex is not supported by runpod yet: it needs backoffLimitPerIndex, which runpod does not run yet'] },
+    { name: 'a rule with FailIndex without backoffLimitPerIndex', text: piWith('podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].action: FailIndex requires spec.backoffLimitPerIndex to be set (it fails the index, which only a limit per index tracks)'] },
+    { name: 'a rule with FailIndex and backoffLimitPerIndex', text: `${indexed}  backoffLimitPerIndex: 1\n  podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}\n`, expect: [] },
     { name: 'In with 0', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [0, 3]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: 0 cannot be used with In: a container that exited 0 did not fail'] },
     { name: 'values out of order', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [3, 2]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: must be whole numbers in increasing order, without duplicates'] },
     { name: 'an unknown container', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {containerName: nope, operator: In, values: [3]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.containerName: no container or init container named nope in spec.template.spec (has pi)'] },
-    { name: 'onPodConditions', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget}]}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions: not supported by runpod (pod conditions such as DisruptionTarget: nothing disrupts pods on one host)'] },
-    { name: 'a backoffLimitPerIndex', text: piWith('backoffLimitPerIndex: 1'), expect: ['j.yaml:14 spec.backoffLimitPerIndex: not supported by runpod (a backoff limit per completion index; not implemented yet)'] },
-    { name: 'a maxFailedIndexes', text: piWith('maxFailedIndexes: 1'), expect: ['j.yaml:14 spec.maxFailedIndexes: not supported by runpod (how many indexes may fail (with backoffLimitPerIndex); not implemented yet)'] },
+    { name: 'onPodConditions', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget, status: "True"}]}]}'), expect: [] },
+    { name: 'onPodConditions without status (it defaults to True)', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget}]}]}'), expect: [] },
+    { name: 'onPodConditions without type', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{status: "True"}]}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions[0].type: required'] },
+    { name: 'onPodConditions with an odd status', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget, status: Maybe}]}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: Maybe: supported values: False, True, Unknown'] },
+    {
+      name: 'onExitCodes and onPodConditions in one rule',
+      text: piWith('podFailurePolicy: {rules: [{action: Ignore, onExitCodes: {operator: In, values: [1]}, onPodConditions: [{type: DisruptionTarget, status: "True"}]}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0]: specifying both onExitCodes and onPodConditions in one rule is not supported: make them two rules'],
+    },
+    { name: 'backoffLimitPerIndex on an Indexed Job', text: `${indexed}  backoffLimitPerIndex: 1\n  maxFailedIndexes: 5\n`, expect: [] },
+    { name: 'a backoffLimitPerIndex without Indexed', text: piWith('backoffLimitPerIndex: 1'), expect: ['j.yaml:14 spec.backoffLimitPerIndex: requires completionMode: Indexed (a limit per completion index needs indexes)'] },
+    {
+      name: 'a maxFailedIndexes alone',
+      text: `${indexed}  maxFailedIndexes: 1\n`,
+      expect: ['j.yaml:5 spec.backoffLimitPerIndex: required when maxFailedIndexes is specified'],
+    },
+    { name: 'maxFailedIndexes above completions', text: `${indexed}  backoffLimitPerIndex: 1\n  maxFailedIndexes: 6\n`, expect: ['j.yaml:17 spec.maxFailedIndexes: must be less than or equal to completions (5), got 6'] },
+    { name: 'a negative backoffLimitPerIndex', text: `${indexed}  backoffLimitPerIndex: -1\n`, expect: ['j.yaml:16 spec.backoffLimitPerIndex: must be greater than or equal to 0'] },
     { name: 'a successPolicy', text: piWith('successPolicy: {rules: [{succeededCount: 1}]}'), expect: ['j.yaml:14 spec.successPolicy: not supported by runpod (which succeeded indexes complete the Job early; not implemented yet)'] },
     { name: 'a podReplacementPolicy', text: piWith('podReplacementPolicy: Failed'), expect: ['j.yaml:14 spec.podReplacementPolicy: not supported by runpod (when a replacement pod may start; not implemented yet)'] },
     { name: 'a managedBy', text: piWith('managedBy: kueue.x-k8s.io/multikueue'), expect: ['j.yaml:14 spec.managedBy: not supported by runpod (hands the Job to another controller; not implemented yet)'] },
@@ -154,12 +206,12 @@ describe('Job: one rule per row', () => {
   }
 
   it('every problem at once, each at its line', () => {
-    const text = edit(edit(edit(indexed, '  completions: 5\n', ''), 'restartPolicy: Never', 'restartPolicy: OnFailure'), '        image: busybox:1.36\n', '') + '  suspend: true\n';
+    const text = edit(edit(edit(indexed, '  completions: 5\n', ''), 'restartPolicy: Never', 'restartPolicy: Always'), '        image: busybox:1.36\n', '') + '  ttlSecondsAfterFinished: -1\n';
     assert.deepEqual(problems(text), [
       'j.yaml:5 spec.completions: required when completionMode is Indexed',
-      'j.yaml:10 spec.template.spec.restartPolicy: restartPolicy OnFailure in a Job is not supported by runpod yet: use Never (each failure is then a new pod, counted against backoffLimit)',
+      'j.yaml:10 spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never',
       'j.yaml:12 spec.template.spec.containers[0].image: required',
-      'j.yaml:14 spec.suspend: a suspended Job runs nothing; runpod would wait forever: remove suspend',
+      'j.yaml:14 spec.ttlSecondsAfterFinished: must be greater than or equal to 0',
     ]);
   });
 });

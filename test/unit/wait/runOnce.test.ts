@@ -49,6 +49,7 @@ interface RunOptions {
   settleMs?: number;
   deadlineMs?: number;
   warnings?: string[];
+  restartsBounded?: (restarts: number) => string | undefined;
 }
 
 function run(engine: MemoryEngine, plan: PodPlan, o: RunOptions = {}): Promise<PodOutcome> {
@@ -63,6 +64,7 @@ function run(engine: MemoryEngine, plan: PodPlan, o: RunOptions = {}): Promise<P
     signal: new AbortController().signal,
     now,
     onWarning: (_p, m) => o.warnings?.push(m),
+    ...(o.restartsBounded ? { restartsBounded: o.restartsBounded } : {}),
   });
 }
 
@@ -312,3 +314,32 @@ async function waitFor(fn: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('condition not met');
 }
+
+describe('a Job under restartPolicy OnFailure bounds the restarts, not the run-once retries', () => {
+  it('a crash-looping container spends no retry; the pod ends failed when the bound says so, with its restarts counted', async () => {
+    const engine = newEngine();
+    const plan = planOf('onfailure', { restartPolicy: 'OnFailure' });
+    const seen: number[] = [];
+    const running = run(engine, plan, {
+      mode: 'completed',
+      retries: 1,
+      restartsBounded: (n) => {
+        seen.push(n);
+        return n >= 3 ? `the Job failed: ${n} restarts` : undefined;
+      },
+    });
+    for (let crashes = 0; crashes < 3; ) {
+      await new Promise((r) => setTimeout(r, 20));
+      const main = (await instances(engine, plan, 'main'))[0];
+      if (main?.state !== 'running') continue;
+      engine.crash(main.id, 3);
+      crashes++;
+    }
+    const out = await running;
+    assert.equal(out.status, 'failed', out.reason);
+    assert.match(out.reason, /^the Job failed: 3 restarts; main: /);
+    assert.ok(seen.every((n, i) => i === 0 || n >= seen[i - 1]!), `told the restarts as they rose: ${seen.join(', ')}`);
+    assert.equal(seen.at(-1), 3);
+    assert.equal(out.retriesUsed, 0, 'the crash loop spent no run-once retry');
+  });
+});

@@ -4,11 +4,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandWorkload, jobPodName, type JobTerms, type WorkloadPlan } from '../../../src/workloads/expand.js';
-import { type AttemptState, failureAction, jobBackoffMs, runJob } from '../../../src/workloads/runJob.js';
+import { type Attempt, type AttemptState, failureAction, jobBackoffMs, type RestartWatch, runJob } from '../../../src/workloads/runJob.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
-const jobOf = (spec: Record<string, unknown>) =>
-  expandWorkload('Job', { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34.0' }] } }, ...spec } }, 'default') as WorkloadPlan & { job: JobTerms };
+const jobOf = (spec: Record<string, unknown>, restartPolicy = 'Never') =>
+  expandWorkload('Job', { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'pi', image: 'perl:5.34.0' }] } }, ...spec } }, 'default') as WorkloadPlan & { job: JobTerms };
+
+/** An attempt an earlier run left: a state alone, or with the exit code its container left. */
+const left = (state: AttemptState, exitCode?: number, more: Partial<Attempt> = {}): Attempt => ({ state, exits: exitCode !== undefined ? [{ container: 'pi', exitCode }] : [], restarts: 0, ...more });
 
 /** Each attempt's fate by pod name (default: succeeds), and what the runner did. */
 class Stage {
@@ -20,19 +23,33 @@ class Stage {
   constructor(
     private readonly plan: WorkloadPlan & { job: JobTerms },
     private readonly fails: (slot: number, attempt: number) => boolean = () => false,
-    private readonly before: Map<number, AttemptState[]> = new Map(),
+    private readonly before: Map<number, (AttemptState | Attempt)[]> = new Map(),
     private readonly exitCode: (slot: number, attempt: number) => number = () => 1,
+    /** OnFailure: the restarts a pod's containers go through before its fate (each reported to the watch). */
+    private readonly restartsOf: (slot: number, attempt: number) => number = () => 0,
+    private readonly clock: () => number = () => 0,
   ) {}
+  readonly halted: string[] = [];
+  readonly messages: string[] = [];
   run() {
     const name = (s: number, a: number) => jobPodName('pi', this.plan.job, s, a);
     return runJob(this.plan, {
-      attempts: async (slot) => this.before.get(slot) ?? [],
-      run: async (slot, attempt) => {
+      attempts: async (slot) => (this.before.get(slot) ?? []).map((a) => (typeof a === 'string' ? left(a) : a)),
+      run: async (slot, attempt, _deadline, watch?: RestartWatch) => {
         this.active++;
         this.maxActive = Math.max(this.maxActive, this.active);
         await new Promise((r) => setTimeout(r, 2));
-        this.active--;
         this.ran.push(name(slot, attempt));
+        for (let n = 1; n <= this.restartsOf(slot, attempt); n++) {
+          const stop = watch?.(n);
+          await new Promise((r) => setTimeout(r, 1));
+          if (stop !== undefined) {
+            this.active--;
+            const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'restarting', exitCode: 1 }]]]) };
+            return { status: 'failed', reason: stop, observed, plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) } } as unknown as PodOutcome;
+          }
+        }
+        this.active--;
         const failed = this.fails(slot, attempt);
         const code = failed ? this.exitCode(slot, attempt) : 0;
         const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'exited', exitCode: code }]]]) };
@@ -40,12 +57,13 @@ class Stage {
       },
       podName: name,
       remove: async (names) => void this.removed.push(...names),
+      halt: async (names) => void this.halted.push(...names),
       sleep: async (ms) => {
         this.sleeps.push(ms);
         return true;
       },
-      now: () => 0,
-      info: () => undefined,
+      now: this.clock,
+      info: (m) => void this.messages.push(m),
     });
   }
 }
@@ -109,15 +127,17 @@ describe('Job: completions, parallelism, backoffLimit', () => {
   });
   it('podFailurePolicy: the first rule on exit codes that matches decides; exit code 0 never matches', () => {
     const rules = [
-      { action: 'FailJob' as const, containerName: 'main', operator: 'In' as const, values: [42] },
-      { action: 'Ignore' as const, operator: 'In' as const, values: [137, 143] },
-      { action: 'Count' as const, operator: 'NotIn' as const, values: [1] },
+      { action: 'FailJob' as const, on: 'exitCodes' as const, containerName: 'main', operator: 'In' as const, values: [42] },
+      { action: 'Ignore' as const, on: 'exitCodes' as const, operator: 'In' as const, values: [137, 143] },
+      { action: 'Count' as const, on: 'exitCodes' as const, operator: 'NotIn' as const, values: [1] },
     ];
     assert.equal(failureAction(rules, [{ container: 'main', exitCode: 42 }]).action, 'FailJob');
     assert.equal(failureAction(rules, [{ container: 'side', exitCode: 42 }]).action, 'Count', 'FailJob names main; NotIn [1] holds for 42');
     assert.equal(failureAction(rules, [{ container: 'side', exitCode: 137 }]).action, 'Ignore');
     assert.deepEqual(failureAction(rules, [{ container: 'main', exitCode: 1 }]), { action: 'Count' }, 'no rule: the default');
-    assert.deepEqual(failureAction([{ action: 'Ignore', operator: 'NotIn', values: [1] }], [{ container: 'a', exitCode: 0 }]), { action: 'Count' }, 'a container that exited 0 is left out');
+    assert.deepEqual(failureAction([{ action: 'Ignore', on: 'exitCodes', operator: 'NotIn', values: [1] }], [{ container: 'a', exitCode: 0 }]), { action: 'Count' }, 'a container that exited 0 is left out');
+    // A rule on pod conditions never matches on one host (nothing sets DisruptionTarget); the next rule decides.
+    assert.deepEqual(failureAction([{ action: 'Ignore', on: 'podConditions', types: ['DisruptionTarget'] }, rules[0]!], [{ container: 'main', exitCode: 42 }]), { action: 'FailJob', rule: 1, exit: { container: 'main', exitCode: 42 } });
   });
   it('FailJob fails the Job at its first matching failure; Ignore retries without counting', async () => {
     const failJob = jobOf({ backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } });
@@ -135,5 +155,138 @@ describe('Job: completions, parallelism, backoffLimit', () => {
   });
   it('the back-off doubles from 10 s and stops at 6 minutes', () => {
     assert.deepEqual([1, 2, 3, 6, 7, 20].map(jobBackoffMs), [10_000, 20_000, 40_000, 320_000, 360_000, 360_000]);
+  });
+});
+
+describe('Job: restartPolicy OnFailure (pastBackoffLimitOnFailure)', () => {
+  it('restarts in place count: the Job fails once they reach backoffLimit, the pod kept (halted) for runpod logs', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 2 }, 'OnFailure'), () => true, new Map(), () => 1, () => 5);
+    const out = await stage.run();
+    assert.equal(out.status, 'failed');
+    assert.match(out.reason, /^job\/pi failed: BackoffLimitExceeded \(its containers restarted 2 times under restartPolicy OnFailure, backoffLimit 2\)/);
+    assert.equal(stage.ran.length, 1, 'no new pod: the containers restart in place');
+    assert.deepEqual(stage.halted, stage.ran, 'the pod that reached the limit is stopped and kept');
+    assert.deepEqual(stage.removed, []);
+  });
+  it('backoffLimit 0: the first restart is too many', async () => {
+    const out = await new Stage(jobOf({ backoffLimit: 0 }, 'OnFailure'), () => true, new Map(), () => 1, () => 3).run();
+    assert.match(out.reason, /restarted 1 time under restartPolicy OnFailure, backoffLimit 0/);
+  });
+  it('fewer restarts than the limit, then success: completed', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 3 }, 'OnFailure'), () => false, new Map(), () => 1, () => 2);
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.deepEqual(stage.halted, []);
+  });
+  it('restarts of pods running at once add up; a succeeded pod no longer counts', async () => {
+    // Two pods at once, 2 restarts each: 4 reach backoffLimit 4 before either finishes.
+    const both = await new Stage(jobOf({ completions: 2, parallelism: 2, backoffLimit: 4 }, 'OnFailure'), () => false, new Map(), () => 1, () => 2).run();
+    assert.equal(both.status, 'failed', both.reason);
+    // One after the other, the first one's restarts stop counting when it succeeds.
+    const serial = await new Stage(jobOf({ completions: 2, parallelism: 1, backoffLimit: 4 }, 'OnFailure'), () => false, new Map(), () => 1, () => 2).run();
+    assert.equal(serial.status, 'succeeded', serial.reason);
+  });
+  it('a re-run counts the restarts of the pod runpod halted: the failed Job stays failed', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 2 }, 'OnFailure'), () => false, new Map([[0, [left('failed', 1, { restarts: 2 })]]]));
+    const out = await stage.run();
+    assert.equal(out.status, 'failed');
+    assert.deepEqual(stage.ran, [], 'nothing runs again');
+  });
+});
+
+describe('Job: suspend', () => {
+  it('a suspended Job makes no pods and succeeds, saying so; its active pods are removed', async () => {
+    const stage = new Stage(jobOf({ suspend: true, completions: 2 }), () => false, new Map([[0, ['active']]]));
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded');
+    assert.equal(out.suspended, true);
+    assert.match(out.reason, /^job\/pi: suspended \(spec\.suspend: true\): no pods are created \(0 of 2 completed so far\)/);
+    assert.deepEqual(stage.ran, []);
+    assert.deepEqual(stage.removed, [jobPodName('pi', { indexed: false, completions: 2 }, 0, 0)]);
+  });
+  it('a Job that finished stays finished when suspended', async () => {
+    const out = await new Stage(jobOf({ suspend: true }), () => false, new Map([[0, ['succeeded']]])).run();
+    assert.equal(out.suspended, undefined);
+    assert.match(out.reason, /completed \(1 of 1 succeeded\)/);
+  });
+});
+
+describe('Job: ttlSecondsAfterFinished > 0', () => {
+  const finishedAt = 1_000_000;
+  it('before the ttl has passed, a finished Job runs nothing again and its pods stay', async () => {
+    const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 60 }), () => false, new Map([[0, [left('succeeded', 0, { finishedAt })]]]), () => 1, () => 0, () => finishedAt + 59_000);
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded');
+    assert.deepEqual([stage.ran, stage.removed], [[], []]);
+  });
+  it('once it has passed, its pods go and the Job runs anew (a cluster would have deleted it)', async () => {
+    const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 60, backoffLimit: 0 }), () => false, new Map([[0, [left('failed', 1, { finishedAt })]]]), () => 1, () => 0, () => finishedAt + 60_000);
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', 'the failed Job was deleted, so it runs again');
+    const first = jobPodName('pi', { indexed: false, completions: 1 }, 0, 0);
+    assert.deepEqual(stage.removed, [first]);
+    assert.deepEqual(stage.ran, [first], 'the new Job names its pods afresh');
+    assert.ok(stage.messages.some((m) => /past ttlSecondsAfterFinished 60: removing its pods/.test(m)));
+  });
+  it('a Job that has not finished is never expired', async () => {
+    const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 1, completions: 2 }), () => false, new Map([[0, [left('succeeded', 0, { finishedAt })]]]), () => 1, () => 0, () => finishedAt + 600_000);
+    await stage.run();
+    assert.deepEqual(stage.removed, []);
+    assert.equal(stage.ran.length, 1, 'only the slot still open');
+  });
+});
+
+describe('Job: backoffLimitPerIndex, maxFailedIndexes, FailIndex', () => {
+  const perIndex = (spec: Record<string, unknown>) => jobOf({ completionMode: 'Indexed', ...spec });
+  it("the documentation's FailIndex example: index 0 retried once then failed, index 1 failed at once by exit 42, the rest succeed: FailedIndexes", async () => {
+    const plan = perIndex({
+      completions: 4, parallelism: 2, backoffLimitPerIndex: 1, backoffLimit: 6,
+      podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { containerName: 'pi', operator: 'In', values: [42] } }] },
+    });
+    const stage = new Stage(plan, (s) => s === 0 || s === 1, new Map(), (s) => (s === 1 ? 42 : 1));
+    const out = await stage.run();
+    assert.equal(out.status, 'failed');
+    assert.match(out.reason, /^job\/pi failed: FailedIndexes \(indexes 0, 1 failed, .*; 2 of 4 succeeded\)$/);
+    assert.equal(stage.ran.filter((n) => n.startsWith('pi-0-')).length, 2, 'index 0: its first failure is retried');
+    assert.equal(stage.ran.filter((n) => n.startsWith('pi-1-')).length, 1, 'index 1: FailIndex, no retry');
+    assert.equal(stage.ran.length, 5, 'every other index still runs');
+    assert.deepEqual(stage.sleeps, [10_000], "the back-off counts the index's own failures");
+  });
+  it('more failed indexes than maxFailedIndexes fail the Job at once (MaxFailedIndexesExceeded)', async () => {
+    const stage = new Stage(perIndex({ completions: 6, parallelism: 1, backoffLimitPerIndex: 0, maxFailedIndexes: 1 }), (s) => s < 2);
+    const out = await stage.run();
+    assert.equal(out.status, 'failed');
+    assert.match(out.reason, /^job\/pi failed: MaxFailedIndexesExceeded \(indexes 0, 1 failed, maxFailedIndexes 1\)/);
+    assert.equal(stage.ran.length, 2, 'no index after the second failed one');
+  });
+  it('the documentation example with maxFailedIndexes 5: all ten indexes run, the even ones fail, the Job fails (FailedIndexes)', async () => {
+    const stage = new Stage(perIndex({ completions: 10, parallelism: 3, backoffLimitPerIndex: 1, maxFailedIndexes: 5 }), (s) => s % 2 === 0);
+    const out = await stage.run();
+    assert.match(out.reason, /FailedIndexes \(indexes 0, 2, 4, 6, 8 failed/);
+    assert.equal(stage.ran.length, 15, 'each even index twice, each odd once');
+  });
+  it('without backoffLimit, backoffLimitPerIndex alone governs (backoffLimit defaults to the largest int32)', () => {
+    assert.equal(perIndex({ completions: 2, backoffLimitPerIndex: 1 }).job.backoffLimit, 2_147_483_647);
+    assert.equal(jobOf({}).job.backoffLimit, 6);
+  });
+});
+
+describe('Job: a re-run judges what an earlier run left by its exit codes', () => {
+  const policy = { podFailurePolicy: { rules: [{ action: 'Ignore', onExitCodes: { operator: 'In', values: [137] } }, { action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } };
+  it('failures an earlier run ignored stay ignored', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 0, ...policy }), () => false, new Map([[0, [left('failed', 137), left('failed', 137)]]]));
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.deepEqual(stage.ran, [jobPodName('pi', { indexed: false, completions: 1 }, 0, 2)], 'the third attempt runs');
+  });
+  it('a failure FailJob named fails the re-run at once', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 6, ...policy }), () => false, new Map([[0, [left('failed', 42)]]]));
+    const out = await stage.run();
+    assert.match(out.reason, /^job\/pi failed: PodFailurePolicy \(pi-\S+: container pi exited with 42, podFailurePolicy rule 1: FailJob \(in an earlier run of job\/pi\)\)$/);
+    assert.deepEqual(stage.ran, []);
+  });
+  it('an attempt whose exit codes are unknown counts, as before', async () => {
+    const out = await new Stage(jobOf({ backoffLimit: 0, ...policy }), () => false, new Map([[0, ['failed']]])).run();
+    assert.equal(out.status, 'failed');
   });
 });

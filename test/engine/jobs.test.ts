@@ -1,0 +1,230 @@
+// Jobs through the CLI, the fields issue 12 still lacked: restartPolicy OnFailure (restarts in place counted against
+// backoffLimit), suspend, ttlSecondsAfterFinished > 0 on a re-run, backoffLimitPerIndex with FailIndex (the
+// documentation's example, with busybox standing in for python), the documentation's podFailurePolicy example
+// (onExitCodes and onPodConditions), and a re-run that judges earlier attempts by the exit codes the engine kept.
+// Every test runs under an isolation key of its own.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { busybox, docker, runpod, uniqueName, type CliResult } from './harness.js';
+
+function show(r: CliResult): string {
+  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
+function workspace(t: TestContext, files: Record<string, string>): { dir: string; key: string; file: (name: string) => string; run: (...args: string[]) => Promise<CliResult> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-job-'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  const key = uniqueName('job');
+  t.after(() => {
+    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
+    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
+    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
+    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, key, file: (name) => path.join(dir, name), run: (...args) => runpod([...args, '--project', key], { timeoutMs: 240_000 }) };
+}
+
+/** A Job's containers under the key: "pod container state" per line, sorted. */
+function containersOf(key: string, job: string): string[] {
+  const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.runpod.owner=job/${job}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.Label "io.kubernetes.container.name"}} {{.State}}']);
+  return out ? out.split('\n').sort() : [];
+}
+const podNames = (key: string, job: string): string[] => [...new Set(containersOf(key, job).map((l) => l.split(' ')[0]!))].sort();
+
+const job = (name: string, spec: string, command: string, restartPolicy = 'Never', volumes = '') => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+${spec}  template:
+    spec:
+      terminationGracePeriodSeconds: 0
+      restartPolicy: ${restartPolicy}
+      containers:
+      - name: main
+        image: ${busybox}
+        command: ["sh", "-c", ${JSON.stringify(command)}]
+${volumes}`;
+
+test('restartPolicy OnFailure: the container restarts in place until it succeeds; restarts past backoffLimit fail the Job, the pod kept, and a re-run fails at once', async (t) => {
+  // The count survives restarts in an emptyDir, as it would in the pod's volume on a cluster.
+  const counting = 'n=$(cat /data/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /data/n; echo "run $n"; [ $n -ge 3 ]';
+  const mount = '        volumeMounts: [{name: data, mountPath: /data}]\n      volumes: [{name: data, emptyDir: {}}]\n';
+  const w = workspace(t, {
+    'flaky.yaml': job('flaky', '  backoffLimit: 3\n', counting, 'OnFailure', mount),
+    'broken.yaml': job('broken', '  backoffLimit: 2\n', 'echo "cannot connect"; exit 3', 'OnFailure'),
+  });
+  const ok = await w.run(w.file('flaky.yaml'));
+  assert.equal(ok.code, 0, show(ok));
+  assert.match(ok.stderr, /job\/flaky: completed \(1 of 1 succeeded\)/, show(ok));
+  assert.equal(podNames(w.key, 'flaky').length, 1, 'one pod: its container restarted in place');
+  const st = await w.run('status', '-o', 'json', 'job/flaky');
+  assert.equal(st.code, 0, show(st));
+  const pod = (JSON.parse(st.stdout) as { pods: { phase: string; restarts: number }[] }).pods[0]!;
+  assert.deepEqual([pod.phase, pod.restarts], ['Succeeded', 2]);
+
+  const bad = await w.run(w.file('broken.yaml'));
+  assert.equal(bad.code, 1, show(bad));
+  assert.match(bad.stderr, /job\/broken failed: BackoffLimitExceeded \(its containers restarted 2 times under restartPolicy OnFailure, backoffLimit 2\)/, show(bad));
+  assert.match(bad.stderr, /\| cannot connect/, "the failing pod's logs");
+  assert.match(bad.stderr, /stopped broken-\S+ \(kept for runpod logs\)/);
+  const left = containersOf(w.key, 'broken').filter((l) => !l.includes(' POD '));
+  assert.deepEqual(left.map((l) => l.split(' ').slice(1).join(' ')), ['main exited'], 'stopped for good, not restarting');
+  assert.match((await w.run('logs', 'job/broken')).stdout, /cannot connect/);
+  const again = await w.run(w.file('broken.yaml'));
+  assert.equal(again.code, 1, show(again));
+  assert.match(again.stderr, /BackoffLimitExceeded \(its containers restarted 2 times/, 'the failed Job stays failed');
+  assert.doesNotMatch(again.stderr, /starting|creating container/, 'nothing runs again');
+});
+
+test('suspend: true creates no pods and exits 0 with a warning; suspend false runs it', async (t) => {
+  const text = job('later', '  suspend: true\n', 'echo ran');
+  const w = workspace(t, { 'job.yaml': text });
+  const r = await w.run(w.file('job.yaml'), '-o', 'json');
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /warning: job\/later: suspended \(spec\.suspend: true\): no pods are created/, show(r));
+  const doc = JSON.parse(r.stdout) as { workloads: { ref: string; status: string; suspended?: boolean }[] };
+  assert.deepEqual(doc.workloads.map((x) => [x.ref, x.status, x.suspended]), [['job/later', 'succeeded', true]]);
+  assert.deepEqual(containersOf(w.key, 'later'), []);
+  // status of the manifest lists the Job, with no pods, as suspended.
+  const st = await w.run('status', w.file('job.yaml'));
+  assert.equal(st.code, 0, show(st));
+  assert.match(st.stdout, /default\/job\/later\s+0\/1 \(suspended\)\s+-/, show(st));
+  fs.writeFileSync(w.file('job.yaml'), text.replace('suspend: true', 'suspend: false'));
+  const run = await w.run(w.file('job.yaml'));
+  assert.equal(run.code, 0, show(run));
+  assert.match(run.stderr, /job\/later: completed \(1 of 1 succeeded\)/);
+  const done = await w.run('status', '-o', 'json', w.file('job.yaml'));
+  const workloads = (JSON.parse(done.stdout) as { workloads: { ref: string; ready: number; of: number; suspended?: boolean }[] }).workloads;
+  assert.deepEqual(workloads.map((x) => [x.ref, x.ready, x.of, x.suspended]), [['job/later', 1, 1, undefined]], 'READY: succeeded pods of completions');
+});
+
+test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before the ttl runs nothing, one after it removes them and runs the Job anew', async (t) => {
+  const w = workspace(t, { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 15\n', 'date +%s%N') });
+  const first = await w.run(w.file('job.yaml'));
+  assert.equal(first.code, 0, show(first));
+  assert.match(first.stderr, /its pods stay until ttlSecondsAfterFinished 15 has passed; then runpod gc, or running it again, removes them/, show(first));
+  const pods = podNames(w.key, 'short');
+  assert.equal(pods.length, 1);
+  const label = docker(['ps', '-a', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=main', '--format', '{{.Label "io.runpod.job.ttl-seconds-after-finished"}}']);
+  assert.equal(label, '15', 'the ttl is on the pod for runpod gc');
+  const soon = await w.run(w.file('job.yaml'));
+  assert.equal(soon.code, 0, show(soon));
+  assert.doesNotMatch(soon.stderr, /removing/);
+  const before = (await w.run('logs', 'job/short')).stdout;
+  // Past the ttl, counted from the container's finish as the engine recorded it.
+  const main = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=main']);
+  const finished = Date.parse(docker(['inspect', '--format', '{{.State.FinishedAt}}', main]));
+  await new Promise((r) => setTimeout(r, Math.max(0, finished + 15_500 - Date.now())));
+  const later = await w.run(w.file('job.yaml'));
+  assert.equal(later.code, 0, show(later));
+  assert.match(later.stderr, /job\/short: finished \d+s ago, past ttlSecondsAfterFinished 15: removing its pods .* and running it anew/, show(later));
+  assert.match(later.stderr, /job\/short: completed \(1 of 1 succeeded\)/);
+  assert.notEqual((await w.run('logs', 'job/short')).stdout, before, 'the Job ran again');
+});
+
+test("backoffLimitPerIndex with FailIndex: the documentation's example fails indexes 0 (after one retry) and 1 (exit 42, no retry), runs 2 and 3, and ends FailedIndexes", async (t) => {
+  // kubernetes.io examples/controllers/job-backoff-limit-per-index-failindex.yaml, its python script said in sh.
+  const w = workspace(t, {
+    'job.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job-backoff-limit-per-index-failindex
+spec:
+  completions: 4
+  parallelism: 2
+  completionMode: Indexed
+  backoffLimitPerIndex: 1
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: main
+        image: ${busybox}
+        command:
+        - sh
+        - -c
+        - |
+          if [ "$JOB_COMPLETION_INDEX" = 0 ]; then exit 1; elif [ "$JOB_COMPLETION_INDEX" = 1 ]; then exit 42; else exit 0; fi
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailIndex
+      onExitCodes:
+        containerName: main
+        operator: In
+        values: [42]
+`,
+  });
+  const r = await w.run(w.file('job.yaml'));
+  assert.equal(r.code, 1, show(r));
+  assert.match(r.stderr, /job\/job-backoff-limit-per-index-failindex failed: FailedIndexes \(indexes 0, 1 failed, .*; 2 of 4 succeeded\)/, show(r));
+  assert.match(r.stderr, /index 1 failed \(container main exited with 42, podFailurePolicy rule 0: FailIndex\); it is not retried/);
+  assert.match(r.stderr, /retrying after 1 failure, in 10s \(index 0\)/, "index 0's own back-off");
+  const pods = podNames(w.key, 'job-backoff-limit-per-index-failindex');
+  const perIndex = [0, 1, 2, 3].map((i) => pods.filter((p) => p.startsWith(`job-backoff-limit-per-index-failindex-${i}-`)).length);
+  assert.deepEqual(perIndex, [2, 1, 1, 1]);
+});
+
+test("the documentation's podFailurePolicy example (FailJob on exit code 42, Ignore on DisruptionTarget) runs: FailJob ends it at the first exit 42", async (t) => {
+  // kubernetes.io examples/controllers/job-pod-failure-policy-example.yaml, with busybox for bash and 1 s for 5.
+  const w = workspace(t, {
+    'job.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: job-pod-failure-policy-example
+spec:
+  completions: 12
+  parallelism: 3
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: main
+        image: ${busybox}
+        command: ["sh"]
+        args:
+        - -c
+        - echo "Hello world!" && sleep 1 && exit 42
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes:
+        containerName: main
+        operator: In
+        values: [42]
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+`,
+  });
+  const r = await w.run(w.file('job.yaml'));
+  assert.equal(r.code, 1, show(r));
+  assert.match(r.stderr, /failed: PodFailurePolicy \(default\/job-pod-failure-policy-example-\S+: container main exited with 42, podFailurePolicy rule 0: FailJob\)/, show(r));
+  assert.doesNotMatch(r.stderr, /retrying/);
+});
+
+test('a re-run judges the attempts an earlier run left by their exit codes: Ignored failures stay uncounted', async (t) => {
+  // Exit 137 the first two times (Ignored), then 0; backoffLimit 0, so one counted failure would fail the Job. The
+  // attempts count themselves in a claim they share.
+  const counting = 'n=$(ls /marks | wc -l); touch /marks/$(date +%s%N); [ $n -ge 2 ] || exit 137';
+  const spec = '  backoffLimit: 0\n  podFailurePolicy:\n    rules:\n    - action: Ignore\n      onExitCodes: {operator: In, values: [137]}\n';
+  const mount = '        volumeMounts: [{name: marks, mountPath: /marks}]\n      volumes: [{name: marks, persistentVolumeClaim: {claimName: marks}}]\n';
+  const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: marks}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n---\n';
+  const w = workspace(t, { 'job.yaml': claim + job('retry', spec, counting, 'Never', mount) });
+  // --wait none starts the first attempt and leaves it; it fails with 137 after runpod has gone.
+  const started = await w.run(w.file('job.yaml'), '--wait', 'none');
+  assert.equal(started.code, 0, show(started));
+  for (let i = 0; i < 50 && !containersOf(w.key, 'retry').some((l) => l.endsWith('main exited')); i++) await new Promise((r) => setTimeout(r, 100));
+  const rerun = await w.run(w.file('job.yaml'));
+  assert.equal(rerun.code, 0, show(rerun));
+  assert.match(rerun.stderr, /job\/retry: completed \(1 of 1 succeeded\)/, 'the earlier failure is judged by its exit code again, not counted');
+  assert.equal(podNames(w.key, 'retry').length, 3, 'the first attempt (from the earlier run), then two in this one');
+});
