@@ -188,11 +188,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     ]);
     const outcomes = [...bare, ...rollouts.flatMap((r) => [...r.outcomes.values()])];
     // The Services' endpoints as the run leaves the pods (a pod replaced in a rollout is gone, say), before the
-    // result: a script that goes on after runpod reaches the pods through them.
-    await Promise.all([...cluster.namespaces].map((ns) => cluster.endpoints.refresh(ns)));
-    await cluster.endpoints.settle();
-    if (cluster.endpoints.error !== undefined) throw cluster.endpoints.error;
-    const serviceResults = services.length > 0 ? await describeServices(engine, services, project) : [];
+    // result: a script that goes on after runpod reaches the pods through them. A run that failed, timed out or
+    // lost the engine keeps its own exit code and reason: this is then done as far as the engine lets it.
+    const succeeding = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy()) === ExitCode.ok;
+    const settled = Promise.all([...cluster.namespaces].map((ns) => cluster.endpoints.refresh(ns))).then(() => cluster.endpoints.settle());
+    if (succeeding) await settled;
+    else await within(settled, ctx.now() + reportAllowanceMs, ctx.now, undefined);
+    if (succeeding && cluster.endpoints.error !== undefined) throw cluster.endpoints.error;
+    const serviceResults = services.length > 0 ? await within(describeServices(engine, services, project), ctx.now() + reportAllowanceMs, ctx.now, []) : [];
 
     // 5. Report: per pod, and the exit code of the whole run.
     // Logs, termination messages and ports are detail: an engine that stopped answering must not hold the exit.

@@ -72,7 +72,8 @@ test('an engine that is still starting is waited for within the retry budget', a
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const run = runpod(['--host', `unix://${socket}`, '--retry-delay', '300ms', '--retries', '8', '--timeout', '60s', file]);
-  await sleep(1200);
+  // Long enough for runpod to start and meet the missing socket even on a loaded machine.
+  await sleep(3000);
   await new Promise<void>((resolve) => server.listen(socket, resolve));
   const r = await run;
   assert.equal(r.code, 0, show(r));

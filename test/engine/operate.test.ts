@@ -67,7 +67,7 @@ test('status: phase, ready, restarts, address, ports and source; wide, json; ps 
   const [header, row] = st.stdout.trimEnd().split('\n');
   assert.match(header!, /^NAMESPACE\/NAME\s+PHASE\s+READY\s+RESTARTS\s+AGE\s+ADDRESS\s+PORTS\s+SOURCE$/);
   const ip = podContainers(name).get('POD')!;
-  const address = docker(['inspect', '--format', '{{.NetworkSettings.IPAddress}}', ip.Id]);
+  const address = docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', ip.Id]);
   assert.match(row!, new RegExp(`^default/${name}\\s+Running\\s+2/2\\s+0\\s+\\d+s\\s+${address.replace(/\./g, '\\.')}\\s+127\\.0\\.0\\.1:${port}->80/tcp\\s+${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`), show(st));
 
   const wide = await runpod(['ps', '-o', 'wide', `default/${name}`]);

@@ -205,10 +205,11 @@ test('eval "$(runpod … -o env)" in sh sets the variables, values needing quote
   const [source, ip, named, port, hostPort, shortIp] = r.stdout.split('\n');
   const infra = must(podContainers(name).get('POD'), 'infra');
   const inspected = JSON.parse(spawnSync('docker', ['inspect', infra.Id], { encoding: 'utf8' }).stdout) as {
-    NetworkSettings: { IPAddress: string; Ports: Record<string, { HostIp: string; HostPort: string }[]> };
+    NetworkSettings: { Networks: Record<string, { IPAddress: string }>; Ports: Record<string, { HostIp: string; HostPort: string }[]> };
   }[];
   assert.equal(source, dir);
-  assert.equal(ip, inspected[0]!.NetworkSettings.IPAddress);
+  // The pod's address on its namespace's network (Docker leaves the top-level IPAddress empty on user networks).
+  assert.equal(ip, Object.values(inspected[0]!.NetworkSettings.Networks)[0]?.IPAddress);
   assert.equal(shortIp, ip);
   assert.equal(named, '8080');
   assert.equal(port, '8080');
