@@ -6,8 +6,11 @@ import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
 import type { Engine } from '../engine/engine.js';
 import { ensureInfraImage } from '../engine/infraImage.js';
 import { pauseImageRef } from '../engine/pauseImage.js';
-import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodFailedError, RunpodError, UsageError } from '../errors.js';
+import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, RunpodError, UsageError } from '../errors.js';
+import type { EngineFacts } from '../engine/facts.js';
 import { loadManifests } from '../manifest/load.js';
+import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
+import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
 import type { ClaimObject, LoadedPod, SkippedObject } from '../manifest/types.js';
 import { claimVolume } from '../plan/volumes.js';
 import { type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
@@ -68,6 +71,8 @@ export interface RunOptions {
   skipKinds?: string[];
   /** --from-cronjob: CronJobs whose job template runs once. */
   fromCronJobs?: string[];
+  /** --seccomp-profile-root: where Localhost seccomp profiles are read (default the kubelet's). */
+  seccompProfileRoot?: string;
 }
 
 /** Log lines shown per failing container (design.md). */
@@ -83,6 +88,9 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
+    // Localhost seccomp profiles are read here, on the client, as the kubelet reads them on its node.
+    const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
+    if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
 
     // 2. Connect, within the retry budget and deadline. A scoped run is isolated by default: under a key of its
     // own, unless one was given, so parallel CI jobs running the same manifests never share pods (project.ts).
@@ -90,13 +98,17 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const host = await openHostEngine(o.host, ctx.env);
     const engine = projectEngine(host, project);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await dryRun(pods, skipped, claims, o, project, engine, host, ctx);
+    if (o.dryRun) return await dryRun(pods, skipped, claims, o, project, engine, host, ctx, seccomp.profiles, reporter);
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
       onRetry: (err, delay) => reporter.info(`waiting for the Docker engine at ${engine.address} (${err.reason}); retrying in ${delay}ms`),
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
+    // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
+    const facts = await engine.facts();
+    checkEngineSupport(pods, facts, reporter);
+    const plan = { facts, seccompProfiles: seccomp.profiles };
 
     // 3. The infra image: runpod's own, imported once per engine, or the one the user named.
     const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), (image, p) =>
@@ -108,7 +120,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
-    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
+    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, plan)));
     // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
     await Promise.all(
       claims.map(async (c) => {
@@ -162,7 +174,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
             engine,
             plans: byKey,
             loaded: loadedByKey,
-            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project)),
+            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, plan)),
             runPod: (plan, d) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d),
             project,
             signal: ctx.signal,
@@ -337,8 +349,29 @@ function scopedProjectKey(): string {
   return `run-${randomBytes(4).toString('hex')}`;
 }
 
-function planOptions(o: RunOptions, infraImage: string, project: string | undefined): PlanOptions {
-  return { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}), ...(project !== undefined ? { project } : {}) };
+function planOptions(o: RunOptions, infraImage: string, project: string | undefined, engine: { facts?: EngineFacts; seccompProfiles: ReadonlyMap<string, string> }): PlanOptions {
+  return {
+    infraImage,
+    ...(o.pull ? { pull: o.pull } : {}),
+    ...(o.publishAll ? { publishAll: true } : {}),
+    ...(project !== undefined ? { project } : {}),
+    ...(engine.facts ? { engine: engine.facts } : {}),
+    seccompProfiles: engine.seccompProfiles,
+  };
+}
+
+/**
+ * The fields that depend on the engine (plan/engineSupport.ts), against its facts: one it cannot honour is a
+ * manifest problem (exit 2) with nothing made; one it honours in a lesser way is a warning.
+ */
+function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, reporter: Reporter): void {
+  const checked = pods.map((p) => engineSupport(p, facts));
+  // A workload's replicas share a template: a problem of it is said once.
+  const once = <T extends { file: string; line?: number; path: string; message: string }>(items: T[]): T[] =>
+    items.filter((x, i) => items.findIndex((y) => y.file === x.file && y.line === x.line && y.path === x.path && y.message === x.message) === i);
+  const problems = once(checked.flatMap((c) => c.problems));
+  if (problems.length > 0) throw new ManifestError(problems);
+  for (const n of once(checked.flatMap((c) => c.notes))) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
@@ -372,10 +405,14 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 }
 
 /** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
-async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
+async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
-  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project)));
+  // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
+  const facts = info ? await engine.facts() : undefined;
+  if (facts) checkEngineSupport(pods, facts, reporter);
+  else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked, the engine does not answer: ${n.message}`);
+  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles })));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));
