@@ -9,6 +9,7 @@ import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import type { EngineFacts } from '../engine/facts.js';
 import { loadManifests } from '../manifest/load.js';
+import { sortByFileAndLine } from '../manifest/parse.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
 import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
 import type { ClaimObject, LoadedPod, SkippedObject } from '../manifest/types.js';
@@ -369,9 +370,10 @@ function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, repo
   // A workload's replicas share a template: a problem of it is said once.
   const once = <T extends { file: string; line?: number; path: string; message: string }>(items: T[]): T[] =>
     items.filter((x, i) => items.findIndex((y) => y.file === x.file && y.line === x.line && y.path === x.path && y.message === x.message) === i);
-  const problems = once(checked.flatMap((c) => c.problems));
+  const files = pods.map((p) => p.source.file);
+  const problems = sortByFileAndLine(once(checked.flatMap((c) => c.problems)), files);
   if (problems.length > 0) throw new ManifestError(problems);
-  for (const n of once(checked.flatMap((c) => c.notes))) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
+  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
@@ -407,11 +409,12 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 /** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
 async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
-  const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
+  // Without an engine, this machine's architecture, in the engine's (Go's) terms: Node says x64 for amd64.
+  const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? (process.arch === 'x64' ? 'amd64' : process.arch));
   // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
   const facts = info ? await engine.facts() : undefined;
   if (facts) checkEngineSupport(pods, facts, reporter);
-  else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked, the engine does not answer: ${n.message}`);
+  else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
   const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles })));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
