@@ -485,7 +485,7 @@ export const containerFields: FieldLevel = {
     readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     resizePolicy: later('runpod does not resize a running container: changed resources replace it, as RestartContainer would'),
-    restartPolicy: later('only on init containers (Always: a sidecar); on other containers it comes with restartPolicyRules'),
+    restartPolicy: later('only on init containers (Always: a sidecar)'),
     restartPolicyRules: later('container restart rules on exit codes (Kubernetes 1.34 alpha); runpod restarts by the pod\'s restartPolicy'),
     securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
     terminationMessagePath: supported('default /dev/termination-log; a 0666 file per instance is bound there, as the kubelet does, and read for the failure report'),
