@@ -62,6 +62,7 @@ const runOptions = (y: Argv) =>
     .option('replace', { type: 'boolean', default: false, describe: 'take each pod down first and run it afresh (a finished one-shot pod runs again)' })
     .option('skip-kind', skipKindOption)
     .option('from-cronjob', { type: 'string', describe: "run this CronJob's job template once, as the Job <name>-manual (may repeat)" })
+    .option('seccomp-profile-root', seccompRootOption)
     .option('exit-code-from', { type: 'string', describe: "with --wait completed or -- <command>: exit with this container's exit code ([pod/]container)" });
 
 /** The manifests given as arguments and with -f, in that order. */
@@ -86,6 +87,10 @@ function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-
   if (a.output !== 'text') throw new UsageError(`-o ${a.output} cannot share stdout with the command; the command gets the RUNPOD_* variables in its environment`);
   return { command, keep: a.keep };
 }
+
+/** --seccomp-profile-root, for run and validate: where Localhost seccomp profiles are read (on this machine). */
+const seccompRootOption = { type: 'string', describe: 'directory of Localhost seccomp profiles (default /var/lib/kubelet/seccomp, as the kubelet)' } as const;
+const seccompRootOf = (v: unknown): { seccompProfileRoot?: string } => (typeof v === 'string' ? { seccompProfileRoot: v } : {});
 
 /** --skip-kind, for run and validate: documents of that kind are skipped with a warning instead of refused. */
 // Not an array option: yargs would take the manifests after it as more kinds. Repeated, yargs gives an array.
@@ -225,6 +230,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             ...(exitCodeFrom !== undefined ? { exitCodeFrom } : {}),
             ...skipKindsOf(a['skip-kind']),
             ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}),
+            ...seccompRootOf(a['seccomp-profile-root']),
           },
           ctx,
         );
@@ -270,11 +276,12 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
           .positional('manifests', { type: 'string', array: true })
           .option('filename', filenameOption)
           .option('skip-kind', skipKindOption)
-          .option('from-cronjob', { type: 'string', describe: "check this CronJob's job template as the Job run --from-cronjob would run" }),
+          .option('from-cronjob', { type: 'string', describe: "check this CronJob's job template as the Job run --from-cronjob would run" })
+          .option('seccomp-profile-root', seccompRootOption),
       async (a) => {
         const { validateCommand } = await import('../commands/validate.js');
         exitCode = await validateCommand(
-          { manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']), ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}) },
+          { manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']), ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}), ...seccompRootOf(a['seccomp-profile-root']) },
           ctx,
         );
       },

@@ -6,8 +6,12 @@ import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
 import type { Engine } from '../engine/engine.js';
 import { ensureInfraImage } from '../engine/infraImage.js';
 import { pauseImageRef } from '../engine/pauseImage.js';
-import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, PodFailedError, RunpodError, UsageError } from '../errors.js';
+import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, RunpodError, UsageError } from '../errors.js';
+import type { EngineFacts } from '../engine/facts.js';
 import { loadManifests } from '../manifest/load.js';
+import { sortByFileAndLine } from '../manifest/parse.js';
+import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
+import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
 import type { ClaimObject, LoadedPod, ServiceObject, SkippedObject } from '../manifest/types.js';
 import { namespaceNetwork, serviceContainerName } from '../services/names.js';
 import { claimVolume } from '../plan/volumes.js';
@@ -71,6 +75,8 @@ export interface RunOptions {
   skipKinds?: string[];
   /** --from-cronjob: CronJobs whose job template runs once. */
   fromCronJobs?: string[];
+  /** --seccomp-profile-root: where Localhost seccomp profiles are read (default the kubelet's). */
+  seccompProfileRoot?: string;
 }
 
 /** Log lines shown per failing container (design.md). */
@@ -86,6 +92,9 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
+    // Localhost seccomp profiles are read here, on the client, as the kubelet reads them on its node.
+    const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
+    if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
 
     // 2. Connect, within the retry budget and deadline. A scoped run is isolated by default: under a key of its
     // own, unless one was given, so parallel CI jobs running the same manifests never share pods (project.ts).
@@ -93,13 +102,17 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const host = await openHostEngine(o.host, ctx.env);
     const engine = projectEngine(host, project);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await dryRun(pods, skipped, claims, services, o, project, engine, host, ctx);
+    if (o.dryRun) return await dryRun(pods, skipped, claims, services, o, project, engine, host, ctx, seccomp.profiles, reporter);
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
       onRetry: (err, delay) => reporter.info(`waiting for the Docker engine at ${engine.address} (${err.reason}); retrying in ${delay}ms`),
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
+    // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
+    const facts = await engine.facts();
+    checkEngineSupport(pods, facts, reporter);
+    const plan = { facts, seccompProfiles: seccomp.profiles };
 
     // 3. The infra image: runpod's own, imported once per engine, or the one the user named.
     const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), (image, p) =>
@@ -115,7 +128,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const serviceImage = o.infraImage !== undefined ? await ensureInfraImage(engine, info.arch) : infraImage;
     const cluster = await prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true });
     for (const s of services) reporter.verbose(`service ${s.namespace}/${s.name}: ${s.headless ? 'headless' : `${s.type} at ${cluster.plan.hosts.get(`${s.namespace}/${s.name}`) ?? '?'}`}`);
-    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, cluster.plan)));
+    const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, plan, cluster.plan)));
     // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
     await Promise.all(
       claims.map(async (c) => {
@@ -175,7 +188,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
             engine,
             plans: byKey,
             loaded: loadedByKey,
-            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, cluster.plan)),
+            translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, plan, cluster.plan)),
             runPod: (plan, d, watch) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d, watch),
             project,
             onRemoved: (ns) => void cluster.endpoints.refresh(ns),
@@ -375,8 +388,31 @@ function scopedProjectKey(): string {
   return `run-${randomBytes(4).toString('hex')}`;
 }
 
-function planOptions(o: RunOptions, infraImage: string, project: string | undefined, cluster: ClusterPlan): PlanOptions {
-  return { infraImage, ...(o.pull ? { pull: o.pull } : {}), ...(o.publishAll ? { publishAll: true } : {}), ...(project !== undefined ? { project } : {}), cluster };
+function planOptions(o: RunOptions, infraImage: string, project: string | undefined, engine: { facts?: EngineFacts; seccompProfiles: ReadonlyMap<string, string> }, cluster: ClusterPlan): PlanOptions {
+  return {
+    infraImage,
+    ...(o.pull ? { pull: o.pull } : {}),
+    ...(o.publishAll ? { publishAll: true } : {}),
+    ...(project !== undefined ? { project } : {}),
+    ...(engine.facts ? { engine: engine.facts } : {}),
+    seccompProfiles: engine.seccompProfiles,
+    cluster,
+  };
+}
+
+/**
+ * The fields that depend on the engine (plan/engineSupport.ts), against its facts: one it cannot honour is a
+ * manifest problem (exit 2) with nothing made; one it honours in a lesser way is a warning.
+ */
+function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, reporter: Reporter): void {
+  const checked = pods.map((p) => engineSupport(p, facts));
+  // A workload's replicas share a template: a problem of it is said once.
+  const once = <T extends { file: string; line?: number; path: string; message: string }>(items: T[]): T[] =>
+    items.filter((x, i) => items.findIndex((y) => y.file === x.file && y.line === x.line && y.path === x.path && y.message === x.message) === i);
+  const files = pods.map((p) => p.source.file);
+  const problems = sortByFileAndLine(once(checked.flatMap((c) => c.problems)), files);
+  if (problems.length > 0) throw new ManifestError(problems);
+  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
@@ -410,11 +446,16 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
 }
 
 /** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
-async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], services: ServiceObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext): Promise<number> {
+async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], services: ServiceObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
-  const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? process.arch);
+  // Without an engine, this machine's architecture, in the engine's (Go's) terms: Node says x64 for amd64.
+  const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? (process.arch === 'x64' ? 'amd64' : process.arch));
+  // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
+  const facts = info ? await engine.facts() : undefined;
+  if (facts) checkEngineSupport(pods, facts, reporter);
+  else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
   // A dry run makes no Service container, so the pods' Service variables have no address to show.
-  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { services, hosts: new Map() })));
+  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, { services, hosts: new Map() })));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));

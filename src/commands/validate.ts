@@ -1,6 +1,11 @@
-// runpod validate: the manifest checks of `run`, offline; no engine needed.
-import { ExitCode } from '../errors.js';
+// runpod validate: the manifest checks of `run`, offline; no engine needed. Fields whose fate depends on the
+// engine (AppArmor, recursive read-only mounts, image volumes) are accepted and said to depend on it: `validate`
+// never asks an engine, so it gives the same answer on any machine (and `run --dry-run` asks the engine).
+// Localhost seccomp profiles are files on this machine, so they are read and checked here as a run would.
+import { ExitCode, ManifestError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
+import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
+import { engineDependentFields } from '../plan/engineSupport.js';
 import { type CommandContext, readAll } from './context.js';
 
 export interface ValidateOptions {
@@ -11,11 +16,18 @@ export interface ValidateOptions {
   skipKinds?: string[];
   /** --from-cronjob: CronJobs whose job template is checked as the Job a run would make. */
   fromCronJobs?: string[];
+  /** --seccomp-profile-root: where Localhost seccomp profiles are read. */
+  seccompProfileRoot?: string;
 }
 
 export async function validateCommand(o: ValidateOptions, ctx: CommandContext): Promise<number> {
   const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+  const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
+  if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
   for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
+  if (!o.quiet) {
+    for (const n of pods.flatMap(engineDependentFields)) ctx.stderr.write(`note: ${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}\n`);
+  }
   if (!o.quiet) {
     for (const p of pods) ctx.stdout.write(`${p.source.file}: pod ${p.pod.metadata.namespace}/${p.pod.metadata.name} is valid\n`);
     for (const k of skipped) ctx.stdout.write(`${k.file}:${k.line}: ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} would be skipped\n`);

@@ -12,6 +12,7 @@ import type { Endpoint } from './connection.js';
 import { FrameDemuxer } from './demux.js';
 import type { ExecCaptureResult } from './engine.js';
 import type { HostInfo, NetworkInfo, PathStat, VolumeCreate, VolumeInfo } from './engine.js';
+import { type EngineFacts, type RawInfo, type RawVersion, engineFacts } from './facts.js';
 import {
   type ContainerInspect,
   type ContainerStats,
@@ -559,6 +560,20 @@ export class DockerEngine implements Engine {
     if (typeof raw !== 'string') return undefined;
     const stat = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { name?: string; size?: number; mode?: number; linkTarget?: string };
     return { name: stat.name ?? '', size: stat.size ?? 0, mode: stat.mode ?? 0, linkTarget: stat.linkTarget ?? '' };
+  }
+
+  private factsAnswer: Promise<EngineFacts> | undefined;
+
+  facts(): Promise<EngineFacts> {
+    // Held in memory for this engine object only (one command); a failed answer is not kept, so a retry asks again.
+    this.factsAnswer ??= Promise.all([
+      this.must<RawVersion>({ method: 'GET', path: '/version' }, 'engine version'),
+      this.must<RawInfo>({ method: 'GET', path: '/info' }, 'engine info'),
+    ]).then(([v, i]) => engineFacts(v, i));
+    this.factsAnswer.catch(() => {
+      this.factsAnswer = undefined;
+    });
+    return this.factsAnswer;
   }
 
   async hostInfo(): Promise<HostInfo> {

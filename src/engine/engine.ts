@@ -1,6 +1,7 @@
 // The engine seen by the rest of runpod: a small interface, so the reconcile and wait layers never import
 // dockerode. Its one implementation (docker.ts) talks to a real Docker engine.
 import type { ContainerCreateOptions, ContainerInspectInfo } from 'dockerode';
+import type { EngineFacts } from './facts.js';
 
 export type CreateOptions = ContainerCreateOptions;
 export type ContainerInspect = ContainerInspectInfo;
@@ -202,6 +203,11 @@ export interface Engine {
   disconnectNetwork(network: string, container: string): Promise<void>;
   /** Block until the container stops; its exit code (POST /containers/{id}/wait). */
   waitContainer(id: string): Promise<number>;
+  /**
+   * What the engine can do (GET /version and GET /info, facts.ts), asked once per engine object: a command opens
+   * its engine once, so the plan step sees one answer however many pods it plans.
+   */
+  facts(): Promise<EngineFacts>;
 }
 
 export interface NetworkInfo {

@@ -163,7 +163,7 @@ export const volumeMountFields: FieldLevel = {
     subPath: supported('relative, no ".." element, no symlink; bind-mounts the path inside the volume'),
     mountPropagation: supported('None, HostToContainer or Bidirectional (privileged only); for bind mounts (hostPath, subPath)'),
     subPathExpr: later(),
-    recursiveReadOnly: later(),
+    recursiveReadOnly: supported('Disabled (default), IfPossible or Enabled, with readOnly: true; recursive on Docker 25+ (Engine API 1.44), where Disabled is made non-recursive; before it IfPossible falls back to read-only and Enabled is refused'),
   },
 };
 
@@ -267,7 +267,13 @@ export const volumeFields: FieldLevel = {
     gcePersistentDisk: later(cluster),
     gitRepo: later('deprecated in Kubernetes; clone in an init container instead'),
     glusterfs: later(cluster),
-    image: later(),
+    image: supported('an OCI image mounted read-only (Docker 28+, Engine API 1.48; refused on older engines), pulled by its pullPolicy', {
+      type: 'ImageVolumeSource',
+      fields: {
+        reference: supported('required; an image reference'),
+        pullPolicy: supported('Always, IfNotPresent or Never; default by tag, as a container\'s'),
+      },
+    }),
     iscsi: later(cluster),
     nfs: later(cluster),
     photonPersistentDisk: later(cluster),
@@ -361,8 +367,18 @@ export const probeFields: FieldLevel = {
 const seccompProfileFields: FieldLevel = {
   type: 'SeccompProfile',
   fields: {
-    type: supported('RuntimeDefault (the engine\'s default profile; also when unset) or Unconfined; Localhost is refused'),
-    localhostProfile: later('Localhost profiles live in a kubelet\'s seccomp directory on a node; use RuntimeDefault or Unconfined'),
+    type: supported('RuntimeDefault (the engine\'s default profile; also when unset), Unconfined or Localhost'),
+    localhostProfile: supported('Localhost: a JSON profile under --seccomp-profile-root (default /var/lib/kubelet/seccomp, as the kubelet), read by runpod and handed to the engine'),
+  },
+};
+
+// AppArmor (https://kubernetes.io/docs/tutorials/security/apparmor/), translated in src/plan/apparmor.ts: honoured
+// where the engine host has AppArmor enabled (GET /info lists it), refused otherwise when the run asks the engine.
+const appArmorProfileFields: FieldLevel = {
+  type: 'AppArmorProfile',
+  fields: {
+    type: supported('RuntimeDefault (Docker\'s docker-default profile), Unconfined or Localhost; needs AppArmor on the engine host (except Unconfined)'),
+    localhostProfile: supported('Localhost: the name of a profile loaded on the engine host'),
   },
 };
 
@@ -374,7 +390,7 @@ const capabilitiesFields: FieldLevel = {
   },
 };
 
-const appArmorNote = 'the engine host has no AppArmor profiles to apply';
+const appArmorNote = 'honoured where the engine host has AppArmor enabled; the deprecated container.apparmor.security.beta.kubernetes.io annotation too';
 const windowsNote = 'Linux containers only';
 const seLinuxNote = 'SELinux labels are not applied by runpod';
 
@@ -390,7 +406,7 @@ export const securityContextFields: FieldLevel = {
     allowPrivilegeEscalation: supported('false sets no_new_privs (no-new-privileges); not with privileged or SYS_ADMIN'),
     seccompProfile: supported('overrides the pod\'s', seccompProfileFields),
     procMount: supported('Default only (Unmasked needs hostUsers: false)'),
-    appArmorProfile: later(appArmorNote),
+    appArmorProfile: supported(`overrides the pod's; ${appArmorNote}`, appArmorProfileFields),
     seLinuxOptions: later(seLinuxNote),
     windowsOptions: later(windowsNote),
   },
@@ -416,7 +432,7 @@ export const podSecurityContextFields: FieldLevel = {
     fsGroup: supported('an extra group of every container\'s process; group owner of emptyDir (setgid), configMap, secret, downwardAPI and projected volumes'),
     fsGroupChangePolicy: supported('accepted; runpod sets ownership when it writes a volume\'s files'),
     sysctls: supported('set in the pod\'s namespaces (on the infra container)', sysctlFields),
-    appArmorProfile: later(appArmorNote),
+    appArmorProfile: supported(`default for every container; ${appArmorNote}`, appArmorProfileFields),
     seLinuxOptions: later(seLinuxNote),
     seLinuxChangePolicy: later(seLinuxNote),
     windowsOptions: later(windowsNote),
@@ -468,9 +484,9 @@ export const containerFields: FieldLevel = {
     livenessProbe: supported('a failure past failureThreshold kills the container; its restartPolicy restarts it (engine restart count); an exec probe is also the engine\'s HEALTHCHECK', probeFields),
     readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
-    resizePolicy: later(),
+    resizePolicy: later('runpod does not resize a running container: changed resources replace it, as RestartContainer would'),
     restartPolicy: later('only on init containers (Always: a sidecar)'),
-    restartPolicyRules: later(),
+    restartPolicyRules: later('container restart rules on exit codes (Kubernetes 1.34 alpha); runpod restarts by the pod\'s restartPolicy'),
     securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
     terminationMessagePath: supported('default /dev/termination-log; a 0666 file per instance is bound there, as the kubelet does, and read for the failure report'),
     terminationMessagePolicy: supported('File (default) or FallbackToLogsOnError (last log lines when the file is empty and the container failed)'),
@@ -534,7 +550,7 @@ export const podSpecFields: FieldLevel = {
     overhead: later('set with runtimeClassName by RuntimeClass admission'),
     readinessGates: later('no controller on one host would set the condition'),
     resourceClaims: later(),
-    resources: later('pod-level resources; set them per container'),
+    resources: later('pod-level resources need limits on a cgroup above the containers\'; the Engine API names one (CgroupParent) but cannot set its limits; set them per container'),
     runtimeClassName: later(),
     securityContext: supported('defaults for every container\'s securityContext; groups, sysctls', podSecurityContextFields),
     setHostnameAsFQDN: supported('with subdomain: the hostname is the FQDN (at most 64 characters)'),

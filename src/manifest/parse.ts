@@ -152,7 +152,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       problems.push(...refs.problems);
       continue;
     }
-    const loaded: LoadedPod = { pod, source, line: valid.line, ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}), ...(claimsGo === true ? { claimsGoWithOwner: true } : {}), ...(ttl !== undefined ? { jobTtlSeconds: ttl } : {}) };
+    const loaded: LoadedPod = { pod, source, line: valid.line, locate: (p) => where([...valid.at, ...p]), ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}), ...(claimsGo === true ? { claimsGoWithOwner: true } : {}), ...(ttl !== undefined ? { jobTtlSeconds: ttl } : {}) };
     // A pod is identified by namespace/name: two in one invocation would fight over the same containers.
     const id = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const first = byName.get(id);

@@ -3,6 +3,7 @@
 // validatePodDNSConfig, ValidateHostAliases …) that the OpenAPI schema does not express, plus runpod's own limits on
 // one host (each says why). Pure: values in, problems out.
 
+import { annotationProfile, appArmorAnnotationPrefix } from '../plan/apparmor.js';
 import { isIpcSysctl, isNamespacedSysctl, dottedSysctl } from '../plan/security.js';
 import { clusterDomain } from '../services/names.js';
 import type { PathSegment } from './path.js';
@@ -47,14 +48,62 @@ export function capabilityProblem(name: string): string | undefined {
 /** IsValidSysctlName: dot- or slash-separated segments of [a-z0-9_-], at most 253 characters. */
 const sysctlNameRe = /^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$/;
 
-/** seccompProfile at pod or container level (validateSeccompProfileField), and runpod's limit on Localhost. */
+/**
+ * seccompProfile at pod or container level (validateSeccompProfileField): a Localhost profile names a file under the
+ * seccomp profile root (a relative path, no ".."), which runpod reads on the client (--seccomp-profile-root,
+ * manifest/seccompProfiles.ts) when it runs the pod.
+ */
 function seccompRules(sp: unknown, p: PathSegment[], sink: ProblemSink): void {
+  localProfileRules(sp, p, sink, 'seccomp');
+}
+
+/** appArmorProfile at pod or container level (validateAppArmorProfileField); the engine host must have AppArmor. */
+function appArmorRules(ap: unknown, p: PathSegment[], sink: ProblemSink): void {
+  localProfileRules(ap, p, sink, 'AppArmor');
+}
+
+/** The rule seccomp and AppArmor profiles share: localhostProfile with type Localhost, and only then. */
+function localProfileRules(sp: unknown, p: PathSegment[], sink: ProblemSink, what: 'seccomp' | 'AppArmor'): void {
   if (!isObj(sp)) return;
+  const local = sp.localhostProfile;
   if (sp.type === 'Localhost') {
-    // The kubelet reads a Localhost profile from its own seccomp directory on the node (<root-dir>/seccomp); a Docker
-    // host has no such directory and runpod does not invent one, so the profile could not be found as Kubernetes
-    // would find it.
-    sink.add([...p, 'type'], 'Localhost is not supported by runpod (the profile lives in a kubelet\'s seccomp directory on a node); use RuntimeDefault or Unconfined');
+    if (typeof local !== 'string' || local === '') sink.add([...p, 'localhostProfile'], `must be set when ${what} type is Localhost`);
+    else if (what === 'seccomp' && (local.startsWith('/') || local.split('/').includes('..'))) sink.add([...p, 'localhostProfile'], "must be a relative path without '..'");
+    else if (what === 'AppArmor' && local.trim() !== local) sink.add([...p, 'localhostProfile'], 'must not be padded with whitespace');
+  } else if (local !== undefined && local !== null) {
+    sink.add([...p, 'localhostProfile'], `can only be set when ${what} type is Localhost`);
+  }
+}
+
+/**
+ * The deprecated AppArmor annotations (container.apparmor.security.beta.kubernetes.io/<container>), as the API
+ * server still checks them: a container of the pod, a valid profile (runtime/default, unconfined, localhost/<name>),
+ * and the same type as the container's own appArmorProfile when both are set.
+ */
+function appArmorAnnotationRules(spec: Obj, annotations: unknown, s: PathSegment[], sink: ProblemSink): void {
+  if (!isObj(annotations)) return;
+  const containers = new Map<string, Obj>();
+  for (const field of ['initContainers', 'containers'] as const) {
+    for (const c of list(spec[field])) if (isObj(c) && typeof c.name === 'string') containers.set(c.name, c);
+  }
+  const meta = [...s.slice(0, -1), 'metadata', 'annotations'];
+  for (const [key, value] of Object.entries(annotations)) {
+    if (!key.startsWith(appArmorAnnotationPrefix) || typeof value !== 'string') continue;
+    const name = key.slice(appArmorAnnotationPrefix.length);
+    const c = containers.get(name);
+    if (c === undefined) {
+      sink.add([...meta, key], `container ${name} not found (the annotation names a container of the pod)`);
+      continue;
+    }
+    const profile = annotationProfile(value);
+    if (typeof profile === 'string') {
+      sink.add([...meta, key], profile);
+      continue;
+    }
+    const own = isObj(c.securityContext) && isObj(c.securityContext.appArmorProfile) ? c.securityContext.appArmorProfile : undefined;
+    if (own !== undefined && (own.type !== profile.type || (profile.localhostProfile !== undefined && own.localhostProfile !== profile.localhostProfile))) {
+      sink.add([...meta, key], `apparmor type in annotation and field must match (the container's appArmorProfile is ${String(own.type)})`);
+    }
   }
 }
 
@@ -66,6 +115,7 @@ function containerSecurityRules(sc: unknown, p: PathSegment[], sink: ProblemSink
     if (problem !== undefined) sink.add([...p, f], problem);
   }
   seccompRules(sc.seccompProfile, [...p, 'seccompProfile'], sink);
+  appArmorRules(sc.appArmorProfile, [...p, 'appArmorProfile'], sink);
   // ProcMount Unmasked needs a user namespace (hostUsers: false), which runpod does not make.
   if (sc.procMount === 'Unmasked') sink.add([...p, 'procMount'], '`hostUsers` must be false to use `Unmasked`');
   const caps = sc.capabilities;
@@ -89,7 +139,8 @@ function containerSecurityRules(sc: unknown, p: PathSegment[], sink: ProblemSink
 }
 
 /** Every rule of this file for one Pod's spec at path `s` ([..., 'spec']); `namespace` when the manifest names one. */
-export function securityRules(spec: Obj, s: PathSegment[], sink: ProblemSink, podName: unknown, namespace: unknown): void {
+export function securityRules(spec: Obj, s: PathSegment[], sink: ProblemSink, podName: unknown, namespace: unknown, annotations?: unknown): void {
+  appArmorAnnotationRules(spec, annotations, s, sink);
   const hostNetwork = spec.hostNetwork === true;
   const hostIPC = spec.hostIPC === true;
 
@@ -110,6 +161,7 @@ export function securityRules(spec: Obj, s: PathSegment[], sink: ProblemSink, po
       sink.add([...ps, 'supplementalGroupsPolicy'], 'Strict is not supported by runpod (the engine always adds the groups the image\'s /etc/group gives the user); use Merge');
     }
     seccompRules(psc.seccompProfile, [...ps, 'seccompProfile'], sink);
+    appArmorRules(psc.appArmorProfile, [...ps, 'appArmorProfile'], sink);
     // validateSysctls: valid, unique names; and (validateSysctls with hostNet/hostIPC) no namespaced sysctl of a
     // namespace the pod shares with the host. runpod sets only namespaced sysctls: a node-wide one would change the
     // host for every container, and the kubelet refuses those too (only namespaced sysctls may be set per pod).

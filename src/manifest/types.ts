@@ -17,6 +17,12 @@ export interface LoadedPod {
   /** 1-based line of the document's start in its file. */
   line: number;
   /**
+   * Where a field of this pod is in its manifest, for problems found after loading (an engine that cannot do what
+   * a field asks: plan/engineSupport.ts). The path is from the Pod (["spec", "containers", 0, …]); a workload's pod
+   * points into its template.
+   */
+  locate?: (path: readonly (string | number)[]) => { file: string; line?: number; path: string };
+  /**
    * The ConfigMaps and Secrets of the input that this pod refers to (keyed by configKey), for the plan step.
    * A reference missing here was optional.
    */

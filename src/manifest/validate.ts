@@ -595,7 +595,7 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink, claimVolumes: 
 
   // Security contexts, host namespaces, hostname, hostAliases and DNS (securityRules.ts).
   const meta = isObj(pod.metadata) ? pod.metadata : {};
-  securityRules(spec, s, sink, meta.name, meta.namespace);
+  securityRules(spec, s, sink, meta.name, meta.namespace, meta.annotations);
 
   // AccumulateUniqueHostPorts: one pod cannot bind the same host port and protocol twice.
   const used: HostPortUse[] = [];

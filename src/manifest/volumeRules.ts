@@ -20,12 +20,12 @@ function str(v: unknown): string | undefined {
 }
 
 /** The volume sources runpod makes on the engine; the others are refused by the field table. */
-export const volumeSourceKinds = ['emptyDir', 'hostPath', 'configMap', 'secret', 'downwardAPI', 'projected', 'persistentVolumeClaim'] as const;
+export const volumeSourceKinds = ['emptyDir', 'hostPath', 'configMap', 'secret', 'downwardAPI', 'projected', 'persistentVolumeClaim', 'image'] as const;
 export type VolumeSourceKind = (typeof volumeSourceKinds)[number];
 /** Every source Kubernetes defines (for "exactly one source"). */
 const allVolumeSources = [
   ...volumeSourceKinds, 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'cephfs', 'cinder', 'csi', 'ephemeral', 'fc', 'flexVolume',
-  'flocker', 'gcePersistentDisk', 'gitRepo', 'glusterfs', 'image', 'iscsi', 'nfs', 'photonPersistentDisk', 'portworxVolume', 'quobyte',
+  'flocker', 'gcePersistentDisk', 'gitRepo', 'glusterfs', 'iscsi', 'nfs', 'photonPersistentDisk', 'portworxVolume', 'quobyte',
   'rbd', 'scaleIO', 'storageos', 'vsphereVolume',
 ];
 
@@ -175,6 +175,11 @@ export function volumeRules(spec: Obj, s: PathSegment[], sink: ProblemSink): Dec
       case 'persistentVolumeClaim':
         objectName(src.claimName, [...sp, 'claimName'], sink);
         break;
+      case 'image':
+        // validateImageVolumeSource: a Pod's image volume names its image (a workload may leave it to a controller,
+        // but runpod runs the pod as written). Whether the engine can mount it is asked of the engine at run time.
+        if (str(src.reference) === undefined || src.reference === '') sink.add([...sp, 'reference'], 'required');
+        break;
     }
   });
   return declared;
@@ -311,6 +316,26 @@ export function envSourceRules(c: Obj, p: PathSegment[], sink: ProblemSink, cont
 const propagations = ['None', 'HostToContainer', 'Bidirectional'];
 
 /** validateVolumeMounts for one container: declared volume, absolute unique mountPath, safe subPath, propagation. */
+const recursiveReadOnlyValues = ['Disabled', 'IfPossible', 'Enabled'];
+
+/**
+ * validateVolumeMounts on recursiveReadOnly (KEP-3857): Disabled, IfPossible or Enabled; the last two only on a
+ * read-only mount without propagation. Whether the engine can make a mount recursively read-only is asked of it at
+ * run time (plan/engineSupport.ts).
+ */
+function recursiveReadOnlyRules(m: Obj, mp: PathSegment[], sink: ProblemSink): void {
+  if (!set(m.recursiveReadOnly)) return;
+  const rro = String(m.recursiveReadOnly);
+  const at = [...mp, 'recursiveReadOnly'];
+  if (!recursiveReadOnlyValues.includes(rro)) {
+    sink.add(at, `must be one of ${recursiveReadOnlyValues.join(', ')}`);
+    return;
+  }
+  if (rro === 'Disabled') return;
+  if (m.readOnly !== true) sink.add(at, 'may only be specified when readOnly is true');
+  if (set(m.mountPropagation) && m.mountPropagation !== 'None') sink.add(at, 'may only be specified when mountPropagation is None or not specified');
+}
+
 export function mountRules(c: Obj, p: PathSegment[], sink: ProblemSink, declared: DeclaredVolumes): void {
   const paths = new Map<string, number>();
   list(c.volumeMounts).forEach((m, i) => {
@@ -333,6 +358,7 @@ export function mountRules(c: Obj, p: PathSegment[], sink: ProblemSink, declared
     }
     const subPath = str(m.subPath);
     if (subPath !== undefined && subPath !== '') add(sink, [...mp, 'subPath'], descendingPathProblem(subPath));
+    recursiveReadOnlyRules(m, mp, sink);
     if (set(m.mountPropagation)) {
       const prop = String(m.mountPropagation);
       if (!propagations.includes(prop)) sink.add([...mp, 'mountPropagation'], `must be one of ${propagations.join(', ')}`);

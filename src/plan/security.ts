@@ -4,6 +4,8 @@
 import type { Container, PodSecurityContext, PodSpec, SecurityContext } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
 import { clusterDomain, clusterFirstDns } from '../services/names.js';
+import type { EngineFacts } from '../engine/facts.js';
+import { appArmorSecurityOpt, effectiveAppArmor } from './apparmor.js';
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;
 
@@ -56,6 +58,15 @@ export function engineCapability(name: string): string {
   return name.toUpperCase();
 }
 
+/** What the plan knows beyond the Pod: the engine's facts, the Localhost seccomp profiles read, the annotations. */
+export interface SecurityPlanContext {
+  facts?: EngineFacts;
+  /** By localhostProfile: each profile's JSON. */
+  seccompProfiles?: ReadonlyMap<string, string>;
+  /** metadata.annotations: the deprecated AppArmor annotation. */
+  annotations?: Readonly<Record<string, string>>;
+}
+
 /** What a container's create options carry for its security context, and what must wait for the image. */
 export interface ContainerSecurity {
   /** Config.User when it is known from the manifest alone: "uid" or "uid:gid". */
@@ -85,9 +96,13 @@ export interface ImageUserCheck {
  * - seccompProfile: RuntimeDefault -> the engine's default profile; Unconfined -> seccomp=unconfined. A container
  *   that names none gets the runtime default too, as a kubelet configured with seccompDefault: true does
  *   (https://kubernetes.io/docs/tutorials/security/seccomp/#enable-the-use-of-runtimedefault-as-the-default-seccomp-profile-for-all-workloads);
- *   Localhost profiles are refused by validation (no kubelet seccomp directory on a Docker host).
+ *   Localhost -> seccomp=<the profile's JSON>, read by runpod from --seccomp-profile-root (manifest/seccompProfiles.ts)
+ *   before the plan is made: the Engine API takes a profile's content in SecurityOpt, not a path.
+ * - appArmorProfile (or the deprecated annotation) -> apparmor=<profile> (apparmor.ts), where the engine host has
+ *   AppArmor; engineSupport.ts refuses a profile on a host without it before the plan is made, and Unconfined on such
+ *   a host needs no option (nothing confines the container).
  */
-export function containerSecurity(spec: PodSpec, c: Container): ContainerSecurity {
+export function containerSecurity(spec: PodSpec, c: Container, context: SecurityPlanContext = {}): ContainerSecurity {
   const podSc = spec.securityContext ?? undefined;
   const sc = effectiveSecurityContext(podSc, c.securityContext ?? undefined);
   const hostConfig: HostConfig = {};
@@ -119,6 +134,15 @@ export function containerSecurity(spec: PodSpec, c: Container): ContainerSecurit
   if (sc.allowPrivilegeEscalation === false && sc.privileged !== true) securityOpt.push('no-new-privileges:true');
   // A privileged container runs without seccomp whatever the profile (the engine and the kubelet agree).
   if (sc.seccompProfile?.type === 'Unconfined' && sc.privileged !== true) securityOpt.push('seccomp=unconfined');
+  if (sc.seccompProfile?.type === 'Localhost' && sc.privileged !== true && sc.seccompProfile.localhostProfile !== undefined) {
+    const json = context.seccompProfiles?.get(sc.seccompProfile.localhostProfile);
+    if (json !== undefined) securityOpt.push(`seccomp=${json}`);
+  }
+  // Without facts (a dry run with no engine) the option is planned as an AppArmor host would take it.
+  if (context.facts === undefined || context.facts.security.apparmor) {
+    const apparmor = appArmorSecurityOpt(effectiveAppArmor(spec, c, context.annotations)?.profile, sc.privileged === true);
+    if (apparmor !== undefined) securityOpt.push(apparmor);
+  }
   if (securityOpt.length > 0) hostConfig.SecurityOpt = securityOpt;
   return out;
 }

@@ -11,8 +11,11 @@ import { expandVars } from './expand.js';
 import { type EnvContext, containerEnv, expandsSecret } from './env.js';
 import { hasRuntimeRef } from './runtime.js';
 import {
+  type MountContext,
   type PlannedVolume,
   type SubPathNeed,
+  type VolumeImage,
+  imageVolumes,
   type TerminationLogVolume,
   containerMounts,
   infraMounts,
@@ -41,7 +44,8 @@ import {
 import { containerProbes, engineHealthcheck } from '../wait/probes/spec.js';
 import { probeLabels } from './probeLabels.js';
 import type { ContainerProbes } from '../wait/probes/types.js';
-import { type ImageUserCheck, type PodNamespaces, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
+import type { EngineFacts } from '../engine/facts.js';
+import { type ImageUserCheck, type PodNamespaces, type SecurityPlanContext, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
@@ -69,6 +73,8 @@ export interface ContainerPlan {
   terminationMessage?: TerminationMessagePlan;
   /** What in `create` holds Secret data, for every output to mask (redact.ts). */
   secrets?: SecretParts;
+  /** Images of the image volumes it mounts: made present (by their pull policy) before each create (apply.ts). */
+  volumeImages?: VolumeImage[];
   /** subPaths inside named volumes that apply must prepare (reconcile/volumes.ts). */
   subPaths?: SubPathNeed[];
   /** `create` holds runtime markers (runtime.ts) that apply resolves before the create. */
@@ -135,6 +141,13 @@ export interface PlanOptions {
   publishAll?: boolean;
   /** The isolation key (project.ts): part of the pod's uid, engine names and labels. */
   project?: string;
+  /**
+   * What the engine can do (engine/facts.ts), asked once per command; engineSupport.ts has refused what it cannot.
+   * undefined (a dry run with no engine answering): options that depend on the engine's version are left out.
+   */
+  engine?: EngineFacts;
+  /** Localhost seccomp profiles by localhostProfile: their JSON, read by the command (manifest/seccompProfiles.ts). */
+  seccompProfiles?: ReadonlyMap<string, string>;
   /** The Services the pods may be behind or look up (services/): their DNS names and environment variables. */
   cluster?: ClusterPlan;
 }
@@ -153,6 +166,15 @@ export interface PortPlan {
   protocol: 'TCP' | 'UDP' | 'SCTP';
   hostPort?: number;
   hostIP?: string;
+}
+
+/** What every container of the pod is planned with besides its own spec. */
+interface PodContext {
+  env: EnvContext;
+  volumes: readonly PlannedVolume[];
+  images: ReadonlyMap<string, VolumeImage>;
+  security: SecurityPlanContext;
+  mounts: MountContext;
 }
 
 const pullOverride: Record<PullOverride, PullPolicy> = { always: 'Always', missing: 'IfNotPresent', never: 'Never' };
@@ -195,7 +217,13 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   const serviceEnv = cluster !== undefined && pod.spec.enableServiceLinks !== false ? serviceLinkEnv(cluster.services, namespace, (s) => cluster.hosts.get(`${s.namespace}/${s.name}`)) : [];
   const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(project !== undefined ? { project } : {}), ...(serviceEnv.length > 0 ? { serviceEnv } : {}) };
   const volumes = planVolumes(envCtx);
-  const podCtx = { env: envCtx, volumes };
+  const podCtx: PodContext = {
+    env: envCtx,
+    volumes,
+    images: imageVolumes(pod),
+    security: { ...(options.engine ? { facts: options.engine } : {}), ...(options.seccompProfiles ? { seccompProfiles: options.seccompProfiles } : {}), ...(pod.metadata.annotations ? { annotations: pod.metadata.annotations } : {}) },
+    mounts: options.engine ? { facts: options.engine } : {},
+  };
   const initContainers = (pod.spec.initContainers ?? []).map((c) =>
     asInitContainer(translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c),
   );
@@ -370,7 +398,7 @@ function translateContainer(
   commonLabels: Record<string, string>,
   pull: PullOverride | undefined,
   spec: PodSpec,
-  podCtx: { env: EnvContext; volumes: readonly PlannedVolume[] },
+  podCtx: PodContext,
 ): ContainerPlan {
   const image = c.image!;
   const pullPolicy: PullPolicy = pull ? pullOverride[pull] : ((c.imagePullPolicy ?? 'IfNotPresent') as PullPolicy);
@@ -381,9 +409,9 @@ function translateContainer(
   const resolved = containerEnv(c, podCtx.env);
   const env = resolved.env;
   const lookup = (n: string): string | undefined => env.get(n);
-  const mounts = containerMounts(c.volumeMounts, podCtx.volumes);
+  const mounts = containerMounts(c.volumeMounts, podCtx.volumes, podCtx.images, podCtx.mounts);
   // The pod's and the container's securityContext, merged (security.ts).
-  const security = containerSecurity(spec, c);
+  const security = containerSecurity(spec, c, podCtx.security);
   const create: CreateOptions = {
     Image: image,
     Env: [...env].map(([k, v]) => `${k}=${v}`),
@@ -437,6 +465,7 @@ function translateContainer(
     terminationMessage: terminationMessageOf(c),
     ...secretPartsOf(c, resolved),
     ...(mounts.subPaths.length > 0 ? { subPaths: mounts.subPaths } : {}),
+    ...(mounts.volumeImages.length > 0 ? { volumeImages: mounts.volumeImages } : {}),
     ...(hasRuntimeRef(create) ? { runtime: true } : {}),
     requests,
   };

@@ -17,6 +17,23 @@ import { namespacePart, specHash } from './names.js';
 import { projectLabels } from './project.js';
 import { memoryBytes } from './quantity.js';
 import { runtimeRef } from './runtime.js';
+import { apiAtLeast, EngineFeature, type EngineFacts } from '../engine/facts.js';
+import { defaultPullPolicy } from '../imageRef.js';
+
+/**
+ * An image volume's source (ImageVolumeSource, Kubernetes 1.31+; newer than the kubernetes-types runpod builds with):
+ * an OCI image reference and its pull policy.
+ */
+export interface ImageVolumeSource {
+  reference?: string;
+  pullPolicy?: string;
+}
+
+/** A volume's `image` source, when it is an image volume. */
+export function imageVolumeSource(v: object): ImageVolumeSource | undefined {
+  const image = (v as { image?: ImageVolumeSource | null }).image;
+  return image ?? undefined;
+}
 
 export type Mount = NonNullable<NonNullable<CreateOptions['HostConfig']>['Mounts']>[number];
 
@@ -216,30 +233,91 @@ export interface SubPathNeed {
 const propagation: Record<string, 'rprivate' | 'rslave' | 'rshared'> = { None: 'rprivate', HostToContainer: 'rslave', Bidirectional: 'rshared' };
 
 /** A container's volumeMounts as engine mounts, in the order written. */
-export function containerMounts(mounts: readonly VolumeMount[] | undefined, volumes: readonly PlannedVolume[]): { mounts: Mount[]; subPaths: SubPathNeed[] } {
+/** What mounting depends on beyond the Pod: the engine's Engine API version (engine/facts.ts). */
+export interface MountContext {
+  /** undefined (a dry run with no engine, unit tests): no option that depends on the engine's version is set. */
+  facts?: Pick<EngineFacts, 'apiVersion'>;
+}
+
+/** An image a container's image volume mounts: made present before the container is created, by its pull policy. */
+export interface VolumeImage {
+  image: string;
+  pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
+}
+
+/**
+ * The pod's image volumes (KEP-4639) by name: reference and pull policy (default as a container's: Always for :latest
+ * or no tag, else IfNotPresent). The engine mounts the image itself, so nothing is made for them.
+ */
+export function imageVolumes(pod: Pick<Pod, 'spec'>): Map<string, VolumeImage> {
+  const out = new Map<string, VolumeImage>();
+  for (const v of pod.spec?.volumes ?? []) {
+    const src = imageVolumeSource(v);
+    if (src?.reference === undefined) continue;
+    const policy = src.pullPolicy === 'Always' || src.pullPolicy === 'IfNotPresent' || src.pullPolicy === 'Never' ? src.pullPolicy : defaultPullPolicy(src.reference);
+    out.set(v.name, { image: src.reference, pullPolicy: policy });
+  }
+  return out;
+}
+
+/**
+ * recursiveReadOnly of a read-only bind mount as BindOptions (the kubelet's RRO, KEP-3857). Docker 25 (Engine API
+ * 1.44) makes a read-only bind recursively read-only where the kernel can (5.12+) and added ReadOnlyNonRecursive to opt
+ * out and ReadOnlyForceRecursive to fail when it cannot; before 1.44 every read-only mount is non-recursive
+ * (https://docs.docker.com/reference/api/engine/version/v1.44/, Mount.BindOptions). So:
+ * - Disabled (the default when unset): ReadOnlyNonRecursive on 1.44+; plain read-only before;
+ * - IfPossible: plain read-only: recursive where the engine can (1.44+), not recursive before (the kubelet's fallback);
+ * - Enabled: ReadOnlyForceRecursive on 1.44+ (the create fails if the kernel cannot); refused before
+ *   (engineSupport.ts).
+ */
+function recursiveReadOnlyOptions(m: VolumeMount, ctx: MountContext): { ReadOnlyNonRecursive?: boolean; ReadOnlyForceRecursive?: boolean } {
+  if (m.readOnly !== true || ctx.facts === undefined || !apiAtLeast(ctx.facts, EngineFeature.recursiveReadOnly.api)) return {};
+  if (m.recursiveReadOnly === 'Enabled') return { ReadOnlyForceRecursive: true };
+  if (m.recursiveReadOnly === 'IfPossible') return {};
+  return { ReadOnlyNonRecursive: true };
+}
+
+export function containerMounts(
+  mounts: readonly VolumeMount[] | undefined,
+  volumes: readonly PlannedVolume[],
+  images: ReadonlyMap<string, VolumeImage> = new Map(),
+  ctx: MountContext = {},
+): { mounts: Mount[]; subPaths: SubPathNeed[]; volumeImages: VolumeImage[] } {
   const byName = new Map(volumes.map((v) => [v.name, v]));
   const out: Mount[] = [];
   const subPaths: SubPathNeed[] = [];
+  const volumeImages: VolumeImage[] = [];
   for (const m of mounts ?? []) {
+    const image = images.get(m.name);
+    if (image !== undefined) {
+      // An image volume is always read-only (KEP-4639); a subPath is a directory inside the image (ImageOptions.Subpath).
+      const sub = m.subPath ? normalize(m.subPath) : '';
+      out.push({ Type: 'image', Source: image.image, Target: m.mountPath, ReadOnly: true, ...(sub ? { ImageOptions: { Subpath: sub } } : {}) } as Mount);
+      if (!volumeImages.some((i) => i.image === image.image)) volumeImages.push(image);
+      continue;
+    }
     const v = byName.get(m.name);
     if (v === undefined) continue; // a mount of an undeclared volume was refused by validation
     const sub = m.subPath ? normalize(m.subPath) : '';
     // Kubernetes mounts configMap, secret, downwardAPI and projected volumes read-only, whatever readOnly says.
     const files = v.type === 'configMap' || v.type === 'secret' || v.type === 'downwardAPI' || v.type === 'projected';
     const readOnly = files || m.readOnly === true || (v.type === 'persistentVolumeClaim' && v.readOnly);
-    const bindOptions = m.mountPropagation !== undefined ? { BindOptions: { Propagation: propagation[m.mountPropagation] ?? 'rprivate' } } : {};
+    // BindOptions apply to bind mounts only (the engine refuses them on a volume mount). A named volume mounted
+    // whole has no mounts under it, so recursive or not is the same there.
+    const bindOptions = { ...(m.mountPropagation !== undefined ? { Propagation: propagation[m.mountPropagation] ?? 'rprivate' } : {}), ...recursiveReadOnlyOptions(m, ctx) };
+    const bind = Object.keys(bindOptions).length > 0 ? { BindOptions: bindOptions } : {};
     if (v.type === 'hostPath') {
-      out.push({ Type: 'bind', Source: sub ? `${v.path.replace(/\/+$/, '')}/${sub}` : v.path, Target: m.mountPath, ReadOnly: readOnly, ...bindOptions } as Mount);
+      out.push({ Type: 'bind', Source: sub ? `${v.path.replace(/\/+$/, '')}/${sub}` : v.path, Target: m.mountPath, ReadOnly: readOnly, ...bind } as Mount);
     } else if (sub === '') {
       out.push({ Type: 'volume', Source: v.engineName, Target: m.mountPath, ReadOnly: readOnly, VolumeOptions: { NoCopy: true } } as Mount);
     } else {
       // Docker before 26 has no volume subpath option: bind the volume's directory on the engine host joined with
       // the subPath (design.md), known at apply time.
       subPaths.push({ engineName: v.engineName, subPath: sub, mode: v.type === 'emptyDir' ? emptyDirMode : 0o755 });
-      out.push({ Type: 'bind', Source: `${runtimeRef(`mountpoint/${v.engineName}`)}/${sub}`, Target: m.mountPath, ReadOnly: readOnly, ...bindOptions } as Mount);
+      out.push({ Type: 'bind', Source: `${runtimeRef(`mountpoint/${v.engineName}`)}/${sub}`, Target: m.mountPath, ReadOnly: readOnly, ...bind } as Mount);
     }
   }
-  return { mounts: out, subPaths };
+  return { mounts: out, subPaths, volumeImages };
 }
 
 /**

@@ -258,6 +258,9 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       let id: string | undefined;
       try {
         await ctx.images.ensure(c.image, c.pullPolicy, podAuth);
+        // An image volume's image must be on the engine before the create, by its own pull policy: the engine mounts
+        // it from its image store (Mount Type image, Engine API 1.48).
+        for (const v of c.volumeImages ?? []) await ctx.images.ensure(v.image, v.pullPolicy, podAuth);
         const made = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
         id = made.id;
         await startInstance(id);

@@ -50,6 +50,7 @@ import {
   NameConflictError,
 } from '../../../src/engine/engine.js';
 import { EngineUnreachableError } from '../../../src/errors.js';
+import type { EngineFacts } from '../../../src/engine/facts.js';
 import { parseImageRef } from '../../../src/imageRef.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -99,6 +100,8 @@ export interface MemoryEngineOptions {
   images?: (string | ({ ref: string } & ImageSpec))[];
   /** Default memory://test. */
   address?: string;
+  /** What facts() answers; default a Docker 20.10 engine (API 1.41) with seccomp and without AppArmor. */
+  facts?: EngineFacts;
 }
 
 /** A container's state set directly (setState): no events, no checks; a pending restart is cancelled. */
@@ -329,6 +332,7 @@ function summarize(method: EngineMethod, args: readonly unknown[]): { target?: s
 export class MemoryEngine implements Engine {
   readonly address: string;
   readonly isLocal = false;
+  private readonly engineFacts: EngineFacts;
 
   /** Every Engine call, in order, failed ones too. */
   readonly calls: CallRecord[] = [];
@@ -360,6 +364,7 @@ export class MemoryEngine implements Engine {
     this.now = options.now ?? Date.now;
     this.restartDelay = options.restartDelayMs ?? 0;
     this.address = options.address ?? 'memory://test';
+    this.engineFacts = options.facts ?? { version: '20.10.24', apiVersion: '1.41', security: { apparmor: false, seccomp: true, selinux: false, rootless: false, cgroupns: false }, cgroupVersion: '1', cgroupDriver: 'cgroupfs' };
     for (const i of options.images ?? []) {
       if (typeof i === 'string') this.addImage(i);
       else this.addImage(i.ref, i);
@@ -589,6 +594,10 @@ export class MemoryEngine implements Engine {
 
   // -------------------------------------------------------------------------------------------------------------
   // Engine: the engine itself
+
+  facts(): Promise<EngineFacts> {
+    return this.dispatch('facts', [], async () => this.engineFacts);
+  }
 
   ping(): Promise<EngineInfo> {
     return this.dispatch('ping', [], async () => ({ version: '20.10.24', apiVersion: '1.41', arch: 'amd64', os: 'linux' }));
