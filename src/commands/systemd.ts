@@ -8,7 +8,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import type { CommandContext } from './context.js';
-import { stopBudgetSeconds, unitName, unitText, type UnitSpec } from './systemdUnit.js';
+import { executableProblem, stopBudgetSeconds, unitName, unitText, type UnitSpec } from './systemdUnit.js';
 
 export interface SystemdOptions {
   manifests: string[];
@@ -71,8 +71,11 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
   const named = unitName({ manifests, ...(o.name !== undefined ? { name: o.name } : {}), ...(o.project !== undefined ? { project: o.project } : {}) });
   if ('problem' in named) throw new UsageError(named.problem);
   const dockerHost = o.host ?? ctx.env.DOCKER_HOST;
+  const runpod = (await runpodWords(o, ctx)).map((w) => oneLine('program', w));
+  const refused = executableProblem(runpod[0]!);
+  if (refused !== undefined) throw new UsageError(refused);
   const spec: UnitSpec = {
-    runpod: (await runpodWords(o, ctx)).map((w) => oneLine('program', w)),
+    runpod,
     manifests,
     wait: o.wait,
     timeoutMs: o.timeoutMs,

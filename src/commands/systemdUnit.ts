@@ -95,14 +95,23 @@ export function unitName(o: { name?: string; manifests: readonly string[]; proje
 
 /**
  * One word of an Exec*= command line, written so systemd reads it back unchanged (systemd.service(5) "Command
- * lines"): "%" starts a specifier and is doubled; "$" starts a variable and is doubled; a word with spaces, quotes,
- * backslashes or ";" (a command separator on its own) is double-quoted with C escapes for '"' and "\".
- * A newline cannot be part of a path runpod is given, so it is refused by the caller (exec words come from paths).
+ * lines"): "%" starts a specifier and is doubled everywhere; "$" starts a variable in the arguments and is doubled
+ * there, but not in the executable's path, which is not expanded (systemd 252 looked for "a$$b" when given it); a word
+ * with spaces, quotes, backslashes or ";" (a command separator on its own) is double-quoted with C escapes for '"'
+ * and "\". The executable's path may not hold quotes or backslashes at all (executableProblem).
  */
-export function execWord(word: string): string {
-  const escaped = word.replace(/%/g, '%%').replace(/\$/g, '$$$$');
+export function execWord(word: string, executable = false): string {
+  const escaped = executable ? word.replace(/%/g, '%%') : word.replace(/%/g, '%%').replace(/\$/g, '$$$$');
   if (escaped !== '' && /^[A-Za-z0-9_@%+=:,./$-]+$/.test(escaped)) return escaped;
   return `"${escaped.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * Why a path cannot be the executable of an Exec*= line, if it cannot: systemd 252 refuses an executable name
+ * holding a quote or a backslash ("Executable name contains special characters"), however it is escaped.
+ */
+export function executableProblem(file: string): string | undefined {
+  return /["'\\]|[\x00-\x1f\x7f]/.test(file) ? `${file}: systemd refuses an executable path holding quotes, backslashes or control characters; install runpod where its path has none (e.g. /usr/local/bin/runpod) and give --runpod` : undefined;
 }
 
 /** A value of a setting that resolves specifiers (Description=, Environment=): "%" doubled. */
@@ -136,6 +145,8 @@ export function engineIsLocal(dockerHost: string | undefined): boolean {
   return dockerHost === undefined || dockerHost === '' || dockerHost.startsWith('unix://') || dockerHost.startsWith('/');
 }
 
+const execLine = (words: readonly string[]): string => words.map((w, i) => execWord(w, i === 0)).join(' ');
+
 export function unitText(spec: UnitSpec): string {
   const { start, stop } = unitCommands(spec);
   const local = engineIsLocal(spec.dockerHost);
@@ -166,9 +177,12 @@ export function unitText(spec: UnitSpec): string {
     // on-success are still refused for oneshot): a run that failed (exit 1, 3, 124) is tried again, and runpod repairs what it left.
     'Type=oneshot',
     'RemainAfterExit=yes',
-    ...(spec.dockerHost !== undefined && spec.dockerHost !== '' ? [`Environment=${execWord(`DOCKER_HOST=${spec.dockerHost}`).replace(/\$\$/g, '$')}`] : []),
-    `ExecStart=${start.map(execWord).join(' ')}`,
-    `ExecStop=${stop.map(execWord).join(' ')}`,
+    ...(spec.dockerHost !== undefined && spec.dockerHost !== '' ? [
+          // systemd.exec(5) Environment=: quoted as an Exec word, "%" doubled; "$" is not expanded here.
+          `Environment=${execWord(`DOCKER_HOST=${spec.dockerHost}`, true)}`,
+        ] : []),
+    `ExecStart=${execLine(start)}`,
+    `ExecStop=${execLine(stop)}`,
     // systemd.service(5) TimeoutStartSec=: runpod's own --timeout ends the run first, with its report (exit 124);
     // systemd's is the backstop, a little later.
     `TimeoutStartSec=${Math.ceil(spec.timeoutMs / 1000) + startMarginSeconds}`,
