@@ -28,6 +28,18 @@ export interface SystemdOptions {
   quiet: boolean;
 }
 
+/**
+ * The variables besides DOCKER_HOST that choose and reach the engine (README "Engines"), passed into the unit when
+ * set; paths among them made absolute, as the unit runs in /.
+ */
+const engineVars: readonly { name: string; path: boolean }[] = [
+  { name: 'DOCKER_TLS_VERIFY', path: false },
+  { name: 'DOCKER_TLS', path: false },
+  { name: 'DOCKER_CERT_PATH', path: true },
+  { name: 'DOCKER_CONTEXT', path: false },
+  { name: 'DOCKER_CONFIG', path: true },
+];
+
 /** /etc/systemd/system: the directory for units the administrator installs (systemd.unit(5) "Unit File Load Path"). */
 export const defaultUnitDir = '/etc/systemd/system';
 
@@ -89,6 +101,10 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
     ...(o.project !== undefined ? { project: o.project } : {}),
     ...(o.skipKinds !== undefined && o.skipKinds.length > 0 ? { skipKinds: o.skipKinds } : {}),
     ...(dockerHost !== undefined && dockerHost !== '' ? { dockerHost: oneLine('DOCKER_HOST', dockerHost) } : {}),
+    engineEnv: engineVars.flatMap(({ name, path: isPath }) => {
+      const v = ctx.env[name];
+      return v === undefined || v === '' ? [] : [[name, oneLine(name, isPath ? path.resolve(cwd, v) : v)] as const];
+    }),
   };
   const text = unitText(spec);
   if (!o.install) {

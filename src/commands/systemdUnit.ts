@@ -19,6 +19,11 @@ export interface UnitSpec {
   skipKinds?: readonly string[];
   /** The engine address, from --host or DOCKER_HOST. */
   dockerHost?: string;
+  /**
+   * The other variables that choose and reach the engine, as the docker CLI reads them (DOCKER_TLS_VERIFY,
+   * DOCKER_CERT_PATH, DOCKER_CONTEXT, DOCKER_CONFIG …), in order: a unit starts with none of the caller's.
+   */
+  engineEnv?: readonly (readonly [string, string])[];
 }
 
 /** Seconds runpod's own --timeout leaves for Node's start and the final report before systemd gives up on it. */
@@ -41,7 +46,7 @@ export function stopBudgetSeconds(pods: readonly { graceSeconds: number; sidecar
   return longest + stopMarginSeconds;
 }
 
-// systemd.unit(5) "Description": unit names are at most 255 characters (UNIT_NAME_MAX) of [A-Za-z0-9:_.\-], with
+// systemd.unit(5): unit names are at most 255 characters (UNIT_NAME_MAX) of [A-Za-z0-9:_.\-], with
 // "\" only in \xNN escapes.
 const unitNameMax = 255;
 const plainUnitChar = /[A-Za-z0-9:_.-]/;
@@ -177,10 +182,10 @@ export function unitText(spec: UnitSpec): string {
     // on-success are still refused for oneshot): a run that failed (exit 1, 3, 124) is tried again, and runpod repairs what it left.
     'Type=oneshot',
     'RemainAfterExit=yes',
-    ...(spec.dockerHost !== undefined && spec.dockerHost !== '' ? [
-          // systemd.exec(5) Environment=: quoted as an Exec word, "%" doubled; "$" is not expanded here.
-          `Environment=${execWord(`DOCKER_HOST=${spec.dockerHost}`, true)}`,
-        ] : []),
+    // systemd.exec(5) Environment=: each assignment quoted as an Exec word, "%" doubled; "$" is not expanded here.
+    ...[...(spec.dockerHost !== undefined && spec.dockerHost !== '' ? [['DOCKER_HOST', spec.dockerHost] as const] : []), ...(spec.engineEnv ?? [])].map(
+      ([k, v]) => `Environment=${execWord(`${k}=${v}`, true)}`,
+    ),
     `ExecStart=${execLine(start)}`,
     `ExecStop=${execLine(stop)}`,
     // systemd.service(5) TimeoutStartSec=: runpod's own --timeout ends the run first, with its report (exit 124);

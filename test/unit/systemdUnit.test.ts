@@ -108,6 +108,10 @@ describe('unit settings (systemd.unit(5), systemd.service(5))', () => {
     assert.deepEqual(settings(unitText({ ...spec, dockerHost: 'unix:///run/docker.sock' }), 'Environment'), ['DOCKER_HOST=unix:///run/docker.sock']);
     assert.deepEqual(settings(unitText({ ...spec, dockerHost: 'unix:///run/my docker%1.sock' }), 'Environment'), ['"DOCKER_HOST=unix:///run/my docker%%1.sock"']);
   });
+  it('the TLS and context variables follow DOCKER_HOST, in order', () => {
+    const text = unitText({ ...spec, dockerHost: 'tcp://10.0.0.5:2376', engineEnv: [['DOCKER_TLS_VERIFY', '1'], ['DOCKER_CERT_PATH', '/root/certs']] });
+    assert.deepEqual(settings(text, 'Environment'), ['DOCKER_HOST=tcp://10.0.0.5:2376', 'DOCKER_TLS_VERIFY=1', 'DOCKER_CERT_PATH=/root/certs']);
+  });
   it('a remote engine (tcp://, ssh://) is not bound to this host\'s docker.service', () => {
     const remote = unitText({ ...spec, dockerHost: 'tcp://10.0.0.5:2376' });
     assert.deepEqual(settings(remote, 'BindsTo'), []);
