@@ -36,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       return () => forwards.delete(listener);
     },
     now: () => Date.now(),
+    self: { execPath: process.execPath, ...(process.argv[1] !== undefined ? { script: process.argv[1] } : {}), cwd: process.cwd() },
   };
   try {
     return await runCli(argv, ctx);

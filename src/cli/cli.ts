@@ -105,7 +105,7 @@ function needManifests(list: string[]): string[] {
 
 
 /** Every command's name (and alias), for the options given before it. */
-const commandNames = new Set(['run', 'down', 'validate', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
+const commandNames = new Set(['run', 'down', 'validate', 'systemd', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
 /** The spellings of the common options, each with whether a value follows it. */
 const commonFlags = new Map<string, boolean>(
   Object.entries(commonOptions).flatMap(([name, o]) => {
@@ -282,6 +282,41 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const { validateCommand } = await import('../commands/validate.js');
         exitCode = await validateCommand(
           { manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']), ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}), ...seccompRootOf(a['seccomp-profile-root']) },
+          ctx,
+        );
+      },
+    )
+    .command(
+      'systemd [manifests..]',
+      'print a systemd unit that brings the pods up at every boot and engine start (--install writes it)',
+      (y) =>
+        common(y)
+          .positional('manifests', { type: 'string', array: true, describe: 'files or directories (made absolute in the unit)' })
+          .option('filename', filenameOption)
+          .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, default: 'running' as const, describe: 'what the unit\'s run waits for' })
+          .option('timeout', { type: 'string', default: '5m', describe: "the unit's run deadline (systemd's TimeoutStartSec is 30s more)", coerce: duration('timeout') })
+          .option('skip-kind', skipKindOption)
+          .option('name', { type: 'string', describe: 'unit name (default: runpod-<manifest>.service)' })
+          .option('runpod', { type: 'string', describe: 'the runpod the unit runs (default: the one running now)' })
+          .option('install', { type: 'boolean', default: false, describe: 'write the unit into --unit-dir instead of printing it' })
+          .option('unit-dir', { type: 'string', default: '/etc/systemd/system', describe: 'where --install writes the unit' }),
+      async (a) => {
+        const { systemdCommand } = await import('../commands/systemd.js');
+        exitCode = await systemdCommand(
+          {
+            manifests: needManifests(manifestsOf(a)),
+            wait: a.wait as WaitMode,
+            timeoutMs: a.timeout as number,
+            namespace: a.namespace,
+            ...projectOf(a.project, ctx.env),
+            ...(a.host !== undefined ? { host: a.host } : {}),
+            ...skipKindsOf(a['skip-kind']),
+            ...(a.name !== undefined ? { name: a.name } : {}),
+            ...(a.runpod !== undefined ? { runpod: a.runpod } : {}),
+            install: a.install,
+            unitDir: a['unit-dir'],
+            quiet: a.quiet,
+          },
           ctx,
         );
       },

@@ -66,7 +66,7 @@ function flagValue(words: string[], names: string[]): string | undefined {
 }
 
 /** Flags that take a value, so the word after them is not a positional. */
-const valueFlags = new Set(['-c', '--container', '-n', '--namespace', '--host', '-o', '--output', '--tail', '--since', '--grace', '--min-age', '--max-per-container', '--max-containers', '--timeout', '--project', '-l', '--selector', '-f', '--filename', '--exit-code-from']);
+const valueFlags = new Set(['-c', '--container', '-n', '--namespace', '--host', '-o', '--output', '--tail', '--since', '--grace', '--min-age', '--max-per-container', '--max-containers', '--timeout', '--project', '-l', '--selector', '-f', '--filename', '--exit-code-from', '--wait', '--name', '--runpod', '--unit-dir', '--skip-kind']);
 
 /**
  * Names for the word being completed, or undefined when yargs' own completion (commands, flags) applies.

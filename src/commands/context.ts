@@ -19,6 +19,11 @@ export interface CommandContext {
    */
   onSignal?(listener: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
   now(): number;
+  /**
+   * The program that is running and where (process.execPath, the script's path, the working directory): for a
+   * command that writes a command line running runpod again (systemd). Left out by tests that need none.
+   */
+  self?: { execPath: string; script?: string; cwd: string };
 }
 
 /** A manifest from stdin: read up to one byte past the size limit (an endless input is not held in memory). */
