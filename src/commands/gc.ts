@@ -8,6 +8,7 @@ import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } f
 import { formatAge } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
+import { emptyNetworks } from '../services/network.js';
 import { projectEngine } from '../engine/project.js';
 import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
 import { removePod } from './down.js';
@@ -110,13 +111,22 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
     if (!(await attempt(`volume ${v.name}`, () => engine.removeVolume(v.name)))) continue;
     if (!o.quiet) ctx.stdout.write(`${verb} volume ${v.name}: ${reason}\n`);
   }
+  // runpod's namespace networks nothing is attached to any more (their pods were removed by hand, say): each is
+  // one of the engine's address pools, which run out after some thirty networks.
+  const networks = await emptyNetworks(engine);
+  let removedNetworks = 0;
+  for (const n of networks) {
+    if (!(await attempt(`network ${n.name}`, () => engine.removeNetwork(n.id)))) continue;
+    removedNetworks++;
+    if (!o.quiet) ctx.stdout.write(`${verb} network ${n.name}: no container is attached to it\n`);
+  }
   if (!o.quiet) {
     const n = plan.containers.length;
     const m = plan.volumes.length;
     ctx.stderr.write(
-      n + m === 0
+      n + m + removedNetworks === 0
         ? 'gc: nothing to remove\n'
-        : `gc: ${verb} ${n} container${n === 1 ? '' : 's'} and ${m} volume${m === 1 ? '' : 's'}\n`,
+        : `gc: ${verb} ${n} container${n === 1 ? '' : 's'}, ${m} volume${m === 1 ? '' : 's'} and ${removedNetworks} network${removedNetworks === 1 ? '' : 's'}\n`,
     );
   }
   return ExitCode.ok;

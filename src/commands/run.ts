@@ -18,6 +18,7 @@ import { claimVolume } from '../plan/volumes.js';
 import { type ClusterPlan, type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { prepareCluster } from './cluster.js';
 import { describeServices } from '../services/cluster.js';
+import { withNetworkRepair } from '../services/network.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
 import { actionHeadline, allActions, decidePodActions } from '../reconcile/decide.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
@@ -100,7 +101,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // own, unless one was given, so parallel CI jobs running the same manifests never share pods (project.ts).
     const project = o.project ?? (o.scoped ? scopedProjectKey() : undefined);
     const host = await openHostEngine(o.host, ctx.env);
-    const engine = projectEngine(host, project);
+    // A namespace's network removed under the run (by a concurrent down or gc) is made again (services/network.ts).
+    const engine = withNetworkRepair(projectEngine(host, project), project);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
     if (o.dryRun) return await dryRun(pods, skipped, claims, services, o, project, engine, host, ctx, seccomp.profiles, reporter);
     const info = await connectEngine(engine, ctx, {

@@ -2,7 +2,7 @@
 // same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
 // used or removed; one of that name that is not runpod's stops the run.
 import type { Engine, NetworkInfo } from '../engine/engine.js';
-import { NameConflictError } from '../engine/engine.js';
+import { EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
 import { Label, managedByValue } from '../plan/labels.js';
 import { inProject } from '../plan/project.js';
@@ -71,4 +71,38 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
     return false;
   }
   return true;
+}
+
+/**
+ * The engine, with a start that survives its namespace's network going away between the run making it and a
+ * container joining it (a concurrent `down` or `gc` removed it while it was empty; Docker checks the network at
+ * start, answering 404 "network … not found"): the network is made again and the start tried once more. Only for
+ * runpod's own network names under this key.
+ */
+export function withNetworkRepair(engine: Engine, project: string | undefined): Engine {
+  return new Proxy(engine, {
+    get(target, prop, receiver) {
+      if (prop !== 'startContainer') {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      return async (id: string) => {
+        try {
+          await target.startContainer(id);
+        } catch (err) {
+          const missing = err instanceof EngineRequestError && err.statusCode === 404 ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) not found/.exec(err.message)?.[1] : undefined;
+          const namespace = missing?.slice('runpod_'.length).split('.')[0];
+          if (missing === undefined || namespace === undefined || missing !== namespaceNetwork(namespace, project)) throw err;
+          await ensureNetwork(target, namespace, project);
+          await target.startContainer(id);
+        }
+      };
+    },
+  });
+}
+
+/** runpod's networks (under any key) that no container is attached to: what `gc` removes. */
+export async function emptyNetworks(engine: Engine): Promise<NetworkInfo[]> {
+  const list = await engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]);
+  return list.filter((n) => Object.keys(n.containers).length === 0);
 }

@@ -73,8 +73,16 @@ export const maxCrashSettleMs = 10_000;
  */
 export function settleFor(c: Pick<ObservedContainer, 'restartCount'>, settleMs: number): number {
   if (c.restartCount <= 0 || settleMs <= 0) return settleMs;
-  return Math.max(settleMs, Math.min(maxCrashSettleMs, settleMs * 2 ** Math.min(c.restartCount, 16)));
+  return Math.max(settleMs, minCrashSettleMs, Math.min(maxCrashSettleMs, settleMs * 2 ** Math.min(c.restartCount, 16)));
 }
+
+/**
+ * The least a restarted container must have been up. A busy engine (many networks and their iptables work) was
+ * seen here reporting an instance that had already crashed as running for over 300 ms, across two checks with one
+ * restart count; a second of proof after a restart outlasts that, and costs a container that crashed once and then
+ * stays up only that second.
+ */
+export const minCrashSettleMs = 1_000;
 
 export function checkPod(input: CheckInput): PodCheck {
   const { plan, observed, previous, createdThisRun, syncErrors, lastExitCodes, now, settleMs } = input;

@@ -1,5 +1,5 @@
 // Shared helpers for engine tests: run the built CLI as a child process, name pods uniquely, clean up by label.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -125,6 +125,18 @@ export function removePod(name: string, namespace = 'default'): void {
     '--filter', `label=io.kubernetes.pod.namespace=${namespace}`,
   ]);
   if (volumes) docker(['volume', 'rm', '-f', ...volumes.split('\n')]);
+  if (namespace !== 'default') removeEmptyNetworks({ namespace });
+}
+
+/**
+ * runpod's networks that no container is on any more, under an isolation key or (no key) of a namespace: a test
+ * that removes its pods by hand leaves the namespace's network, and the engine's address pools hold about thirty.
+ * One still in use (another test's pods) stays: the engine refuses to remove it.
+ */
+export function removeEmptyNetworks(filter: { key: string } | { namespace: string }): void {
+  const label = 'key' in filter ? `label=io.runpod.project=${filter.key}` : `label=io.runpod.network.namespace=${filter.namespace}`;
+  const ids = docker(['network', 'ls', '-q', '--filter', label, '--filter', 'label=app.kubernetes.io/managed-by=runpod']);
+  for (const id of ids.split('\n').filter(Boolean)) spawnSync('docker', ['network', 'rm', id], { stdio: 'ignore' });
 }
 
 /** Write a manifest into a fresh temporary directory and return its path. */

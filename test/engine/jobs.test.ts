@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { busybox, docker, runpod, uniqueName, type CliResult } from './harness.js';
+import { busybox, docker, runpod, uniqueName, type CliResult, removeEmptyNetworks } from './harness.js';
 
 function show(r: CliResult): string {
   return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
@@ -23,6 +23,7 @@ function workspace(t: TestContext, files: Record<string, string>): { dir: string
     if (ids) docker(['rm', '-f', ...ids.split('\n')]);
     const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
     if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
+    removeEmptyNetworks({ key });
     fs.rmSync(dir, { recursive: true, force: true });
   });
   return { dir, key, file: (name) => path.join(dir, name), run: (...args) => runpod([...args, '--project', key], { timeoutMs: 240_000 }) };

@@ -49,13 +49,17 @@ test('hostname, subdomain, hostAliases, dnsPolicy None and sysctls: shared by ev
     assert.match(hosts, /^10\.1\.2\.3\s+cache\.example$/m, c);
     assert.match(hosts, new RegExp(`\\s${fqdn.replace(/\./g, '\\.')}\\s+web$`, 'm'), c);
     const resolv = sh(id, 'cat /etc/resolv.conf');
-    assert.match(resolv, /^nameserver 192\.0\.2\.53$/m, c);
     assert.match(resolv, /^search corp\.example$/m, c);
     assert.match(resolv, /^options ndots:3$/m, c);
-    assert.doesNotMatch(resolv, /nameserver (?!192\.0\.2\.53)/, c);
+    // On the namespace's network the engine's DNS is the one nameserver, forwarding to dnsConfig's (Docker's rule
+    // for user-defined networks; README says so).
+    assert.match(resolv, /^nameserver 127\.0\.0\.11$/m, c);
+    assert.doesNotMatch(resolv, /nameserver (?!127\.0\.0\.11)/, c);
     assert.equal(sh(id, 'sysctl -n net.ipv4.ip_local_port_range').replace(/\s+/g, ' '), '20000 30000', c);
     assert.equal(sh(id, 'sysctl -n kernel.shm_rmid_forced'), '1', c);
   }
+  const infra = must(byName.get('POD'), 'POD');
+  assert.equal(docker(['inspect', '--format', '{{json .HostConfig.Dns}}', infra.Id]), '["192.0.2.53"]');
   // The same file, not two copies: an entry the engine adds is seen by both (Docker shares the infra's hosts file).
   const aHosts = must(byName.get('a'), 'a');
   const bHosts = must(byName.get('b'), 'b');
@@ -74,7 +78,7 @@ test('setHostnameAsFQDN: the hostname is the FQDN', async (t) => {
   assert.equal(sh(must(podContainers(name).get('a'), 'a').Id, 'hostname'), `${name}.sub.default.svc.cluster.local`);
 });
 
-test('dnsPolicy ClusterFirst (default): the host\'s resolver', async (t) => {
+test("dnsPolicy ClusterFirst (default): the kubelet's search list and ndots:5, the engine's DNS; Default: the host's settings", async (t) => {
   const name = uniqueName('sec-dns');
   cleanupPod(t, name);
   const file = podFile({ name, containers: [sleeper('a')] });
@@ -82,9 +86,21 @@ test('dnsPolicy ClusterFirst (default): the host\'s resolver', async (t) => {
   const r = await runpod([file]);
   assert.equal(r.code, 0, show(r));
   const resolv = sh(must(podContainers(name).get('a'), 'a').Id, 'cat /etc/resolv.conf');
-  // The engine derives it from the host's file: the same non-loopback nameservers.
-  const hostServers = fs.readFileSync('/etc/resolv.conf', 'utf8').split('\n').filter((l) => /^nameserver\s+(?!127\.)/.test(l)).map((l) => l.trim());
-  for (const l of hostServers) assert.ok(resolv.includes(l), `${l} missing from\n${resolv}`);
+  assert.match(resolv, /^search default\.svc\.cluster\.local svc\.cluster\.local cluster\.local$/m, resolv);
+  assert.match(resolv, /^options ndots:5$/m, resolv);
+  assert.match(resolv, /^nameserver 127\.0\.0\.11$/m, resolv);
+  // Default: no cluster search list; names go to the host's resolvers through the engine's DNS.
+  const other = uniqueName('sec-dns-default');
+  cleanupPod(t, other);
+  const pod = podObject({ name: other, containers: [sleeper('a')] });
+  (pod.spec as Record<string, unknown>).dnsPolicy = 'Default';
+  const otherFile = podFile([pod]);
+  cleanupFile(t, otherFile);
+  const r2 = await runpod([otherFile]);
+  assert.equal(r2.code, 0, show(r2));
+  const plain = sh(must(podContainers(other).get('a'), 'a').Id, 'cat /etc/resolv.conf');
+  assert.doesNotMatch(plain, /svc\.cluster\.local/, plain);
+  assert.doesNotMatch(plain, /ndots:5/, plain);
 });
 
 test('shareProcessNamespace: every container sees the others\' processes, pause is PID 1', async (t) => {

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execWords } from '../unit/support/execLine.js';
-import { docker, uniqueName } from './harness.js';
+import { docker, uniqueName, removeEmptyNetworks } from './harness.js';
 import { podFile, runpod, show, sleeper } from './run-helpers.js';
 
 /** systemd.exec(5): the PATH of a system unit's processes (systemd's default; the unit sets no other). */
@@ -51,6 +51,7 @@ function removeKey(key: string): void {
   if (ids) docker(['rm', '-f', '-v', ...ids.split('\n')]);
   const volumes = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
   if (volumes) docker(['volume', 'rm', '-f', ...volumes.split('\n')]);
+  removeEmptyNetworks({ key });
 }
 
 test('the unit\'s ExecStart brings the pod up, again repairs it, ExecStop takes it down', async (t) => {
