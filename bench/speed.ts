@@ -87,7 +87,7 @@ function dockerScripts(pod: BarePod): { up: string; down: string } {
   const run = (c: BarePod['infra'], infraName?: string): string => {
     const o = c.options as {
       Image: string; Hostname?: string; StopTimeout?: number; Env?: string[]; Entrypoint?: string[]; Cmd?: string[];
-      Labels: Record<string, string>; HostConfig: { IpcMode?: string; RestartPolicy?: { Name: string }; CpuShares?: number };
+      Labels: Record<string, string>; HostConfig: { IpcMode?: string; NetworkMode?: string; RestartPolicy?: { Name: string }; CpuShares?: number };
     };
     const a = ['docker', 'run', '-d', '-q', '--name', c.name];
     for (const [k, v] of Object.entries(o.Labels)) a.push('--label', `${k}=${v}`);
@@ -96,7 +96,10 @@ function dockerScripts(pod: BarePod): { up: string; down: string } {
     if (o.HostConfig.RestartPolicy) a.push('--restart', o.HostConfig.RestartPolicy.Name);
     if (o.HostConfig.CpuShares) a.push('--cpu-shares', String(o.HostConfig.CpuShares));
     if (infraName) a.push('--network', `container:${infraName}`, '--ipc', `container:${infraName}`);
-    else if (o.HostConfig.IpcMode) a.push('--ipc', o.HostConfig.IpcMode);
+    else {
+      if (o.HostConfig.IpcMode) a.push('--ipc', o.HostConfig.IpcMode);
+      if (o.HostConfig.NetworkMode) a.push('--network', o.HostConfig.NetworkMode);
+    }
     for (const e of o.Env ?? []) a.push('-e', e);
     const entry = o.Entrypoint ?? [];
     if (entry.length > 0) a.push('--entrypoint', entry[0]!);
@@ -104,8 +107,12 @@ function dockerScripts(pod: BarePod): { up: string; down: string } {
     return a.map(q).join(' ');
   };
   const names = pod.containers.map((c) => q(c.name)).join(' ');
-  const up = [`${run(pod.infra)} >/dev/null`, ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`), 'wait', `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`].join('\n');
-  const down = [`docker stop -t ${pod.grace} ${names} >/dev/null`, `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`, `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`].join('\n');
+  // The namespace's network, made when missing and removed after, as runpod does.
+  const network = (pod.infra.options.HostConfig as { NetworkMode?: string } | undefined)?.NetworkMode ?? '';
+  const ensure = network.startsWith('runpod_') ? [`docker network inspect ${q(network)} >/dev/null 2>&1 || docker network create --label app.kubernetes.io/managed-by=runpod --label io.runpod.network.namespace=${q(network.slice('runpod_'.length).split('.')[0] ?? '')} ${q(network)} >/dev/null`] : [];
+  const drop = network.startsWith('runpod_') ? [`docker network rm ${q(network)} >/dev/null 2>&1 || true`] : [];
+  const up = [...ensure, `${run(pod.infra)} >/dev/null`, ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`), 'wait', `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`].join('\n');
+  const down = [`docker stop -t ${pod.grace} ${names} >/dev/null`, `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`, `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`, ...drop].join('\n');
   return { up, down };
 }
 

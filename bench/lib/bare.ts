@@ -54,6 +54,13 @@ async function createAndStart(socketPath: string, c: BareContainer, options: Rec
   return id;
 }
 
+async function ensureNetwork(socketPath: string, name: string): Promise<void> {
+  const found = await call(socketPath, 'GET', `/networks/${encodeURIComponent(name)}`).catch(() => undefined);
+  if (found !== undefined) return;
+  const namespace = name.slice('runpod_'.length).split('.')[0] ?? '';
+  await call(socketPath, 'POST', '/networks/create', { Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: { 'app.kubernetes.io/managed-by': 'runpod', 'io.runpod.network.namespace': namespace } });
+}
+
 async function up(spec: BareSpec, pod: BarePod): Promise<void> {
   const s = spec.socketPath;
   const infraId = await createAndStart(s, pod.infra, pod.infra.options);
@@ -84,6 +91,10 @@ async function down(spec: BareSpec, pod: BarePod): Promise<void> {
 const [mode, file] = process.argv.slice(2);
 if ((mode === 'up' || mode === 'down') && file !== undefined) {
   const spec = JSON.parse(fs.readFileSync(file, 'utf8')) as BareSpec;
+  // The namespace's network, as runpod makes it before its pods and removes it after them (the same work).
+  const networks = [...new Set(spec.pods.map((p) => String((p.infra.options.HostConfig as Record<string, unknown> | undefined)?.NetworkMode ?? '')).filter((n) => n.startsWith('runpod_')))];
+  if (mode === 'up') await Promise.all(networks.map((n) => ensureNetwork(spec.socketPath, n)));
   await Promise.all(spec.pods.map((p) => (mode === 'up' ? up(spec, p) : down(spec, p))));
+  if (mode === 'down') await Promise.all(networks.map((n) => call(spec.socketPath, 'DELETE', `/networks/${encodeURIComponent(n)}`).catch(() => undefined)));
   agent.destroy();
 }

@@ -7,6 +7,7 @@
 import { isIP } from 'node:net';
 import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
 import { placesOf, serviceFields, walkFields } from './fields.js';
+import { list, report, set } from './ruleHelpers.js';
 import { type FieldPath, type PathSegment, formatPath } from './path.js';
 import { dns1035Label, dns1123Label, ipAddress, labelValue, portName, portNumber, qualifiedName } from './syntax.js';
 import type { ServiceObject, ServicePortSpec } from './types.js';
@@ -23,17 +24,6 @@ const maxAffinitySeconds = 86400;
 /** The values of spec.trafficDistribution the API server takes (PreferSameZone and PreferSameNode since 1.33). */
 const trafficDistributions = ['PreferClose', 'PreferSameZone', 'PreferSameNode'];
 
-function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-function set(v: unknown): boolean {
-  return v !== undefined && v !== null;
-}
-function report(sink: ProblemSink, path: FieldPath, problem: string | undefined): boolean {
-  if (problem === undefined) return false;
-  sink.add(path, problem);
-  return true;
-}
 /** Where a path is, relative to the Service, for "also spec.ports[0]". */
 function rel(path: readonly PathSegment[], at: readonly PathSegment[]): string {
   return formatPath(path.slice(at.length));

@@ -8,6 +8,7 @@ import type { ManifestProblem } from '../errors.js';
 import type { ManifestWarning, SkippedObject } from './types.js';
 import { type FieldPlaces, podFields, walkFields } from './fields.js';
 import { probeRules } from './probeRules.js';
+import { valueAt } from './ruleHelpers.js';
 import { type FieldPath, type PathSegment, formatPath, fromJsonPointer, isWithin } from './path.js';
 import {
   compareQuantities,
@@ -394,15 +395,6 @@ export function schemaProblems(
   }));
 }
 
-function valueAt(root: unknown, path: FieldPath): unknown {
-  let node = root;
-  for (const seg of path) {
-    if (Array.isArray(node) && typeof seg === 'number') node = node[seg];
-    else if (isObj(node) && typeof seg === 'string') node = node[seg];
-    else return undefined;
-  }
-  return node;
-}
 
 const typeNames: Record<string, string> = {
   integer: 'integer',

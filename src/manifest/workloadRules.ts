@@ -28,6 +28,7 @@ import {
   statefulSetFields,
   walkFields,
 } from './fields.js';
+import { list, report, set, valueAt } from './ruleHelpers.js';
 import { type FieldPath, type PathSegment, formatPath, isWithin } from './path.js';
 import { dns1123Label, dns1123Subdomain, labelValue, parseQuantity, qualifiedName, quantityExample } from './syntax.js';
 import { type Obj, type ProblemSink, type WorkloadKind, describe, isObj, metadataRules, schemaProblems, validatePod } from './validate.js';
@@ -50,17 +51,6 @@ const tables: Record<WorkloadKind, KindTable> = {
   PersistentVolumeClaim: { fields: persistentVolumeClaimFields, places: placesOf(persistentVolumeClaimFields), model: PersistentVolumeClaimModel },
 };
 
-function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-function set(v: unknown): boolean {
-  return v !== undefined && v !== null;
-}
-function report(sink: ProblemSink, path: FieldPath, problem: string | undefined): boolean {
-  if (problem === undefined) return false;
-  sink.add(path, problem);
-  return true;
-}
 /** ValidateNonnegativeField. */
 function nonNegative(v: unknown, p: PathSegment[], sink: ProblemSink): void {
   if (typeof v === 'number' && v < 0) sink.add(p, 'must be greater than or equal to 0');
@@ -95,7 +85,7 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
   // SetDefaults_Job: an onPodConditions pattern's status defaults to True (the documentation's examples leave it
   // out), though the published schema marks it required.
   const defaulted = (path: FieldPath): boolean =>
-    kind === 'Job' && path.length === 7 && path[1] === 'podFailurePolicy' && path[4] === 'onPodConditions' && path[6] === 'status' && valueAtPath(obj, path) === undefined;
+    kind === 'Job' && path.length === 7 && path[1] === 'podFailurePolicy' && path[4] === 'onPodConditions' && path[6] === 'status' && valueAt(obj, path) === undefined;
   for (const p of schemaProblems(obj, table.model)) {
     if (asPod(p.path) || defaulted(p.path)) continue;
     const path = [...at, ...p.path];
@@ -328,15 +318,6 @@ function podConditionRules(patterns: unknown, p: PathSegment[], sink: ProblemSin
   });
 }
 
-function valueAtPath(root: unknown, path: FieldPath): unknown {
-  let node = root;
-  for (const seg of path) {
-    if (Array.isArray(node) && typeof seg === 'number') node = node[seg];
-    else if (isObj(node) && typeof seg === 'string') node = node[seg];
-    else return undefined;
-  }
-  return node;
-}
 
 function describeValue(v: unknown): string {
   return v === undefined ? 'nothing' : JSON.stringify(v);
