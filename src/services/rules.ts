@@ -37,7 +37,8 @@ export function serviceRules(ports: readonly PortEndpoints[], affinitySeconds?: 
       const chain = `RUNPOD-EP-${pi}-${bi}`;
       const name = `rp-${pi}-${bi}`;
       backendChains.push(`:${chain} - [0:0]`);
-      backendRules.push(`-A ${chain} -m recent --name ${name} --set --rsource ${dnat}`);
+      // DNAT to an address with a port needs the protocol matched in the same rule.
+      backendRules.push(`-A ${chain} -p ${proto} -m recent --name ${name} --set --rsource ${dnat}`);
       rules.unshift(`-A ${serviceChain} ${match} -m recent --name ${name} --rcheck --seconds ${affinitySeconds} --reap --rsource -j ${chain}`);
       rules.push(`-A ${serviceChain} ${match}${bi < n - 1 ? ` -m statistic --mode random --probability ${probability(n - bi)}` : ''} -j ${chain}`);
     });

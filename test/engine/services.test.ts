@@ -266,6 +266,43 @@ ${client('asker')}`,
   assert.equal(who.size, 2, show(many));
 });
 
+test('sessionAffinity ClientIP keeps a client on one endpoint', async (t) => {
+  const w = workspace(t, {
+    'app.yaml': `apiVersion: v1
+kind: Service
+metadata: {name: sticky}
+spec:
+  selector: {app: sticky}
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 600}}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sticky}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: sticky}}
+  template:
+    metadata: {labels: {app: sticky}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: server
+        image: ${busybox}
+        command: [sh, -c, 'trap "exit 0" TERM; while true; do echo "hello from $(hostname)" | nc -l -p 8080; done']
+---
+${client('asker')}`,
+  });
+  const r = await w.run(w.dir);
+  assert.equal(r.code, 0, show(r));
+  const many = await w.exec('asker', 'client', 'for i in $(seq 1 16); do echo | nc -w 2 sticky 80; sleep 0.1; done');
+  const who = many.stdout.split('\n').filter((l) => l.startsWith('hello from'));
+  assert.ok(who.length >= 12, show(many));
+  // Without affinity 16 connections would all meet one pod with a chance of 2^-15.
+  assert.equal(new Set(who).size, 1, show(many));
+});
+
 /** A port in the API server's NodePort range that nothing on this host listens on now. */
 async function freeNodePort(): Promise<number> {
   for (;;) {

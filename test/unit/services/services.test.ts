@@ -111,7 +111,7 @@ describe('rules', () => {
     const check = lines.findIndex((l) => l.includes('--rcheck --seconds 600') && l.includes('RUNPOD-EP-0-0'));
     const random = lines.findIndex((l) => l.includes('--probability 0.5000000000 -j RUNPOD-EP-0-0'));
     assert.ok(check > 0 && random > check, text);
-    assert.ok(lines.includes('-A RUNPOD-EP-0-1 -m recent --name rp-0-1 --set --rsource -j DNAT --to-destination 10.0.0.3:80'), text);
+    assert.ok(lines.includes('-A RUNPOD-EP-0-1 -p tcp -m recent --name rp-0-1 --set --rsource -j DNAT --to-destination 10.0.0.3:80'), text);
   });
 });
 
