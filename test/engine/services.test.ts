@@ -318,13 +318,16 @@ async function freeNodePort(): Promise<number> {
 
 /** The line the server writes; the server takes one connection at a time, so between two a connect may be refused. */
 async function readLine(port: number): Promise<string> {
+  // The pod has no readiness probe, so "running" does not promise its nc listens yet: an empty answer (the engine's
+  // proxy closes when the pod refuses) is tried again too.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await readOnce(port);
+      const line = await readOnce(port);
+      if (line !== '' || attempt >= 10) return line;
     } catch (err) {
       if (attempt >= 10) throw err;
-      await new Promise((r) => setTimeout(r, 200));
     }
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
