@@ -189,10 +189,26 @@ export class ModemTransport implements ApiTransport {
   }
 
   open(req: ApiRequest): Promise<http.IncomingMessage> {
-    return this.dial<http.IncomingMessage>(req, {});
+    return this.retried(() => this.dial<http.IncomingMessage>(req, {}));
   }
 
   upgrade(req: ApiRequest): Promise<Duplex> {
-    return this.dial<Duplex>(req, { hijack: true });
+    return this.retried(() => this.dial<Duplex>(req, { hijack: true }));
+  }
+
+  /**
+   * An ssh connection the server drops before its handshake has sent nothing, so asking again is safe. sshd drops
+   * new connections beyond its MaxStartups (10 by default) while they authenticate, which a run's parallel
+   * requests (several pods, networks and Services at once) reach; seen here as "Connection lost before handshake".
+   */
+  private async retried<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (n >= 4 || !(err instanceof Error) || !/before handshake/i.test(err.message)) throw err;
+        await new Promise((r) => setTimeout(r, 100 * 2 ** n + Math.floor(Math.random() * 100)));
+      }
+    }
   }
 }
