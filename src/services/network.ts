@@ -19,18 +19,38 @@ function ours(n: NetworkInfo, namespace: string, project: string | undefined): b
  */
 export async function ensureNetwork(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
-  const existing = await engine.inspectNetwork(name);
-  if (existing !== undefined) return checked(existing, namespace, project);
-  let made: string | undefined;
+  let existing: NetworkInfo | undefined;
   try {
-    made = await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
+    existing = await engine.inspectNetwork(name);
+  } catch (err) {
+    // Two of that name (a concurrent run made one too): the engine calls the name ambiguous until one goes.
+    if (!isAmbiguous(err)) throw err;
+    return deduplicated(engine, namespace, project);
+  }
+  if (existing !== undefined) return checked(existing, namespace, project);
+  try {
+    await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
   } catch (err) {
     if (!(err instanceof NameConflictError)) throw err;
   }
+  return deduplicated(engine, namespace, project);
+}
+
+function isAmbiguous(err: unknown): boolean {
+  return err instanceof EngineRequestError && /is ambiguous/.test(err.message);
+}
+
+/**
+ * The one network of the name that every run agrees on, the oldest (the lowest id on a tie); the others are
+ * removed while nothing is on them, which is as long as two exist: the engine refuses an ambiguous name to a
+ * container, so none can have joined one.
+ */
+async function deduplicated(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
+  const name = namespaceNetwork(namespace, project);
   const same = (await engine.listNetworks([`${ServiceLabel.networkNamespace}=${namespace}`])).filter((n) => n.name === name && ours(n, namespace, project));
   same.sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || a.id.localeCompare(b.id));
-  const winner = same[0];
-  if (made !== undefined && winner !== undefined && winner.id !== made) await engine.removeNetwork(made);
+  const [winner, ...losers] = same;
+  await Promise.all(losers.filter((n) => Object.keys(n.containers).length === 0).map((n) => engine.removeNetwork(n.id).catch(() => undefined)));
   const found = winner ?? (await engine.inspectNetwork(name));
   if (found === undefined) throw new ServiceSetupError(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
   return checked(found, namespace, project);
@@ -76,8 +96,9 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
 /**
  * The engine, with a start that survives its namespace's network going away between the run making it and a
  * container joining it (a concurrent `down` or `gc` removed it while it was empty; Docker checks the network at
- * start, answering 404 "network … not found"): the network is made again and the start tried once more. Only for
- * runpod's own network names under this key.
+ * start, answering 404 "network … not found"), or being made twice by two runs at once ("ambiguous"): the network
+ * is made again (or its duplicate removed) and the start tried once more. Only for runpod's own network names
+ * under this key.
  */
 export function withNetworkRepair(engine: Engine, project: string | undefined): Engine {
   return new Proxy(engine, {
@@ -90,7 +111,8 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
         try {
           await target.startContainer(id);
         } catch (err) {
-          const missing = err instanceof EngineRequestError && err.statusCode === 404 ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) not found/.exec(err.message)?.[1] : undefined;
+          // Gone (404 "not found"), or two of the name while a concurrent run's duplicate is removed ("ambiguous").
+          const missing = err instanceof EngineRequestError ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) (?:not found|is ambiguous)/.exec(err.message)?.[1] : undefined;
           const namespace = missing?.slice('runpod_'.length).split('.')[0];
           if (missing === undefined || namespace === undefined || missing !== namespaceNetwork(namespace, project)) throw err;
           await ensureNetwork(target, namespace, project);
