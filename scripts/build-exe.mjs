@@ -39,6 +39,24 @@ function prewarm(snapshot) {
   return `import ${JSON.stringify(path.join(root, 'dist', 'src', 'commands', 'validate.js').replaceAll('\\', '/'))};\n`;
 }
 
+/**
+ * esbuild keeps `await import('node:https')` as a real dynamic import in CommonJS output, and an embedded script has
+ * no dynamic import (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, found by test/engine/executable.test.ts). Each such
+ * import becomes a small bundled module that re-exports the built-in: still loaded only when the code reaches it
+ * (after start-up, which node:https and tls need under a snapshot), now through require().
+ */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: `export * from ${JSON.stringify(args.path)}; export { default } from ${JSON.stringify(args.path)};`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
 /** Bundle the CLI with an entry that starts it now (script) or after the snapshot is deserialized (snapshot). */
 async function bundle(snapshot) {
   const outfile = path.join(work, snapshot ? 'runpod-snapshot.cjs' : 'runpod.cjs');
@@ -67,6 +85,7 @@ async function bundle(snapshot) {
     // keeps its built-in English strings, as bin/runpod does.
     define: { 'import.meta.url': '__runpodMetaUrl' },
     banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
+    plugins: [lazyBuiltins],
     logLevel: 'warning',
     legalComments: 'inline',
   });
