@@ -203,15 +203,26 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
   try {
     await section('start-up', () => {
+      const pod = path.join(dir, 'validate.yaml');
+      fs.writeFileSync(pod, podYaml('bench-validate', 1));
+      // The single executable (npm run build:exe), when it has been built: the same commands from it.
+      const exe = path.join(root, 'dist', `runpod-linux-${process.arch}`);
+      const hasExe = fs.existsSync(exe);
       for (let i = 0; i < runs + 1; i++) {
         const keep = i > 0; // the first round warms the page cache
         const n = measure(process.execPath, ['-e', '0']);
         const v = measure(process.execPath, [runpodBin, '--version']);
         const h = measure(process.execPath, [runpodBin, '--help']);
+        const val = measure(process.execPath, [runpodBin, 'validate', pod]);
+        const ev = hasExe ? measure(exe, ['--version']) : undefined;
+        const eval_ = hasExe ? measure(exe, ['validate', pod]) : undefined;
         if (!keep) continue;
         record('node -e 0', 'node', n);
         record('runpod --version', 'runpod', v);
         record('runpod --help', 'runpod', h);
+        record('runpod validate (one pod)', 'runpod', val);
+        if (ev) record('runpod --version', 'single executable', ev);
+        if (eval_) record('runpod validate (one pod)', 'single executable', eval_);
       }
     });
 
@@ -255,7 +266,7 @@ function report(): void {
   out.push('|---|---|---:|---:|---:|');
   for (const r of rows) {
     const ms = median(r.samples.map((s) => s.ms));
-    const b = r.what.startsWith('runpod --') ? rows.find((x) => x.what === 'node -e 0') : base(r.what);
+    const b = r.what.startsWith('runpod --') || r.what.startsWith('runpod validate') ? rows.find((x) => x.what === 'node -e 0') : base(r.what);
     const ratio = b && b !== r ? (ms / median(b.samples.map((s) => s.ms))).toFixed(2) + '×' : '';
     const peaks = r.samples.flatMap((s) => (s.peakKb !== undefined ? [s.peakKb] : []));
     const peak = peaks.length ? (median(peaks) / 1024).toFixed(0) : 'n/a';

@@ -1,8 +1,8 @@
 // Part of `npm run build`: bundle the compiled CLI (dist/src/main.js) into dist/runpod/, which bin/runpod loads
 // when it is at least as new as the tsc output. Start-up reads one module instead of a few hundred files; each
-// command's module stays a lazy chunk (validate never loads the engine client, --help loads neither), and dockerode
-// is left out of the bundle, imported from node_modules only when a command reaches the engine: docker-modem loads
-// ssh2 and dockerode loads gRPC at import, ~200 ms that no start-up should pay.
+// command's module stays a lazy chunk (validate never loads the engine client, --help loads neither), and docker-modem
+// (the ssh transport) is left out of the bundle, imported from node_modules only for an ssh engine: it loads ssh2 at
+// import, time that no start-up should pay.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,7 @@ await build({
   target: 'node20',
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['dockerode'],
+  external: ['docker-modem'],
   alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs') },
   // Bundled CommonJS packages (js-yaml's, yargs' helpers) may call require(); give the ESM output one.
   banner: { js: "import { createRequire as __runpodCreateRequire } from 'node:module'; const require = __runpodCreateRequire(import.meta.url);" },

@@ -1,8 +1,8 @@
 // The Docker Engine API over HTTP, as small as runpod needs: one request shape, two ways to send it.
 //
 // Unix sockets, tcp and tcp+TLS go through node:http(s) directly, with a keep-alive agent so that a sync's
-// parallel creates and inspects share connections. ssh goes through dockerode's modem, which runs
-// `docker system dial-stdio` on the remote host; dockerode (ssh2, gRPC) costs ~200 ms to load, so it is
+// parallel creates and inspects share connections. ssh goes through docker-modem (dockerode's transport), which runs
+// `docker system dial-stdio` on the remote host; it (ssh2) is slow to load, so it is
 // imported only for an ssh engine. Paths are unversioned: the engine answers in its own API version, as it
 // does for dockerode.
 import http from 'node:http';
@@ -163,7 +163,7 @@ export interface ModemDial {
   dial(options: ModemDialOptions, callback: (err: unknown, result: unknown) => void): void;
 }
 
-/** Requests through dockerode's modem (ssh): the same request shape, the modem's errors as they come. */
+/** Requests through docker-modem (ssh): the same request shape, the modem's errors as they come. */
 export class ModemTransport implements ApiTransport {
   constructor(private readonly modem: ModemDial) {}
 

@@ -9,6 +9,12 @@ import net from 'node:net';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const runpodBin = path.join(repoRoot, 'bin', 'runpod');
+/**
+ * RUNPOD_EXE=<path of the single executable> runs every test that goes through runpod() below against that file
+ * instead of `node bin/runpod` (`npm run build:exe`, then `RUNPOD_EXE=dist/runpod-linux-x64 node --test
+ * dist/test/engine/`). Tests that start bin/runpod themselves (through runpodBin) still run it with node.
+ */
+const exeUnderTest = process.env.RUNPOD_EXE ? path.resolve(process.env.RUNPOD_EXE) : undefined;
 /** Built by scripts/engine-up.sh from Debian's busybox-static: no registry needed. */
 export const busybox = 'runpod-test/busybox:1';
 
@@ -36,7 +42,8 @@ export function runpod(args: string[], options: CliOptions = {}): Promise<CliRes
     for (const [k, v] of Object.entries({ ...process.env, CI: 'true', NO_COLOR: '1', ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, [runpodBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
+    const [file, argv] = exeUnderTest !== undefined ? [exeUnderTest, args] : [process.execPath, [runpodBin, ...args]];
+    const child = spawn(file, argv, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

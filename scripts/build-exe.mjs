@@ -1,0 +1,133 @@
+// `npm run build:exe`: runpod as one file that needs no Node.js on the host, dist/runpod-linux-<arch> (a Node single
+// executable application). Steps, after `npm run build` has compiled dist/src:
+//   1. esbuild bundles dist/src/main.js and every package into ONE CommonJS script (dist/exe/runpod.cjs): the
+//      executable's embedded script can require() built-in modules only, and a startup snapshot cannot import()
+//      chunks, so nothing may stay a separate file or an external package. Each command's module stays lazy:
+//      esbuild turns `await import('../commands/run.js')` into a function call inside the same script.
+//   2. `node --experimental-sea-config` turns that script into a preparation blob: with a V8 startup snapshot
+//      of it (RUNPOD_EXE_MODE=snapshot, the default: it measured best, see BENCHMARKS.md), with V8's code cache
+//      (codecache), or plain (script).
+//   3. a copy of this node binary gets the blob injected by postject, under the fuse Node looks for.
+// If the snapshot build fails (a module that cannot be snapshotted, another Node version), the build falls back
+// to the code-cache executable and says so: `build:exe` always produces a working file.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const work = path.join(root, 'dist', 'exe');
+const exe = path.join(root, 'dist', `runpod-linux-${process.arch}`);
+const mode = process.env.RUNPOD_EXE_MODE ?? 'snapshot';
+if (!['script', 'codecache', 'snapshot'].includes(mode)) throw new Error(`RUNPOD_EXE_MODE=${mode}: expected script, codecache or snapshot`);
+// The fuse string Node's single-executable support checks for (documented in single-executable-applications).
+const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+
+/**
+ * For the snapshot, also run the validate command's modules (manifest loading, the Kubernetes schema models) in
+ * the builder, so that they come initialised in the deserialized heap: `validate` measured 0.89× of the
+ * code-cache executable with them, 0.99× without. Every command but --help loads them. The engine modules cannot
+ * be run there (they import node:http, which a Node 20 snapshot builder refuses); they load after start-up.
+ * RUNPOD_EXE_PREWARM=0 leaves them out.
+ */
+function prewarm(snapshot) {
+  if (!snapshot || process.env.RUNPOD_EXE_PREWARM === '0') return '';
+  return `import ${JSON.stringify(path.join(root, 'dist', 'src', 'commands', 'validate.js').replaceAll('\\', '/'))};\n`;
+}
+
+/**
+ * esbuild keeps `await import('node:https')` as a real dynamic import in CommonJS output, and an embedded script has
+ * no dynamic import (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, found by test/engine/executable.test.ts). Each such
+ * import becomes a small bundled module that re-exports the built-in: still loaded only when the code reaches it
+ * (after start-up, which node:https and tls need under a snapshot), now through require().
+ */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace: 'lazy-builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: `export * from ${JSON.stringify(args.path)}; export { default } from ${JSON.stringify(args.path)};`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
+/** Bundle the CLI with an entry that starts it now (script) or after the snapshot is deserialized (snapshot). */
+async function bundle(snapshot) {
+  const outfile = path.join(work, snapshot ? 'runpod-snapshot.cjs' : 'runpod.cjs');
+  const main = path.join(root, 'dist', 'src', 'main.js').replaceAll('\\', '/');
+  const start = snapshot
+    ? // Inside the snapshot builder only the bundle's top level runs (its static imports: yargs, the CLI
+      // definitions, js-yaml …); what it needs at run time (node:http and tls for the engine) is reached through
+      // the lazy command modules, which load after the snapshot is deserialized.
+      `import v8 from 'node:v8';
+       v8.startupSnapshot.setDeserializeMainFunction(() => { void mainAndExit(process.argv.slice(2)); });`
+    : `void mainAndExit(process.argv.slice(2));`;
+  await build({
+    stdin: { contents: `import { mainAndExit } from ${JSON.stringify(main)};\n${prewarm(snapshot)}${start}\n`, resolveDir: root, loader: 'js' },
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs') },
+    // ssh2's optional native parts: it requires them in try/catch and uses its JavaScript code when they are
+    // missing, which is all an embedded script can do (it loads no files from disk).
+    external: ['*.node', 'cpu-features'],
+    // yargs and yargs-parser take import.meta.url for createRequire (config files) and to find their locale
+    // files; CommonJS output has no import.meta, so it becomes the file URL of the node binary that runs the
+    // script (in the snapshot: the builder's). Like the ESM bundle's, that place holds no locale files, so yargs
+    // keeps its built-in English strings, as bin/runpod does.
+    define: { 'import.meta.url': '__runpodMetaUrl' },
+    banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
+    plugins: [lazyBuiltins],
+    logLevel: 'warning',
+    legalComments: 'inline',
+  });
+  return outfile;
+}
+
+/** Make the executable from a bundled script; throws when Node refuses the blob. */
+function makeExe(script, options) {
+  const config = path.join(work, 'sea-config.json');
+  const blob = path.join(work, 'sea-prep.blob');
+  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, ...options }));
+  execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const tmp = `${exe}.tmp`;
+  copyFileSync(process.execPath, tmp);
+  chmodSync(tmp, 0o755);
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'postject', 'dist', 'cli.js'), tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', fuse], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // Replaced whole, never rewritten in place: a running copy of the old file keeps working.
+  rmSync(exe, { force: true });
+  execFileSync('mv', [tmp, exe]);
+}
+
+/** The new file answers --version as bin/runpod would: a broken snapshot must not be shipped. */
+function works() {
+  try {
+    return execFileSync(exe, ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] }).trim() !== '';
+  } catch {
+    return false;
+  }
+}
+
+let made = mode;
+if (mode === 'snapshot') {
+  try {
+    makeExe(await bundle(true), { useSnapshot: true });
+    if (!works()) throw new Error('the snapshot executable does not answer --version');
+  } catch (err) {
+    process.stderr.write(`build:exe: the snapshot build failed (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); making the code-cache executable instead\n`);
+    made = 'codecache';
+  }
+}
+if (made !== 'snapshot') {
+  makeExe(await bundle(false), made === 'codecache' ? { useCodeCache: true } : {});
+  if (!works()) throw new Error(`${exe} does not answer --version`);
+}
+process.stdout.write(`${path.relative(root, exe)} (${made})\n`);
