@@ -1,7 +1,7 @@
 // runpod gc: remove the dead containers runpod made (kubelet container GC policy, see reconcile/gcPolicy.ts),
 // the infra containers and volumes of pods that no longer exist, and say what went and why. --dry-run says
 // what would go. Only containers and volumes carrying runpod's labels are ever considered.
-import { type ContainerInspect, type Engine, EngineRequestError } from '../engine/engine.js';
+import { type ContainerInspect, type ContainerSummary, type Engine, EngineRequestError } from '../engine/engine.js';
 import { ExitCode } from '../errors.js';
 import { Label, infraContainerName, managedSelector } from '../plan/labels.js';
 import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } from '../reconcile/gcPolicy.js';
@@ -9,6 +9,7 @@ import { formatAge } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
 import { emptyNetworks } from '../services/network.js';
+import { Role, ServiceLabel } from '../services/names.js';
 import { projectEngine } from '../engine/project.js';
 import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
 import { removePod } from './down.js';
@@ -75,6 +76,11 @@ async function findExpiredJobs(engine: Engine, now: number): Promise<ExpiredJob[
   return expiredJobs(containers, now);
 }
 
+async function leftHelpers(engine: Engine, now: number, minAgeMs: number): Promise<ContainerSummary[]> {
+  const lists = await Promise.all([Role.rules, Role.networkLock].map((role) => engine.listContainers([`${ServiceLabel.role}=${role}`])));
+  return lists.flat().filter((c) => c.state !== 'running' && c.state !== 'restarting' && now - c.created * 1000 >= minAgeMs);
+}
+
 export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {
   const engine = await openHostEngine(o.host, ctx.env);
   await connectEngine(engine, ctx);
@@ -111,6 +117,14 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
     if (!(await attempt(`volume ${v.name}`, () => engine.removeVolume(v.name)))) continue;
     if (!o.quiet) ctx.stdout.write(`${verb} volume ${v.name}: ${reason}\n`);
   }
+  // One-shot helpers a runpod killed mid-step left behind: a Service's rules writer, a network's creation lock.
+  // Only stopped ones older than --min-age (by default a minute, longer than either step takes), so a live run's
+  // helper is not taken from it.
+  const helpers = await leftHelpers(engine, now, o.minAgeMs);
+  for (const h of helpers) {
+    if (!(await attempt(`container ${h.name}`, () => engine.removeContainer(h.id, { force: false })))) continue;
+    if (!o.quiet) ctx.stdout.write(`${verb} container ${h.name} (${h.state}, created ${formatAge(now - h.created * 1000)} ago): a ${h.labels[ServiceLabel.role]} helper left by a runpod that was stopped mid-step\n`);
+  }
   // runpod's namespace networks nothing is attached to any more (their pods were removed by hand, say): each is
   // one of the engine's address pools, which run out after some thirty networks.
   const networks = await emptyNetworks(engine);
@@ -121,7 +135,7 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
     if (!o.quiet) ctx.stdout.write(`${verb} network ${n.name}: no container is attached to it\n`);
   }
   if (!o.quiet) {
-    const n = plan.containers.length;
+    const n = plan.containers.length + helpers.length;
     const m = plan.volumes.length;
     ctx.stderr.write(
       n + m + removedNetworks === 0

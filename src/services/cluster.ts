@@ -23,7 +23,7 @@ export interface RunningService {
 export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll?: boolean }): Promise<Map<string, RunningService>> {
   const namespaces = new Set(o.namespaces);
   for (const s of o.services) namespaces.add(s.namespace);
-  await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project)));
+  await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project, o.image)));
   const running = new Map<string, RunningService>();
   await Promise.all(
     o.services

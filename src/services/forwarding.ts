@@ -8,7 +8,7 @@ import type { CreateOptions, Engine } from '../engine/engine.js';
 import { EngineRequestError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
 import { tarArchive } from '../reconcile/tar.js';
-import { ServiceLabel } from './names.js';
+import { Role, ServiceLabel } from './names.js';
 
 /** Host directories the program may need, in the order of the usual layouts (merged /usr or not). */
 const hostDirs = ['/usr', '/etc', '/lib', '/lib64', '/bin', '/sbin'];
@@ -85,7 +85,7 @@ async function runLoader(engine: Engine, target: RulesTarget, rules: string, l: 
     Image: target.image,
     Entrypoint: [l.program],
     Cmd: ['/rules'],
-    Labels: { [ServiceLabel.role]: 'service-rules' },
+    Labels: { [ServiceLabel.role]: Role.rules },
     HostConfig: {
       NetworkMode: `container:${target.containerId}`,
       CapAdd: ['NET_ADMIN', 'NET_RAW'],

@@ -15,10 +15,22 @@ export const ServiceLabel = {
   namespace: 'io.runpod.service.namespace',
   /** The hash of the Service container's create request: a changed Service replaces it. */
   hash: 'io.runpod.service.hash',
-  /** What a runpod container that is not a pod's does: "service" (holds a Service's address) or "service-rules". */
+  /** What a runpod container that is not a pod's does: "service" (holds a Service's address), "service-rules" or "network-lock". */
   role: 'io.runpod.role',
+  /** On a network's creation lock (a container that never runs): the network's name. */
+  networkName: 'io.runpod.network.name',
   /** On a network: the namespace whose pods it joins. */
   networkNamespace: 'io.runpod.network.namespace',
+} as const;
+
+/** The values of ServiceLabel.role. */
+export const Role = {
+  /** Holds a Service's address. */
+  service: 'service',
+  /** Writes a Service's forwarding rules, then is removed. */
+  rules: 'service-rules',
+  /** Never runs: while it exists, one run is making a network (services/network.ts). */
+  networkLock: 'network-lock',
 } as const;
 
 /**

@@ -1,59 +1,100 @@
 // The network of a namespace's pods (engine side): made when a run first needs it, shared by every run under the
 // same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
 // used or removed; one of that name that is not runpod's stops the run.
-import type { Engine, NetworkInfo } from '../engine/engine.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CreateOptions, Engine, NetworkInfo } from '../engine/engine.js';
 import { EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
 import { Label, managedByValue } from '../plan/labels.js';
-import { inProject } from '../plan/project.js';
-import { ServiceLabel, namespaceNetwork, networkLabels } from './names.js';
+import { inProject, projectLabels } from '../plan/project.js';
+import { Role, ServiceLabel, namespaceNetwork, networkLabels } from './names.js';
 
 function ours(n: NetworkInfo, namespace: string, project: string | undefined): boolean {
   return n.labels[Label.managedBy] === managedByValue && n.labels[ServiceLabel.networkNamespace] === namespace && inProject(n.labels, project);
 }
 
+/** How long a creation lock may stand unchanged before it counts as left by a runpod that was killed holding it. */
+const lockStaleMs = 15_000;
+const lockPollMs = 50;
+
+export interface LockTiming {
+  staleMs: number;
+  pollMs: number;
+}
+
 /**
- * The namespace's network, made if missing. Two runs may create it at once and older engines do not serialize
- * CheckDuplicate, so after making one the oldest network of the name wins (the lowest id on a tie) and a
- * duplicate this run made is removed at once, before any container joins it.
+ * The namespace's network, made if missing. Docker does not make creating a network by name atomic (20.10 checks
+ * for a duplicate, then creates: two runs at once make two, and the name is then ambiguous to every later call),
+ * so the creation is serialized through what the engine does make atomic, a container's name: the run that
+ * creates the never-started lock container runpod_netlock_<network> makes the network and removes the lock; the
+ * others wait for the network (or for the lock to go, when its holder failed). lockImage is any image present
+ * on the engine (a container cannot be created without one; it never runs).
  */
-export async function ensureNetwork(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
+export async function ensureNetwork(engine: Engine, namespace: string, project: string | undefined, lockImage: string, timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs }): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
-  let existing: NetworkInfo | undefined;
-  try {
-    existing = await engine.inspectNetwork(name);
-  } catch (err) {
-    // Two of that name (a concurrent run made one too): the engine calls the name ambiguous until one goes.
-    if (!isAmbiguous(err)) throw err;
-    return deduplicated(engine, namespace, project);
-  }
+  const existing = await inspectByName(engine, name);
   if (existing !== undefined) return checked(existing, namespace, project);
-  try {
-    await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
-  } catch (err) {
-    if (!(err instanceof NameConflictError)) throw err;
+  const lockName = `runpod_netlock_${name}`;
+  let seen: { id: string; since: number } | undefined;
+  for (;;) {
+    let lockId: string;
+    try {
+      lockId = await engine.createContainer(lockName, {
+        Image: lockImage,
+        Labels: { [ServiceLabel.role]: Role.networkLock, [ServiceLabel.networkName]: name, ...projectLabels(project) },
+        HostConfig: { NetworkMode: 'none' },
+      });
+    } catch (err) {
+      if (!(err instanceof NameConflictError)) throw err;
+      // Another run holds the lock: its network, once made, is the one.
+      const made = await inspectByName(engine, name);
+      if (made !== undefined) return checked(made, namespace, project);
+      const lock = await engine.inspectContainer(lockName);
+      if (lock === undefined) continue;
+      if ((lock.Config.Labels ?? {})[ServiceLabel.role] !== Role.networkLock) {
+        throw new ServiceSetupError(`a container named ${lockName} exists and is not runpod's lock for network ${name}; runpod never touches it: remove or rename it`);
+      }
+      const now = Date.now();
+      if (seen?.id !== lock.Id) seen = { id: lock.Id, since: now };
+      else if (now - seen.since >= timing.staleMs) {
+        // Unchanged this long: its holder was killed between taking and releasing it. By id, so a lock taken
+        // again since is left alone.
+        await engine.removeContainer(lock.Id, { force: true }).catch(() => undefined);
+        continue;
+      }
+      await delay(timing.pollMs);
+      continue;
+    }
+    try {
+      const again = await inspectByName(engine, name);
+      if (again !== undefined) return checked(again, namespace, project);
+      try {
+        await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
+      } catch (err) {
+        // Made by a runpod that took no lock (an older one): the name is the one network's all the same.
+        if (!(err instanceof NameConflictError)) throw err;
+      }
+      const made = await inspectByName(engine, name);
+      if (made === undefined) throw new ServiceSetupError(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
+      return checked(made, namespace, project);
+    } finally {
+      await engine.removeContainer(lockId, { force: true }).catch(() => undefined);
+    }
   }
-  return deduplicated(engine, namespace, project);
 }
 
-function isAmbiguous(err: unknown): boolean {
-  return err instanceof EngineRequestError && /is ambiguous/.test(err.message);
-}
-
-/**
- * The one network of the name that every run agrees on, the oldest (the lowest id on a tie); the others are
- * removed while nothing is on them, which is as long as two exist: the engine refuses an ambiguous name to a
- * container, so none can have joined one.
- */
-async function deduplicated(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
-  const name = namespaceNetwork(namespace, project);
-  const same = (await engine.listNetworks([`${ServiceLabel.networkNamespace}=${namespace}`])).filter((n) => n.name === name && ours(n, namespace, project));
-  same.sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || a.id.localeCompare(b.id));
-  const [winner, ...losers] = same;
-  await Promise.all(losers.filter((n) => Object.keys(n.containers).length === 0).map((n) => engine.removeNetwork(n.id).catch(() => undefined)));
-  const found = winner ?? (await engine.inspectNetwork(name));
-  if (found === undefined) throw new ServiceSetupError(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
-  return checked(found, namespace, project);
+/** A network by name; two of the name (made at once by an older runpod, or by hand) stop the run with the fix. */
+async function inspectByName(engine: Engine, name: string): Promise<NetworkInfo | undefined> {
+  try {
+    return await engine.inspectNetwork(name);
+  } catch (err) {
+    if (err instanceof EngineRequestError && /is ambiguous/.test(err.message)) {
+      throw new ServiceSetupError(
+        `more than one network is named ${name} on the engine, so the name means none of them: list them with \`docker network ls --filter name=^${name}$\` and remove all but one (\`docker network rm <id>\`), then run again`,
+      );
+    }
+    throw err;
+  }
 }
 
 function checked(n: NetworkInfo, namespace: string, project: string | undefined): NetworkInfo {
@@ -94,31 +135,41 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
 }
 
 /**
- * The engine, with a start that survives its namespace's network going away between the run making it and a
- * container joining it (a concurrent `down` or `gc` removed it while it was empty; Docker checks the network at
- * start, answering 404 "network … not found"), or being made twice by two runs at once ("ambiguous"): the network
- * is made again (or its duplicate removed) and the start tried once more. Only for runpod's own network names
- * under this key.
+ * The engine, with a create and a start that survive the namespace's network going away between the run making
+ * it and a container joining it (a concurrent `down` or `gc` removed it while it was empty; Docker checks the
+ * network at create and again at start, answering 404 "network … not found"): the network is made again and the
+ * call tried once more. Only for runpod's own network names under this key.
  */
 export function withNetworkRepair(engine: Engine, project: string | undefined): Engine {
+  const missingNamespace = (err: unknown): string | undefined => {
+    const missing = err instanceof EngineRequestError ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) not found/.exec(err.message)?.[1] : undefined;
+    const namespace = missing?.slice('runpod_'.length).split('.')[0];
+    return missing !== undefined && namespace !== undefined && missing === namespaceNetwork(namespace, project) ? namespace : undefined;
+  };
+  const repaired = async <T>(call: () => Promise<T>, lockImage: () => Promise<string | undefined>): Promise<T> => {
+    try {
+      return await call();
+    } catch (err) {
+      const namespace = missingNamespace(err);
+      const image = namespace !== undefined ? await lockImage() : undefined;
+      if (namespace === undefined || image === undefined) throw err;
+      await ensureNetwork(engine, namespace, project, image);
+      return call();
+    }
+  };
   return new Proxy(engine, {
     get(target, prop, receiver) {
-      if (prop !== 'startContainer') {
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      }
-      return async (id: string) => {
-        try {
-          await target.startContainer(id);
-        } catch (err) {
-          // Gone (404 "not found"), or two of the name while a concurrent run's duplicate is removed ("ambiguous").
-          const missing = err instanceof EngineRequestError ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) (?:not found|is ambiguous)/.exec(err.message)?.[1] : undefined;
-          const namespace = missing?.slice('runpod_'.length).split('.')[0];
-          if (missing === undefined || namespace === undefined || missing !== namespaceNetwork(namespace, project)) throw err;
-          await ensureNetwork(target, namespace, project);
-          await target.startContainer(id);
+      switch (prop) {
+        // The lock container needs an image the engine has: the one of the container being made or started.
+        case 'createContainer':
+          return (name: string, options: CreateOptions) => repaired(() => target.createContainer(name, options), async () => options.Image);
+        case 'startContainer':
+          return (id: string) => repaired(() => target.startContainer(id), async () => (await target.inspectContainer(id))?.Config.Image);
+        default: {
+          const value: unknown = Reflect.get(target, prop, receiver);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         }
-      };
+      }
     },
   });
 }

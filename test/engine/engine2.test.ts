@@ -137,6 +137,26 @@ describe('gc and down --all on an engine of their own', () => {
     engine.docker(['volume', 'rm', `${gone}-claim`, `${gone}-foreign`]);
   });
 
+  test('gc removes a rules writer or network lock that a killed runpod left, never a running one or another role', async () => {
+    const u = uniqueName('gc-helper');
+    const lock = engine.docker(['create', '--label', 'io.runpod.role=network-lock', '--name', `runpod_netlock_${u}`, busybox, 'true']);
+    const writer = engine.docker(['create', '--label', 'io.runpod.role=service-rules', '--name', `${u}-rules`, busybox, 'true']);
+    const live = engine.docker(['run', '-d', '--label', 'io.runpod.role=service-rules', '--name', `${u}-live`, busybox, 'sleep', '600']);
+    const other = engine.docker(['create', '--label', 'io.runpod.role=something-else', '--name', `${u}-other`, busybox, 'true']);
+    const present = (): string[] => engine.docker(['ps', '-aq', '--no-trunc', '--filter', `name=${u}`]).split('\n').filter((x) => x !== '').sort();
+
+    const young = await runpod(['gc', ...host()]);
+    assert.equal(young.code, 0, show(young));
+    assert.deepEqual(present(), [lock, writer, live, other].sort(), 'younger than --min-age: all stay');
+
+    const r = await runpod(['gc', ...host(), '--min-age', '0s']);
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, new RegExp(`removed container runpod_netlock_${u} \\(created, .*a network-lock helper left by a runpod`), show(r));
+    assert.match(r.stdout, new RegExp(`removed container ${u}-rules \\(created, .*a service-rules helper`), show(r));
+    assert.deepEqual(present(), [live, other].sort(), show(r));
+    engine.docker(['rm', '-f', live, other]);
+  });
+
   test('gc removes the pods of a Job once its ttlSecondsAfterFinished has passed since it finished, not before', async () => {
     const name = uniqueName('ttl');
     const file = writeManifest(`apiVersion: batch/v1

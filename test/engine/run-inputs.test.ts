@@ -49,6 +49,26 @@ test('eight concurrent runs on a fresh pod leave exactly one pod', async (t) => 
   assertOnePod(name, ['a', 'b']);
 });
 
+test('eight concurrent runs in a namespace whose network does not exist yet: one network, every pod up, and down removes it', async (t) => {
+  // What a fresh engine meets on the first CI job: Docker does not make creating a network by name atomic.
+  const namespace = uniqueName('in-netrace');
+  const network = `runpod_${namespace}`;
+  const names = Array.from({ length: 8 }, (_, i) => `${namespace}-${i}`);
+  for (const n of names) cleanupPod(t, n, namespace);
+  t.after(() => dockerTry(['network', 'rm', network]));
+  const files = names.map((n) => podFile({ name: n, namespace, containers: [sleeper('a')] }, `${n}.yaml`));
+  for (const f of files) cleanupFile(t, f);
+  const runs = await Promise.all(files.map((f) => runpod([f])));
+  for (const r of runs) assert.equal(r.code, 0, show(r));
+  const ids = docker(['network', 'ls', '-q', '--filter', `label=io.runpod.network.namespace=${namespace}`]).split('\n').filter((x) => x !== '');
+  assert.equal(ids.length, 1, `networks of ${namespace}: ${ids.join(' ')}`);
+  for (const n of names) assertOnePod(n, ['a'], namespace);
+  assert.equal(docker(['ps', '-aq', '--filter', `name=runpod_netlock_${network}`]), '', 'no creation lock is left');
+  const down = await runpod(['down', ...files]);
+  assert.equal(down.code, 0, show(down));
+  assert.equal(dockerTry(['network', 'inspect', network]).status, 1, 'the network went with its last pod');
+});
+
 test('down by manifest, by name and by namespace/name leaves nothing; down is safe to repeat', async (t) => {
   const name = uniqueName('in-down');
   cleanupPod(t, name);

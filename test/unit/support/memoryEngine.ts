@@ -102,6 +102,12 @@ export interface MemoryEngineOptions {
   address?: string;
   /** What facts() answers; default a Docker 20.10 engine (API 1.41) with seccomp and without AppArmor. */
   facts?: EngineFacts;
+  /**
+   * Network creation as Docker 20.10 does it under load: the duplicate check (CheckDuplicate) and the creation
+   * are two steps with a turn of the event loop between them, so two creates of one name at once both succeed.
+   * Default false: a second create of a taken name is refused at once (409).
+   */
+  racyNetworkCreate?: boolean;
 }
 
 /** A container's state set directly (setState): no events, no checks; a pending restart is cancelled. */
@@ -348,6 +354,8 @@ export class MemoryEngine implements Engine {
   private readonly pullable = new Map<string, ImageSpec>();
   private readonly volumes = new Map<string, VolumeInfo & { createdAt: string }>();
   private readonly networks = new Map<string, NetworkInfo>();
+  private networkSerial = 0;
+  private readonly racyNetworkCreate: boolean;
   private readonly subscriptions = new Set<Subscription>();
   private readonly faults = new Map<EngineMethod, Fault[]>();
   private readonly hooks: HookTable = {};
@@ -364,6 +372,7 @@ export class MemoryEngine implements Engine {
     this.now = options.now ?? Date.now;
     this.restartDelay = options.restartDelayMs ?? 0;
     this.address = options.address ?? 'memory://test';
+    this.racyNetworkCreate = options.racyNetworkCreate ?? false;
     this.engineFacts = options.facts ?? { version: '20.10.24', apiVersion: '1.41', security: { apparmor: false, seccomp: true, selinux: false, rootless: false, cgroupns: false }, cgroupVersion: '1', cgroupDriver: 'cgroupfs' };
     for (const i of options.images ?? []) {
       if (typeof i === 'string') this.addImage(i);
@@ -609,15 +618,20 @@ export class MemoryEngine implements Engine {
 
   inspectNetwork(idOrName: string): Promise<NetworkInfo | undefined> {
     return this.dispatch('inspectNetwork', [idOrName], async (x) => {
-      const n = [...this.networks.values()].find((v) => v.id === x || v.name === x);
-      return n === undefined ? undefined : structuredClone(n);
+      const byId = this.networks.get(x);
+      if (byId !== undefined) return structuredClone(byId);
+      // daemon/network.go FindNetwork: a name that several networks carry is refused, not resolved.
+      const named = [...this.networks.values()].filter((v) => v.name === x);
+      if (named.length > 1) throw new EngineRequestError(`network ${x} is ambiguous (${named.length} matches found based on name)`, 400);
+      return named[0] === undefined ? undefined : structuredClone(named[0]);
     });
   }
 
   createNetwork(name: string, options: { labels: Record<string, string> }): Promise<string> {
     return this.dispatch('createNetwork', [name, options], async (n, o) => {
       if ([...this.networks.values()].some((v) => v.name === n)) throw new NameConflictError(n);
-      const id = `net${this.networks.size + 1}`;
+      if (this.racyNetworkCreate) await new Promise<void>((resolve) => setImmediate(resolve));
+      const id = `net${++this.networkSerial}`;
       this.networks.set(id, { id, name: n, labels: { ...o.labels }, containers: {} });
       return id;
     });

@@ -1,0 +1,106 @@
+// A namespace's network made by many runs at once (services/network.ts), on an in-memory engine that creates
+// networks as Docker 20.10 does under load: the duplicate check and the creation are two steps, so two creates
+// of one name at once both succeed, and the name is then ambiguous to every later call.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { EngineRequestError } from '../../../src/engine/engine.js';
+import { ServiceSetupError } from '../../../src/errors.js';
+import { Role, ServiceLabel } from '../../../src/services/names.js';
+import { ensureNetwork, withNetworkRepair } from '../../../src/services/network.js';
+import { MemoryEngine } from '../support/memoryEngine.js';
+
+const image = 'runpod/pause:test';
+const fast = { staleMs: 200, pollMs: 5 };
+const racy = (): MemoryEngine => new MemoryEngine({ images: [image], racyNetworkCreate: true });
+const locks = (engine: MemoryEngine): string[] => engine.peekAll().filter((c) => c.Config.Labels?.[ServiceLabel.role] === Role.networkLock).map((c) => c.Name);
+
+describe('the namespace network, made by runs at once', () => {
+  it('the engine does make two of a name when two creates race (what the lock is for)', async () => {
+    const engine = racy();
+    await Promise.all([engine.createNetwork('runpod_default', { labels: {} }), engine.createNetwork('runpod_default', { labels: {} })]);
+    await assert.rejects(engine.inspectNetwork('runpod_default'), /is ambiguous/);
+  });
+
+  it('eight runs at once: one network, every run gets it, no lock is left', async () => {
+    const engine = racy();
+    const got = await Promise.all(Array.from({ length: 8 }, () => ensureNetwork(engine, 'default', undefined, image, fast)));
+    const list = await engine.listNetworks([`${ServiceLabel.networkNamespace}=default`]);
+    assert.equal(list.length, 1);
+    assert.deepEqual(new Set(got.map((n) => n.id)), new Set([list[0]?.id]));
+    assert.deepEqual(locks(engine), []);
+    assert.equal(engine.callCount('createNetwork'), 1);
+  });
+
+  it('under an isolation key: its own network, its lock carrying the key', async () => {
+    const engine = racy();
+    const seenLabels: Record<string, string>[] = [];
+    engine.onCall('createContainer', async (args, next) => {
+      seenLabels.push(args[1].Labels ?? {});
+      return next(...args);
+    });
+    const [a, b] = await Promise.all([ensureNetwork(engine, 'default', 'ci-1', image, fast), ensureNetwork(engine, 'default', undefined, image, fast)]);
+    assert.equal(a.name, 'runpod_default.ci-1');
+    assert.equal(b.name, 'runpod_default');
+    assert.ok(seenLabels.some((l) => l['io.runpod.project'] === 'ci-1' && l[ServiceLabel.networkName] === 'runpod_default.ci-1'));
+  });
+
+  it('a lock left by a runpod killed holding it is removed once it has stood unchanged, and the network made', async () => {
+    const engine = racy();
+    await engine.createContainer('runpod_netlock_runpod_default', { Image: image, Labels: { [ServiceLabel.role]: Role.networkLock } });
+    const n = await ensureNetwork(engine, 'default', undefined, image, fast);
+    assert.equal(n.name, 'runpod_default');
+    assert.deepEqual(locks(engine), []);
+  });
+
+  it('a container of the lock\'s name that is not runpod\'s stops the run and is left alone', async () => {
+    const engine = racy();
+    await engine.createContainer('runpod_netlock_runpod_default', { Image: image, Labels: { owner: 'someone' } });
+    await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), (err: unknown) => err instanceof ServiceSetupError && /is not runpod's lock/.test(err.message));
+    assert.ok(engine.peek('runpod_netlock_runpod_default'));
+    assert.equal(engine.callCount('createNetwork'), 0);
+  });
+
+  it('a failed creation releases the lock: the next run makes the network', async () => {
+    const engine = racy();
+    engine.failNext('createNetwork', new EngineRequestError('could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network', 400));
+    await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), /address pool/);
+    assert.deepEqual(locks(engine), []);
+    assert.equal((await ensureNetwork(engine, 'default', undefined, image, fast)).name, 'runpod_default');
+  });
+
+  it('two networks of the name already there (an older runpod, or by hand): a clear error with the fix, nothing removed', async () => {
+    const engine = racy();
+    await Promise.all([engine.createNetwork('runpod_default', { labels: {} }), engine.createNetwork('runpod_default', { labels: {} })]);
+    await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), (err: unknown) => err instanceof ServiceSetupError && /more than one network is named runpod_default/.test(err.message) && /docker network rm/.test(err.message));
+    assert.equal((await engine.listNetworks([])).length, 2);
+  });
+
+  it('a network removed under the run (a concurrent down) is made again when a create or start meets 404', async () => {
+    const engine = racy();
+    await ensureNetwork(engine, 'default', undefined, image, fast);
+    const repaired = withNetworkRepair(engine, undefined);
+    const first = (await engine.listNetworks([]))[0]?.id ?? '';
+    await engine.removeNetwork(first);
+    // The memory engine does not check NetworkMode; the real one answers as below at create and at start.
+    engine.failNext('createContainer', new EngineRequestError('network runpod_default not found', 404));
+    const id = await repaired.createContainer('k8s_POD_web_default_u_0', { Image: image, HostConfig: { NetworkMode: 'runpod_default' } });
+    const after = await engine.listNetworks([]);
+    assert.equal(after.length, 1);
+    assert.notEqual(after[0]?.id, first);
+    await engine.removeNetwork(after[0]?.id ?? '');
+    engine.failNext('startContainer', new EngineRequestError('network runpod_default not found', 404));
+    await repaired.startContainer(id);
+    assert.equal((await engine.listNetworks([])).length, 1);
+    assert.deepEqual(locks(engine), []);
+  });
+
+  it('another key\'s network, or a name that is not runpod\'s pattern, is never made by the repair', async () => {
+    const engine = racy();
+    const repaired = withNetworkRepair(engine, 'ci-1');
+    engine.failNext('createContainer', new EngineRequestError('network runpod_default not found', 404));
+    await assert.rejects(repaired.createContainer('x', { Image: image }), /network runpod_default not found/);
+    engine.failNext('createContainer', new EngineRequestError('network mynet not found', 404));
+    await assert.rejects(repaired.createContainer('y', { Image: image }), /network mynet not found/);
+    assert.equal(engine.callCount('createNetwork'), 0);
+  });
+});
