@@ -4,9 +4,8 @@ import type { Engine } from '../engine/engine.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
 import type { ClusterPlan } from '../plan/translate.js';
 import { setUpCluster } from '../services/cluster.js';
+import { networkAddress } from '../services/serviceContainers.js';
 import { EndpointsController } from '../services/endpointsController.js';
-import { ServiceLabel, namespaceNetwork } from '../services/names.js';
-import { storedService } from '../services/serviceSpec.js';
 
 export interface PreparedCluster {
   plan: ClusterPlan;
@@ -29,23 +28,23 @@ export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly
  */
 export async function prepareCluster(engine: Engine, o: { pods: readonly LoadedPod[]; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll: boolean }): Promise<PreparedCluster> {
   const namespaces = clusterNamespaces(o.pods, o.services);
-  const running = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
+  const { running, all } = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
   const hosts = new Map<string, string>();
   for (const [k, r] of running) hosts.set(k, r.ip);
   const known = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
-  const earlier = await engine.listContainers([`${ServiceLabel.role}=service`]);
   await Promise.all(
-    earlier.map(async (c) => {
-      const s = storedService(c.labels);
-      if (s === undefined || !namespaces.has(s.namespace) || known.has(`${s.namespace}/${s.name}`) || c.state !== 'running') return;
-      const info = await engine.inspectContainer(c.id);
-      const ip = info?.NetworkSettings?.Networks?.[namespaceNetwork(s.namespace, o.project)]?.IPAddress;
+    all.map(async (c) => {
+      const s = c.service;
+      if (s === undefined || !namespaces.has(s.namespace) || known.has(`${s.namespace}/${s.name}`) || !c.running) return;
+      const ip = networkAddress(await engine.inspectContainer(c.id), s.namespace, o.project);
       known.set(`${s.namespace}/${s.name}`, s);
-      if (ip) hosts.set(`${s.namespace}/${s.name}`, ip);
+      if (ip !== undefined) hosts.set(`${s.namespace}/${s.name}`, ip);
     }),
   );
   const endpoints = new EndpointsController(engine, o.project, o.image);
-  await Promise.all([...namespaces].map((ns) => endpoints.refresh(ns)));
+  // Only where a Service is: a namespace without one has no endpoints to write.
+  const served = new Set(all.filter((c) => c.running).map((c) => c.namespace));
+  await Promise.all([...namespaces].filter((ns) => served.has(ns)).map((ns) => endpoints.refresh(ns)));
   if (endpoints.error !== undefined) throw endpoints.error;
   return { plan: { services: [...known.values()], hosts }, endpoints, namespaces };
 }

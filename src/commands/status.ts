@@ -7,8 +7,7 @@ import { serviceTable, statusDocument, statusTable, workloadRows } from '../repo
 import type { Engine } from '../engine/engine.js';
 import type { ServiceResult } from '../report/result.js';
 import { describeServices } from '../services/cluster.js';
-import { ServiceLabel } from '../services/names.js';
-import { storedService } from '../services/serviceSpec.js';
+import { listServiceContainers } from '../services/serviceContainers.js';
 import type { PodRef } from './down.js';
 import type { CommandContext } from './context.js';
 import { reportSkipped, resolveTargets, targetPods } from './down.js';
@@ -66,11 +65,9 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
 
 /** The Services on the engine (under the key): all, or the named ones that are there. */
 async function findServices(engine: Engine, named: readonly PodRef[] | undefined, project: string | undefined): Promise<ServiceResult[]> {
-  const list = await engine.listContainers([`${ServiceLabel.role}=service`]);
-  const stored = list.flatMap((c) => {
-    const s = storedService(c.labels);
-    return s !== undefined && (named === undefined || named.some((r) => r.namespace === s.namespace && r.name === s.name)) ? [s] : [];
-  });
+  const stored = (await listServiceContainers(engine)).flatMap(({ service: s }) =>
+    s !== undefined && (named === undefined || named.some((r) => r.namespace === s.namespace && r.name === s.name)) ? [s] : [],
+  );
   stored.sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   return describeServices(engine, stored, project);
 }

@@ -6,6 +6,7 @@
 import { Label } from '../plan/labels.js';
 import { inProject, projectLabels, projectSelector } from '../plan/project.js';
 import type { Engine } from './engine.js';
+import { withOverrides } from './overrides.js';
 
 export function projectEngine(engine: Engine, project: string | undefined): Engine {
   const selector = projectSelector(project);
@@ -15,31 +16,14 @@ export function projectEngine(engine: Engine, project: string | undefined): Engi
     return { ...rest, ...label };
   };
   const own = <T extends { labels: Record<string, string> }>(list: T[]): T[] => list.filter((x) => inProject(x.labels, project));
-  return new Proxy(engine, {
-    get(target, prop, receiver) {
-      switch (prop) {
-        case 'listContainers':
-          return async (labels: string[]) => own(await target.listContainers([...labels, ...selector]));
-        case 'listNetworks':
-          return async (labels: string[]) => own(await target.listNetworks([...labels, ...selector]));
-        case 'createNetwork':
-          return (name: string, options: Parameters<Engine['createNetwork']>[1]) => target.createNetwork(name, { labels: keyed(options.labels) });
-        case 'listVolumes':
-          return async (labels: string[]) => own(await target.listVolumes([...labels, ...selector]));
-        case 'subscribeEvents':
-          return (labels: string[], onEvent: Parameters<Engine['subscribeEvents']>[1], onError: Parameters<Engine['subscribeEvents']>[2]) =>
-            target.subscribeEvents([...labels, ...selector], (e) => (inProject(e.labels, project) ? onEvent(e) : undefined), onError);
-        // Made under the key carries it; made without one never carries any (so no label can smuggle one in).
-        case 'createContainer':
-          return (name: string, options: Parameters<Engine['createContainer']>[1]) =>
-            target.createContainer(name, { ...options, Labels: keyed(options.Labels) });
-        case 'createVolume':
-          return (name: string, options: Parameters<Engine['createVolume']>[1]) => target.createVolume(name, { ...options, labels: keyed(options.labels) ?? {} });
-        default: {
-          const value: unknown = Reflect.get(target, prop, receiver);
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        }
-      }
-    },
+  return withOverrides(engine, {
+    listContainers: async (labels) => own(await engine.listContainers([...labels, ...selector])),
+    listNetworks: async (labels) => own(await engine.listNetworks([...labels, ...selector])),
+    createNetwork: (name, options) => engine.createNetwork(name, { labels: keyed(options.labels) }),
+    listVolumes: async (labels) => own(await engine.listVolumes([...labels, ...selector])),
+    subscribeEvents: (labels, onEvent, onError) => engine.subscribeEvents([...labels, ...selector], (e) => (inProject(e.labels, project) ? onEvent(e) : undefined), onError),
+    // Made under the key carries it; made without one never carries any (so no label can smuggle one in).
+    createContainer: (name, options) => engine.createContainer(name, { ...options, Labels: keyed(options.Labels) }),
+    createVolume: (name, options) => engine.createVolume(name, { ...options, labels: keyed(options.labels) }),
   });
 }

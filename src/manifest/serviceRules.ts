@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
 import { placesOf, serviceFields, walkFields } from './fields.js';
 import { list, report, set } from './ruleHelpers.js';
-import { type FieldPath, type PathSegment, formatPath } from './path.js';
+import { type PathSegment, formatPath } from './path.js';
 import { dns1035Label, dns1123Label, ipAddress, labelValue, portName, portNumber, qualifiedName } from './syntax.js';
 import type { ServiceObject, ServicePortSpec } from './types.js';
 import { type Obj, type ProblemSink, describe, isObj, metadataRules, schemaProblems } from './validate.js';

@@ -3,6 +3,7 @@
 // PodSyncResult). A failure about one container is that action's result (the pod's problem, exit 1); only
 // losing the engine is thrown (exit 3).
 import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
+import { takenHostPort } from '../engine/takenPort.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, infraContainerName, managedByValue } from '../plan/labels.js';
 import { type PodPlan, type ContainerPlan, instanceCreateOptions } from '../plan/translate.js';
@@ -299,11 +300,8 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
  */
 function infraStartError(plan: PodPlan, err: unknown): unknown {
   if (!(err instanceof EngineRequestError)) return err;
-  // "Bind for 0.0.0.0:8080 failed: port is already allocated", "Bind for :::8080 failed: …" (IPv6), "listen tcp4
-  // 0.0.0.0:8080: bind: address already in use".
-  const m = /:(\d+)\b[^\n]*?(?:port is already allocated|address already in use)/.exec(err.message);
-  if (!m) return err;
-  const port = Number(m[1]);
+  const port = takenHostPort(err.message);
+  if (port === undefined) return err;
   const owner = plan.ports.find((p) => p.hostPort === port)?.container;
   const whose = owner !== undefined ? `container ${owner}'s hostPort ${port}` : `host port ${port}`;
   return new EngineRequestError(`${whose} is taken on the engine host by another container or process (${err.message})`, err.statusCode);

@@ -2,15 +2,17 @@
 // it, and every Service container joined to the other namespaces' networks under its qualified names, so
 // <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
 import type { Engine } from '../engine/engine.js';
-import { NameConflictError } from '../engine/engine.js';
+import { EngineRequestError, NameConflictError } from '../engine/engine.js';
+import { takenHostPort } from '../engine/takenPort.js';
 import { ServiceSetupError } from '../errors.js';
 import type { ServiceObject } from '../manifest/types.js';
 import type { ServiceResult } from '../report/result.js';
 import { inProject } from '../plan/project.js';
-import { ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from './names.js';
+import { Role, ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from './names.js';
 import { EndpointsController } from './endpointsController.js';
 import { ensureNetwork, removeNetworkIfUnused } from './network.js';
-import { serviceContainerSpec, storedService } from './serviceSpec.js';
+import { serviceContainerSpec } from './serviceSpec.js';
+import { type ServiceContainer, listServiceContainers, networkAddress } from './serviceContainers.js';
 
 export interface RunningService {
   service: ServiceObject;
@@ -19,8 +21,14 @@ export interface RunningService {
   ip: string;
 }
 
-/** The namespaces' networks, then the Services' containers, then the joins across namespaces. */
-export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll?: boolean }): Promise<Map<string, RunningService>> {
+/**
+ * The namespaces' networks, then the Services' containers, then the joins across namespaces. Returns the Services
+ * made here and every Service container there is now (read once, for the caller's further use).
+ */
+export async function setUpCluster(
+  engine: Engine,
+  o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll?: boolean },
+): Promise<{ running: Map<string, RunningService>; all: ServiceContainer[] }> {
   const namespaces = new Set(o.namespaces);
   for (const s of o.services) namespaces.add(s.namespace);
   await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project, o.image)));
@@ -30,8 +38,9 @@ export async function setUpCluster(engine: Engine, o: { namespaces: Iterable<str
       .filter((s) => !s.headless)
       .map(async (s) => running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image, o.publishAll ?? false))),
   );
-  await joinAcrossNamespaces(engine);
-  return running;
+  const all = await listServiceContainers(engine);
+  await joinAcrossNamespaces(engine, all);
+  return { running, all };
 }
 
 /** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
@@ -44,12 +53,12 @@ export async function ensureServiceContainer(engine: Engine, service: ServiceObj
     const found = await engine.inspectContainer(name);
     if (found !== undefined) {
       const labels = found.Config.Labels ?? {};
-      if (labels[ServiceLabel.role] !== 'service' || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
+      if (labels[ServiceLabel.role] !== Role.service || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
         throw new ServiceSetupError(`a container named ${name} exists and is not runpod's container of service ${service.namespace}/${service.name}; runpod never touches it: remove or rename it`);
       }
       if (labels[ServiceLabel.hash] === wanted) {
-        if (!found.State.Running) await engine.startContainer(found.Id);
-        return { service, containerId: found.Id, ip: await addressOn(engine, found.Id, network, service) };
+        if (!found.State.Running) await startService(engine, found.Id, service);
+        return { service, containerId: found.Id, ip: await addressOf(engine, found.Id, service, project) };
       }
       // Changed ports, type or names: made again (a Service container holds no state but its rules).
       await engine.removeContainer(found.Id, { force: true });
@@ -62,16 +71,27 @@ export async function ensureServiceContainer(engine: Engine, service: ServiceObj
       if (err instanceof NameConflictError) continue; // a concurrent run made it: look again
       throw err;
     }
-    await engine.startContainer(id);
-    return { service, containerId: id, ip: await addressOn(engine, id, network, service) };
+    await startService(engine, id, service);
+    return { service, containerId: id, ip: await addressOf(engine, id, service, project) };
   }
   throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
 }
 
-async function addressOn(engine: Engine, id: string, network: string, service: ServiceObject): Promise<string> {
-  const info = await engine.inspectContainer(id);
-  const ip = info?.NetworkSettings?.Networks?.[network]?.IPAddress;
-  if (ip === undefined || ip === '') throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} has no address on network ${network}; run again, or check the engine's networks`);
+/** A Service container's start; a host port it publishes that something else holds is said as the Service's. */
+async function startService(engine: Engine, id: string, service: ServiceObject): Promise<void> {
+  try {
+    await engine.startContainer(id);
+  } catch (err) {
+    const port = err instanceof EngineRequestError ? takenHostPort(err.message) : undefined;
+    if (port === undefined) throw err;
+    const what = service.ports.some((p) => p.nodePort === port) ? `nodePort ${port}` : `host port ${port}`;
+    throw new ServiceSetupError(`service ${service.namespace}/${service.name}: its ${what} is taken on the engine host by another container or process: free it, or give the Service another nodePort (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+async function addressOf(engine: Engine, id: string, service: ServiceObject, project: string | undefined): Promise<string> {
+  const ip = networkAddress(await engine.inspectContainer(id), service.namespace, project);
+  if (ip === undefined) throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} has no address on network ${namespaceNetwork(service.namespace, project)}; run again, or check the engine's networks`);
   return ip;
 }
 
@@ -79,12 +99,13 @@ async function addressOn(engine: Engine, id: string, network: string, service: S
  * Every Service container (under this engine's key) on every other namespace's network too, answering there to its
  * qualified names only (names.ts), so a bare name never reaches across namespaces.
  */
-export async function joinAcrossNamespaces(engine: Engine): Promise<void> {
-  const [networks, services] = await Promise.all([engine.listNetworks([ServiceLabel.networkNamespace]), engine.listContainers([`${ServiceLabel.role}=service`])]);
+async function joinAcrossNamespaces(engine: Engine, services: readonly ServiceContainer[]): Promise<void> {
+  const live = services.filter((c) => c.running && c.service !== undefined);
+  if (live.length === 0) return;
+  const networks = await engine.listNetworks([ServiceLabel.networkNamespace]);
   const joins: Promise<void>[] = [];
-  for (const c of services) {
-    if (c.state !== 'running') continue;
-    const s = storedService(c.labels);
+  for (const c of live) {
+    const s = c.service;
     if (s === undefined) continue;
     for (const n of networks) {
       const ns = n.labels[ServiceLabel.networkNamespace];
@@ -100,7 +121,7 @@ export async function describeServices(engine: Engine, services: readonly Servic
   return Promise.all(
     services.map(async (s) => {
       const info = s.headless ? undefined : await engine.inspectContainer(serviceContainerName(s.namespace, s.name, project));
-      const ip = info?.NetworkSettings?.Networks?.[namespaceNetwork(s.namespace, project)]?.IPAddress;
+      const ip = networkAddress(info, s.namespace, project);
       const published = (info?.NetworkSettings?.Ports ?? {}) as Record<string, Array<{ HostPort?: string }> | null>;
       return {
         namespace: s.namespace,
@@ -122,7 +143,7 @@ export async function removeServiceContainer(engine: Engine, namespace: string, 
   const found = await engine.inspectContainer(serviceContainerName(namespace, name, project));
   if (found === undefined) return false;
   const labels = found.Config.Labels ?? {};
-  if (labels[ServiceLabel.role] !== 'service' || labels[ServiceLabel.namespace] !== namespace || labels[ServiceLabel.name] !== name || !inProject(labels, project)) return false;
+  if (labels[ServiceLabel.role] !== Role.service || labels[ServiceLabel.namespace] !== namespace || labels[ServiceLabel.name] !== name || !inProject(labels, project)) return false;
   await engine.removeContainer(found.Id, { force: true });
   return true;
 }

@@ -10,9 +10,9 @@ import type { ServiceObject } from '../manifest/types.js';
 import { Label, infraContainerName, managedSelector, podLabelsOf } from '../plan/labels.js';
 import { type EndpointPod, serviceEndpoints } from './endpoints.js';
 import { writeRules } from './forwarding.js';
-import { ServiceLabel, namespaceNetwork } from './names.js';
+import { namespaceNetwork } from './names.js';
 import { serviceRules } from './rules.js';
-import { storedService } from './serviceSpec.js';
+import { listServiceContainers } from './serviceContainers.js';
 
 /** Where a Service container remembers what its rules were written for (its start and the rules' hash). */
 const markerPath = '/runpod-rules';
@@ -89,17 +89,17 @@ export class EndpointsController {
   }
 
   private async sync(namespace: string): Promise<void> {
-    const [services, containers, network] = await Promise.all([
-      this.engine.listContainers([`${ServiceLabel.role}=service`, `${ServiceLabel.namespace}=${namespace}`]),
+    // A namespace without a Service (most runs) costs one call.
+    const live = (await listServiceContainers(this.engine, namespace)).filter((c) => c.running);
+    if (live.length === 0) return;
+    const [containers, network] = await Promise.all([
       this.engine.listContainers([managedSelector, `${Label.podNamespace}=${namespace}`]),
       this.engine.inspectNetwork(namespaceNetwork(namespace, this.project)),
     ]);
-    const live = services.filter((s) => s.state === 'running');
-    if (live.length === 0) return;
     const pods = endpointPods(containers, network?.containers ?? {});
     await Promise.all(
       live.map(async (c) => {
-        const service = storedService(c.labels);
+        const service = c.service;
         if (service === undefined) return;
         const info = await this.engine.inspectContainer(c.id);
         if (info === undefined || !info.State.Running) return;

@@ -2,7 +2,8 @@
 // same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
 // used or removed; one of that name that is not runpod's stops the run.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CreateOptions, Engine, NetworkInfo } from '../engine/engine.js';
+import type { Engine, NetworkInfo } from '../engine/engine.js';
+import { withOverrides } from '../engine/overrides.js';
 import { EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
 import { Label, managedByValue } from '../plan/labels.js';
@@ -157,20 +158,10 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
       return call();
     }
   };
-  return new Proxy(engine, {
-    get(target, prop, receiver) {
-      switch (prop) {
-        // The lock container needs an image the engine has: the one of the container being made or started.
-        case 'createContainer':
-          return (name: string, options: CreateOptions) => repaired(() => target.createContainer(name, options), async () => options.Image);
-        case 'startContainer':
-          return (id: string) => repaired(() => target.startContainer(id), async () => (await target.inspectContainer(id))?.Config.Image);
-        default: {
-          const value: unknown = Reflect.get(target, prop, receiver);
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        }
-      }
-    },
+  return withOverrides(engine, {
+    // The lock container needs an image the engine has: the one of the container being made or started.
+    createContainer: (name, options) => repaired(() => engine.createContainer(name, options), async () => options.Image),
+    startContainer: (id) => repaired(() => engine.startContainer(id), async () => (await engine.inspectContainer(id))?.Config.Image),
   });
 }
 

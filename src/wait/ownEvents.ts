@@ -2,6 +2,7 @@
 // for, the die of a container it stopped) say nothing new and must not wake the loop that made them, or an action
 // the engine accepts but that never converges would repeat as fast as requests return. Only state changes that
 // decide or the check can act on wake it; exec (probes), archive and update events never do.
+import { withOverrides } from '../engine/overrides.js';
 import type { Engine, EngineEvent } from '../engine/engine.js';
 
 /** Container events that change what the check or decide sees. */
@@ -68,12 +69,5 @@ export function recordingEngine(engine: Engine, own: OwnEvents): Engine {
     // killForRestart is not here: its die must wake the loop (under restartPolicy Never nothing follows it), and
     // the start after it is the engine's restart policy, which the loop must see too.
   };
-  return new Proxy(engine, {
-    get(target, prop, receiver) {
-      const own = overrides[prop as keyof Engine];
-      if (own !== undefined) return own;
-      const v: unknown = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? (v as (...args: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  return withOverrides(engine, overrides);
 }

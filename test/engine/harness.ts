@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
+import type { TestContext } from 'node:test';
 import net from 'node:net';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -144,6 +145,38 @@ export function removeEmptyNetworks(filter: { key: string } | { namespace: strin
   const label = 'key' in filter ? `label=io.runpod.project=${filter.key}` : `label=io.runpod.network.namespace=${filter.namespace}`;
   const ids = docker(['network', 'ls', '-q', '--filter', label, '--filter', 'label=app.kubernetes.io/managed-by=runpod']);
   for (const id of ids.split('\n').filter(Boolean)) spawnSync('docker', ['network', 'rm', id], { stdio: 'ignore' });
+}
+
+/** A CLI result for assertion messages: the command's own words. */
+export function show(r: CliResult): string {
+  return `exit ${r.code}${r.signal ? ` (signal ${r.signal})` : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
+export interface KeyedWorkspace {
+  dir: string;
+  key: string;
+  file: (name: string) => string;
+  /** runpod under the workspace's key (the flag before the command, so a command after -- is left alone). */
+  run: (...args: string[]) => Promise<CliResult>;
+}
+
+/**
+ * A folder of manifests and an isolation key of the test's own: what was made under the key (containers,
+ * volumes, networks) and the folder go when the test ends.
+ */
+export function keyedWorkspace(t: TestContext, prefix: string, files: Record<string, string>): KeyedWorkspace {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `runpod-${prefix}-`));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  const key = uniqueName(prefix);
+  t.after(() => {
+    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
+    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
+    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
+    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
+    removeEmptyNetworks({ key });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, key, file: (name) => path.join(dir, name), run: (...args) => runpod(['--project', key, ...args], { timeoutMs: 240_000 }) };
 }
 
 /** Write a manifest into a fresh temporary directory and return its path. */

@@ -3,31 +3,12 @@
 // documentation's example, with busybox standing in for python), the documentation's podFailurePolicy example
 // (onExitCodes and onPodConditions), and a re-run that judges earlier attempts by the exit codes the engine kept.
 // Every test runs under an isolation key of its own.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { busybox, docker, runpod, uniqueName, type CliResult, removeEmptyNetworks } from './harness.js';
+import { busybox, docker, keyedWorkspace, show } from './harness.js';
 
-function show(r: CliResult): string {
-  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-}
 
-function workspace(t: TestContext, files: Record<string, string>): { dir: string; key: string; file: (name: string) => string; run: (...args: string[]) => Promise<CliResult> } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-job-'));
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  const key = uniqueName('job');
-  t.after(() => {
-    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
-    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
-    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
-    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
-    removeEmptyNetworks({ key });
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return { dir, key, file: (name) => path.join(dir, name), run: (...args) => runpod([...args, '--project', key], { timeoutMs: 240_000 }) };
-}
 
 /** A Job's containers under the key: "pod container state" per line, sorted. */
 function containersOf(key: string, job: string): string[] {
@@ -55,7 +36,7 @@ test('restartPolicy OnFailure: the container restarts in place until it succeeds
   // The count survives restarts in an emptyDir, as it would in the pod's volume on a cluster.
   const counting = 'n=$(cat /data/n 2>/dev/null || echo 0); n=$((n+1)); echo $n > /data/n; echo "run $n"; [ $n -ge 3 ]';
   const mount = '        volumeMounts: [{name: data, mountPath: /data}]\n      volumes: [{name: data, emptyDir: {}}]\n';
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'job', {
     'flaky.yaml': job('flaky', '  backoffLimit: 3\n', counting, 'OnFailure', mount),
     'broken.yaml': job('broken', '  backoffLimit: 2\n', 'echo "cannot connect"; exit 3', 'OnFailure'),
   });
@@ -84,7 +65,7 @@ test('restartPolicy OnFailure: the container restarts in place until it succeeds
 
 test('suspend: true creates no pods and exits 0 with a warning; suspend false runs it', async (t) => {
   const text = job('later', '  suspend: true\n', 'echo ran');
-  const w = workspace(t, { 'job.yaml': text });
+  const w = keyedWorkspace(t, 'job', { 'job.yaml': text });
   const r = await w.run(w.file('job.yaml'), '-o', 'json');
   assert.equal(r.code, 0, show(r));
   assert.match(r.stderr, /warning: job\/later: suspended \(spec\.suspend: true\): no pods are created/, show(r));
@@ -105,7 +86,7 @@ test('suspend: true creates no pods and exits 0 with a warning; suspend false ru
 });
 
 test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before the ttl runs nothing, one after it removes them and runs the Job anew', async (t) => {
-  const w = workspace(t, { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 15\n', 'date +%s%N') });
+  const w = keyedWorkspace(t, 'job', { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 15\n', 'date +%s%N') });
   const first = await w.run(w.file('job.yaml'));
   assert.equal(first.code, 0, show(first));
   assert.match(first.stderr, /its pods stay until ttlSecondsAfterFinished 15 has passed; then runpod gc, or running it again, removes them/, show(first));
@@ -130,7 +111,7 @@ test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before t
 
 test("backoffLimitPerIndex with FailIndex: the documentation's example fails indexes 0 (after one retry) and 1 (exit 42, no retry), runs 2 and 3, and ends FailedIndexes", async (t) => {
   // kubernetes.io examples/controllers/job-backoff-limit-per-index-failindex.yaml, its python script said in sh.
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'job', {
     'job.yaml': `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -174,7 +155,7 @@ spec:
 
 test("the documentation's podFailurePolicy example (FailJob on exit code 42, Ignore on DisruptionTarget) runs: FailJob ends it at the first exit 42", async (t) => {
   // kubernetes.io examples/controllers/job-pod-failure-policy-example.yaml, with busybox for bash and 1 s for 5.
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'job', {
     'job.yaml': `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -219,7 +200,7 @@ test('a re-run judges the attempts an earlier run left by their exit codes: Igno
   const spec = '  backoffLimit: 0\n  podFailurePolicy:\n    rules:\n    - action: Ignore\n      onExitCodes: {operator: In, values: [137]}\n';
   const mount = '        volumeMounts: [{name: marks, mountPath: /marks}]\n      volumes: [{name: marks, persistentVolumeClaim: {claimName: marks}}]\n';
   const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: marks}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n---\n';
-  const w = workspace(t, { 'job.yaml': claim + job('retry', spec, counting, 'Never', mount) });
+  const w = keyedWorkspace(t, 'job', { 'job.yaml': claim + job('retry', spec, counting, 'Never', mount) });
   // --wait none starts the first attempt and leaves it; it fails with 137 after runpod has gone.
   const started = await w.run(w.file('job.yaml'), '--wait', 'none');
   assert.equal(started.code, 0, show(started));

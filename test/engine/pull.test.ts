@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { busybox, docker, inspect, podContainerIds, removePod, runpod, uniqueName, writeManifest, type CliResult } from './harness.js';
+import { busybox, docker, inspect, podContainerIds, removePod, runpod, show, uniqueName, writeManifest, type CliResult } from './harness.js';
 import { startRegistry, type Registry } from './registry.js';
 import { pauseImageRef } from '../../src/engine/pauseImage.js';
 
@@ -136,9 +136,6 @@ function markerIn(containerId: string): string {
   return docker(['exec', containerId, 'cat', '/marker']);
 }
 
-function show(r: CliResult): string {
-  return `exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-}
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { busybox, docker, freePort, inspect, podContainerIds, removePod, runpod, writeManifest, type CliResult, type Inspected } from './harness.js';
+import { busybox, docker, freePort, inspect, podContainerIds, removePod, runpod, show, writeManifest, type Inspected } from './harness.js';
 
 export { busybox, freePort };
 
@@ -144,12 +144,7 @@ export function dockerTry(args: string[]): { status: number | null; stdout: stri
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
-/** A CLI result for assertion messages: the command's own words. */
-export function show(r: CliResult): string {
-  return `exit ${r.code}${r.signal ? ` (signal ${r.signal})` : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-}
-
-export { runpod, docker, inspect, podContainerIds, removePod, writeManifest };
+export { runpod, docker, inspect, podContainerIds, removePod, show, writeManifest };
 
 export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

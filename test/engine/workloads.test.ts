@@ -2,16 +2,13 @@
 // local stand-in images, a rolling update that never drops below the available minimum, a scale-down, claims per
 // ordinal that survive `down`, a DaemonSet, and a folder mixing them with a ConfigMap and RBAC. Every test runs
 // under an isolation key of its own, so the documentation's fixed names never meet another test's.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { busybox, docker, runpod, uniqueName, type CliResult, removeEmptyNetworks } from './harness.js';
+import { busybox, docker, keyedWorkspace, runpod, show } from './harness.js';
 
-function show(r: CliResult): string {
-  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-}
 
 /** A local stand-in for an image the docs use: busybox's root filesystem, serving HTTP on port 80 as nginx does. */
 function standIn(ref: string): string {
@@ -46,21 +43,6 @@ function perlStandIn(): string {
   return image;
 }
 
-/** A folder of manifests, and an isolation key whose every container and volume goes when the test ends. */
-function workspace(t: TestContext, files: Record<string, string>): { dir: string; key: string; run: (...args: string[]) => Promise<CliResult> } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-wl-'));
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  const key = uniqueName('wl');
-  t.after(() => {
-    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
-    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
-    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
-    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
-    removeEmptyNetworks({ key });
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return { dir, key, run: (...args) => runpod([...args, '--project', key], { timeoutMs: 240_000 }) };
-}
 
 /** The id of a pod's container under the key (any state with all: a finished Job's too). */
 function containerId(key: string, pod: string, container: string, all = false): string {
@@ -108,7 +90,7 @@ ${strategy}  template:
 
 test('the nginx Deployment: 3 replicas up and ready, named as its ReplicaSet would; a re-run changes nothing', async (t) => {
   const image = standIn('nginx:1.14.2');
-  const w = workspace(t, { 'deployment.yaml': nginxDeployment(image) });
+  const w = keyedWorkspace(t, 'wl', { 'deployment.yaml': nginxDeployment(image) });
   const up = await w.run(path.join(w.dir, 'deployment.yaml'), '-o', 'json');
   assert.equal(up.code, 0, show(up));
   const doc = JSON.parse(up.stdout) as { pods: { name: string; status: string }[]; workloads: { ref: string; status: string; pods: string[] }[] };
@@ -142,7 +124,7 @@ test('a template change rolls without ever dropping below the available minimum;
   const oldImage = standIn('nginx:1.14.2');
   const newImage = standIn('nginx:1.16.1');
   const strategy = '  strategy:\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 0\n';
-  const w = workspace(t, { 'deployment.yaml': nginxDeployment(oldImage, 3, strategy) });
+  const w = keyedWorkspace(t, 'wl', { 'deployment.yaml': nginxDeployment(oldImage, 3, strategy) });
   const file = path.join(w.dir, 'deployment.yaml');
   const first = await w.run(file);
   assert.equal(first.code, 0, show(first));
@@ -227,7 +209,7 @@ spec:
 
 test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname and claim; claims survive down and a re-run', async (t) => {
   const image = standIn('nginx-slim:0.24');
-  const w = workspace(t, { 'web.yaml': webStatefulSet(image) });
+  const w = keyedWorkspace(t, 'wl', { 'web.yaml': webStatefulSet(image) });
   const file = path.join(w.dir, 'web.yaml');
   // Services are another issue: skipped here on purpose, and said so.
   const up = await w.run(file, '--skip-kind', 'Service');
@@ -264,7 +246,7 @@ test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname 
 
 test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloads run, RBAC is skipped with a warning', async (t) => {
   const image = standIn('nginx:1.14.2');
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'wl', {
     'ds.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: agent\n        image: ${image}\n        envFrom:\n        - configMapRef: {name: agent-config}\n`,
     'rs.yaml': `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: frontend\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {tier: frontend}\n  template:\n    metadata:\n      labels: {tier: frontend}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: php\n        image: ${image}\n        volumeMounts: [{name: shared, mountPath: /shared}]\n      volumes:\n      - name: shared\n        persistentVolumeClaim: {claimName: shared}\n`,
     'claim.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: shared\nspec:\n  accessModes: [ReadWriteMany]\n  resources:\n    requests: {storage: 1Gi}\n',
@@ -308,7 +290,7 @@ ${spec}  template:
 
 test('Jobs: completions 3 / parallelism 2 exits 0; an Indexed Job sees its index; a folder with a Deployment waits for each by its kind', async (t) => {
   const image = standIn('nginx:1.14.2');
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'wl', {
     'work.yaml': jobManifest('work', '  completions: 3\n  parallelism: 2\n', 'sleep 1; echo done'),
     'indexed.yaml': jobManifest('indexed', '  completions: 3\n  parallelism: 3\n  completionMode: Indexed\n', 'echo "index=$JOB_COMPLETION_INDEX host=$(hostname)"'),
     'web.yaml': nginxDeployment(image, 1),
@@ -337,7 +319,7 @@ test('Jobs: completions 3 / parallelism 2 exits 0; an Indexed Job sees its index
 });
 
 test('a Job that exhausts its backoffLimit exits 1 with the failing pod and its logs', async (t) => {
-  const w = workspace(t, { 'fail.yaml': jobManifest('fails', '  backoffLimit: 1\n', 'echo "cannot migrate: table missing"; exit 2') });
+  const w = keyedWorkspace(t, 'wl', { 'fail.yaml': jobManifest('fails', '  backoffLimit: 1\n', 'echo "cannot migrate: table missing"; exit 2') });
   const r = await w.run(path.join(w.dir, 'fail.yaml'));
   assert.equal(r.code, 1, show(r));
   assert.match(r.stderr, /job\/fails failed: BackoffLimitExceeded \(2 pods failed, backoffLimit 1\)/, show(r));
@@ -351,7 +333,7 @@ test('a StatefulSet whose claims go with it (whenDeleted: Delete) loses them at 
   const image = standIn('nginx-slim:0.24');
   const sts = webStatefulSet(image, 1).split('---\n')[1]!.replace('  minReadySeconds: 1\n', '  minReadySeconds: 0\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n');
   const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: scratch\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n';
-  const w = workspace(t, { 'web.yaml': sts, 'claim.yaml': claim });
+  const w = keyedWorkspace(t, 'wl', { 'web.yaml': sts, 'claim.yaml': claim });
   const claims = () => docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').filter(Boolean).sort();
   const up = await w.run(w.dir);
   assert.equal(up.code, 0, show(up));
@@ -370,7 +352,7 @@ test('a StatefulSet whose claims go with it (whenDeleted: Delete) loses them at 
 
 test("the documentation's pi Job runs as documented, with a stand-in perl image, and its logs hold the result", async (t) => {
   const image = perlStandIn();
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'wl', {
     'pi.yaml': `apiVersion: batch/v1
 kind: Job
 metadata:
@@ -399,7 +381,7 @@ spec:
 });
 
 test('podFailurePolicy: an exit code that FailJob names fails the Job at once, with no retry', async (t) => {
-  const w = workspace(t, { 'job.yaml': jobManifest('fatal', '  backoffLimit: 6\n  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {containerName: work, operator: In, values: [42]}\n', 'echo "bad config"; exit 42') });
+  const w = keyedWorkspace(t, 'wl', { 'job.yaml': jobManifest('fatal', '  backoffLimit: 6\n  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {containerName: work, operator: In, values: [42]}\n', 'echo "bad config"; exit 42') });
   const r = await w.run(path.join(w.dir, 'job.yaml'));
   assert.equal(r.code, 1, show(r));
   assert.match(r.stderr, /job\/fatal failed: PodFailurePolicy \(default\/fatal-\S+: container work exited with 42, podFailurePolicy rule 0: FailJob\)/, show(r));
@@ -408,7 +390,7 @@ test('podFailurePolicy: an exit code that FailJob names fails the Job at once, w
 });
 
 test("the documentation's hello CronJob: refused with a hint; --from-cronjob runs its job template (restartPolicy OnFailure) once, unchanged, and down takes it down", async (t) => {
-  const w = workspace(t, {
+  const w = keyedWorkspace(t, 'wl', {
     'cronjob.yaml': `apiVersion: batch/v1
 kind: CronJob
 metadata:

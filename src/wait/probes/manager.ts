@@ -92,7 +92,7 @@ class InstanceProber {
   constructor(
     readonly instanceId: string,
     readonly startedAt: number,
-    private readonly probes: ContainerProbes,
+    probes: ContainerProbes,
     private readonly ctx: Omit<ProbeContext, 'timeoutMs' | 'containerId'>,
     private readonly onChange: () => void,
     private readonly now: () => number,
