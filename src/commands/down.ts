@@ -11,12 +11,14 @@ import { stopGracefully } from '../reconcile/hooks.js';
 import { liveStates } from '../reconcile/history.js';
 import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
+import { VolumeLabel } from '../plan/volumes.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
 import type { Selector } from '../plan/selector.js';
 import { ensureInfraImage } from '../engine/infraImage.js';
 import { tearDownCluster } from '../services/cluster.js';
+import { listServiceContainers } from '../services/serviceContainers.js';
 import { ServiceLabel } from '../services/names.js';
 
 export interface DownOptions {
@@ -240,14 +242,23 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
   return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
 }
 
+/**
+ * Everything made under the engine's key: every pod, Service and claim volume, and the networks left empty. What a
+ * scoped run under a key of its own leaves when it fails part way (nobody could name that key to take it down).
+ */
+export async function removeEverythingUnderKey(engine: Engine, project: string | undefined, image: string): Promise<void> {
+  const refs = await managedPodRefs(engine);
+  await Promise.all(refs.map((r) => removePod(engine, r)));
+  const claims = await engine.listVolumes([managedSelector, `${VolumeLabel.type}=persistentVolumeClaim`]);
+  await Promise.all(claims.map((v) => engine.removeVolume(v.name)));
+  const services = await managedServiceRefs(engine);
+  const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(await networkNamespaces(engine))]);
+  if (namespaces.size > 0) await tearDownCluster(engine, { namespaces, services, project, image });
+}
+
 /** Every Service runpod made (under the key). */
 async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
-  const list = await engine.listContainers([`${ServiceLabel.role}=service`]);
-  return list.flatMap((c) => {
-    const ns = c.labels[ServiceLabel.namespace];
-    const name = c.labels[ServiceLabel.name];
-    return ns !== undefined && name !== undefined ? [{ namespace: ns, name }] : [];
-  });
+  return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
 }
 
 /** The namespaces runpod has a network for (under the key). */

@@ -38,7 +38,7 @@ import { projectEngine } from '../engine/project.js';
 import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
-import { removePod } from './down.js';
+import { removeEverythingUnderKey, removePod } from './down.js';
 import { rollOut } from './workloadRun.js';
 import type { WorkloadOutcome } from '../workloads/runWorkload.js';
 import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
@@ -87,6 +87,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const startedAt = ctx.now();
   const deadline = o.timeoutMs !== undefined ? startedAt + o.timeoutMs : undefined;
   const reporter = await createReporter({ stream: ctx.stderr, env: ctx.env, quiet: o.quiet, verbose: o.verbose, now: () => new Date(ctx.now()) });
+  let leftUnderOwnKey: (() => Promise<void>) | undefined;
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
     const { pods, warnings, skipped, workloads, claims, services } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
@@ -128,6 +129,9 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
     const serviceImage = o.infraImage !== undefined ? await ensureInfraImage(engine, info.arch) : infraImage;
+    // A scoped run under a key of its own that fails from here on by an error (not a pod's failure, which runScoped
+    // takes down) leaves what it made under a key nobody knows: it is taken down on the way out.
+    if (o.scoped && o.project === undefined) leftUnderOwnKey = () => removeEverythingUnderKey(engine, project, serviceImage);
     const cluster = await prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true });
     for (const s of services) reporter.verbose(`service ${s.namespace}/${s.name}: ${s.headless ? 'headless' : `${s.type} at ${cluster.plan.hosts.get(`${s.namespace}/${s.name}`) ?? '?'}`}`);
     const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, plan, cluster.plan)));
@@ -239,6 +243,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
 
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
     if (o.scoped) {
+      leftUnderOwnKey = undefined;
       return await runScoped(
         o.scoped,
         { engine, project, ownProject: o.project === undefined, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
@@ -265,6 +270,12 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (!shownAlready) writeResult(ctx.stdout, result, o.output);
     if (error) throw error;
     return finalCode;
+  } catch (err) {
+    if (leftUnderOwnKey !== undefined) {
+      reporter.info('taking down what this run made under its own isolation key');
+      await leftUnderOwnKey().catch((e: unknown) => reporter.warn(`could not take down what this run made: ${e instanceof Error ? e.message : String(e)}`));
+    }
+    throw err;
   } finally {
     reporter.close();
   }

@@ -7,44 +7,24 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { busybox, docker, runpod, uniqueName, type CliResult } from './harness.js';
+import { busybox, docker, keyedWorkspace, runpod, show, uniqueName, type CliResult, type KeyedWorkspace } from './harness.js';
 
 const perl = 'runpod-test/perl-net:1';
 
-function show(r: CliResult): string {
-  return `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
-}
 
-interface Workspace {
-  dir: string;
-  key: string;
-  run: (...args: string[]) => Promise<CliResult>;
+interface Workspace extends KeyedWorkspace {
   /** Run a command in a pod's container (runpod exec under the key); its output and exit code. */
   exec: (pod: string, container: string, script: string, namespace?: string) => Promise<CliResult>;
 }
 
-/** A folder of manifests, and an isolation key whose containers, volumes and networks go when the test ends. */
 function workspace(t: TestContext, files: Record<string, string>): Workspace {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-svc-'));
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  const key = uniqueName('svc');
-  t.after(() => {
-    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
-    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
-    const nets = docker(['network', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
-    if (nets) docker(['network', 'rm', ...nets.split('\n')]);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const run = (...args: string[]): Promise<CliResult> => runpod(['--project', key, ...args], { timeoutMs: 240_000 });
-  return {
-    dir,
-    key,
-    run,
-    exec: (pod, container, script, namespace = 'default') => run('exec', '-n', namespace, pod, '-c', container, '--', 'sh', '-c', script),
-  };
+  const w = keyedWorkspace(t, 'svc', files);
+  return { ...w, exec: (pod, container, script, namespace = 'default') => w.run('exec', '-n', namespace, pod, '-c', container, '--', 'sh', '-c', script) };
 }
+
+/** A shell command (YAML flow form) that answers each TCP connection on port with a line naming the pod, after a start. */
+const serveHostname = (port: number | string, before = ''): string => `[sh, -c, 'trap "exit 0" TERM; ${before}while true; do echo "hello from $(hostname)" | nc -l -p ${port}; done']`;
 
 /** A pod serving a line that names it on a TCP port, one connection at a time, as long as it runs. */
 const tcpServer = (name: string, labels: string, port: number, namespace = 'default', extra = '') => `apiVersion: v1
@@ -55,7 +35,7 @@ spec:
   containers:
   - name: server
     image: ${busybox}
-    command: [sh, -c, 'trap "exit 0" TERM; while true; do echo "hello from $(hostname)" | nc -l -p ${port}; done']
+    command: ${serveHostname(port)}
     ports: [{name: serve, containerPort: ${port}}]
 ${extra}`;
 
@@ -211,7 +191,7 @@ spec:
       containers:
       - name: nginx
         image: ${busybox}
-        command: [sh, -c, 'trap "exit 0" TERM; while true; do echo "hello from $(hostname)" | nc -l -p 80; done']
+        command: ${serveHostname(80)}
         ports:
         - containerPort: 80
           name: web
@@ -253,7 +233,7 @@ spec:
       containers:
       - name: server
         image: ${busybox}
-        command: [sh, -c, 'trap "exit 0" TERM; while true; do echo "hello from $(hostname)" | nc -l -p 8080; done']
+        command: ${serveHostname(8080)}
         ports: [{containerPort: 8080}]
 ---
 ${client('asker')}`,
@@ -290,7 +270,7 @@ spec:
       containers:
       - name: server
         image: ${busybox}
-        command: [sh, -c, 'trap "exit 0" TERM; while true; do echo "hello from $(hostname)" | nc -l -p 8080; done']
+        command: ${serveHostname(8080)}
 ---
 ${client('asker')}`,
   });
@@ -389,7 +369,7 @@ spec:
   containers:
   - name: server
     image: ${busybox}
-    command: [sh, -c, 'trap "exit 0" TERM; (sleep 15; touch /tmp/ready) & while true; do echo "hello from $(hostname)" | nc -l -p 8080; done']
+    command: ${serveHostname(8080, '(sleep 15; touch /tmp/ready) & ')}
     readinessProbe:
       exec: {command: [test, -f, /tmp/ready]}
       periodSeconds: 1
@@ -495,7 +475,7 @@ spec:
       containers:
       - name: db
         image: ${busybox}
-        command: [sh, -c, 'trap "exit 0" TERM; sleep 2; touch /tmp/up; while true; do echo "hello from $(hostname)" | nc -l -p 5433; done']
+        command: ${serveHostname(5433, 'sleep 2; touch /tmp/up; ')}
         ports: [{name: pg, containerPort: 5433}]
         readinessProbe:
           exec: {command: [test, -f, /tmp/up]}
@@ -512,4 +492,41 @@ spec:
   assert.ok(key !== undefined && key.startsWith('run-'), r.stdout);
   assert.equal(docker(['network', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]), '');
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]), '');
+});
+
+test("a Service's nodePort that another process holds: exit 3 naming the Service and the port, and a scoped run leaves nothing under its own key", async (t) => {
+  // A port in the nodePort range that this test holds (another one, should something have taken it).
+  const holder = net.createServer();
+  let port = 0;
+  for (let tries = 0; port === 0; tries++) {
+    const candidate = 30000 + Math.floor(Math.random() * 2768);
+    const ok = await new Promise<boolean>((resolve) => {
+      holder.once('error', () => resolve(false));
+      holder.listen(candidate, '0.0.0.0', () => resolve(true));
+    });
+    if (ok) port = candidate;
+    else if (tries > 20) assert.fail('no free port in the nodePort range');
+  }
+  t.after(() => holder.close());
+  const namespace = uniqueName('svc-held');
+  const w = keyedWorkspace(t, 'svc', {
+    'all.yaml': `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ${namespace}}
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports: [{port: 80, nodePort: ${port}}]
+---
+${tcpServer('web', 'app: web', 80, namespace)}`,
+  });
+  // A scoped run without --project: its key is its own, so nobody could take down what it left.
+  const r = await runpod(['run', w.file('all.yaml'), '--', 'true'], { timeoutMs: 120_000 });
+  assert.equal(r.code, 3, show(r));
+  assert.match(r.stderr, new RegExp(`service ${namespace}/web: its nodePort ${port} is taken on the engine host`), show(r));
+  assert.doesNotMatch(r.stderr, /internal error/, show(r));
+  const left = docker(['ps', '-aq', '--filter', `label=io.runpod.service.namespace=${namespace}`]);
+  assert.equal(left, '', `Service containers left: ${left}`);
+  const nets = docker(['network', 'ls', '-q', '--filter', `label=io.runpod.network.namespace=${namespace}`]);
+  assert.equal(nets, '', `networks left: ${nets}`);
 });
