@@ -17,6 +17,7 @@ import { namespaceNetwork, serviceContainerName } from '../services/names.js';
 import { claimVolume } from '../plan/volumes.js';
 import { type ClusterPlan, type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { prepareCluster } from './cluster.js';
+import { StopWaiting, bounded } from '../wait/bounded.js';
 import { describeServices } from '../services/cluster.js';
 import { withNetworkRepair } from '../services/network.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
@@ -104,8 +105,17 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const host = await openHostEngine(o.host, ctx.env);
     // A namespace's network removed under the run (by a concurrent down or gc) is made again (services/network.ts).
     const engine = withNetworkRepair(projectEngine(host, project), project);
+    // The loop bounds its own requests; every one before and after it ends at --timeout or a signal too, so an
+    // engine that accepts connections and never answers cannot hold the run (wait/bounded.ts).
+    const stopped = (err: unknown): never => {
+      if (!(err instanceof StopWaiting)) throw err;
+      if (err.by === 'signal') throw new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
+      throw new DeadlineError(`--timeout passed while the Docker engine at ${engine.address} had not answered; it accepts connections but does not reply (is dockerd frozen or overloaded?)`);
+    };
+    const step = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline, now: ctx.now, signal: ctx.signal }).catch(stopped);
+    const waitPhase = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline === undefined ? undefined : deadline + waitPhaseGraceMs, now: ctx.now }).catch(stopped);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await dryRun(pods, skipped, claims, services, o, project, engine, host, ctx, seccomp.profiles, reporter);
+    if (o.dryRun) return await step(dryRun(pods, skipped, claims, services, o, project, engine, host, ctx, seccomp.profiles, reporter));
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
@@ -113,7 +123,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
     // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
-    const facts = await engine.facts();
+    const facts = await step(engine.facts());
     checkEngineSupport(pods, facts, reporter);
     const plan = { facts, seccompProfiles: seccomp.profiles };
 
@@ -126,28 +136,28 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // What every key's pods request counts: they share the host.
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
-    const infraImage = o.infraImage ?? (await ensureInfraImage(engine, info.arch));
+    const infraImage = o.infraImage ?? (await step(ensureInfraImage(engine, info.arch)));
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
-    const serviceImage = o.infraImage !== undefined ? await ensureInfraImage(engine, info.arch) : infraImage;
+    const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
     // A scoped run under a key of its own that fails from here on by an error (not a pod's failure, which runScoped
     // takes down) leaves what it made under a key nobody knows: it is taken down on the way out.
     if (o.scoped && o.project === undefined) leftUnderOwnKey = () => removeEverythingUnderKey(engine, project, serviceImage);
-    const cluster = await prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true });
+    const cluster = await step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }));
     for (const s of services) reporter.verbose(`service ${s.namespace}/${s.name}: ${s.headless ? 'headless' : `${s.type} at ${cluster.plan.hosts.get(`${s.namespace}/${s.name}`) ?? '?'}`}`);
     const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, plan, cluster.plan)));
     // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
-    await Promise.all(
+    await step(Promise.all(
       claims.map(async (c) => {
         const v = claimVolume(c.namespace, c.name, project);
         await engine.createVolume(v.engineName, { labels: v.labels });
         reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: engine volume ${v.engineName}`);
       }),
-    );
+    ));
 
     // 4. Admission (the kubelet's, before anything is created): a pod whose requests the engine host cannot hold
     // beside those already there fails now, with nothing made. Then sync and wait for every admitted pod in
     // parallel, each with its own result.
-    const refused = admission ? admitPods(plans, await admission) : new Map<string, string>();
+    const refused = admission ? admitPods(plans, await step(admission)) : new Map<string, string>();
     // --replace takes each pod down once: a rollout brings a pod up more than once (minReadySeconds checks again).
     const replaced = new Set<string>();
     const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
@@ -186,7 +196,9 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const byKey = new Map(plans.map((p) => [p.key, p]));
     const loadedByKey = new Map(pods.map((p) => [`${p.pod.metadata.namespace}/${p.pod.metadata.name}`, p]));
     const jobOwners = new Set(workloads.filter((w) => w.job).map((w) => `${w.namespace}/${w.ref}`));
-    const [bare, rollouts] = await Promise.all([
+    // Each pod's loop ends itself at the deadline with its own report (after one last look); a rollout's own
+    // requests (listing, scaling down) are not inside a loop, so the whole is bounded a little after it.
+    const [bare, rollouts] = await waitPhase(Promise.all([
       Promise.all(plans.filter((p) => p.owner === undefined).map((plan) => runOne(plan, o.wait))),
       Promise.all(
         workloads.map((w) =>
@@ -204,14 +216,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
           }),
         ),
       ),
-    ]);
+    ]));
     const outcomes = [...bare, ...rollouts.flatMap((r) => [...r.outcomes.values()])];
     // The Services' endpoints as the run leaves the pods (a pod replaced in a rollout is gone, say), before the
     // result: a script that goes on after runpod reaches the pods through them. A run that failed, timed out or
     // lost the engine keeps its own exit code and reason: this is then done as far as the engine lets it.
     const succeeding = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy()) === ExitCode.ok;
     const settled = Promise.all([...cluster.namespaces].map((ns) => cluster.endpoints.refresh(ns))).then(() => cluster.endpoints.settle());
-    if (succeeding) await settled;
+    if (succeeding) await step(settled);
     else await within(settled, ctx.now() + reportAllowanceMs, ctx.now, undefined);
     if (succeeding && cluster.endpoints.error !== undefined) throw cluster.endpoints.error;
     const serviceResults = services.length > 0 ? await within(describeServices(engine, services, project), ctx.now() + reportAllowanceMs, ctx.now, []) : [];
@@ -273,7 +285,10 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   } catch (err) {
     if (leftUnderOwnKey !== undefined) {
       reporter.info('taking down what this run made under its own isolation key');
-      await leftUnderOwnKey().catch((e: unknown) => reporter.warn(`could not take down what this run made: ${e instanceof Error ? e.message : String(e)}`));
+      // Bounded too: the error may be an engine that stopped answering.
+      await bounded(leftUnderOwnKey(), { until: ctx.now() + reportAllowanceMs, now: ctx.now }).catch((e: unknown) =>
+        reporter.warn(`could not take down what this run made: ${e instanceof StopWaiting ? 'the engine did not answer in time' : e instanceof Error ? e.message : String(e)}`),
+      );
     }
     throw err;
   } finally {
@@ -320,6 +335,9 @@ function serviceLine(v: ServiceResult): string {
 
 /** How long the report may spend asking the engine for detail (logs, termination messages, ports). */
 const reportAllowanceMs = 3_000;
+
+/** After --timeout, how long the pods' loops have to end with their own reports (one last look each) before the run ends anyway. */
+const waitPhaseGraceMs = 5_000;
 
 /** work, or the fallback when it has not settled by `by` (ms since the epoch); a failure gives the fallback too. */
 function within<T>(work: Promise<T>, by: number, now: () => number, fallback: T): Promise<T> {

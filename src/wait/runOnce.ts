@@ -1,6 +1,7 @@
 // The run-once loop for one pod (the kubelet's old runOnce): check -> sync -> sleep with backoff, woken early
 // by the engine's events for the pod and by the settle timer, bounded by the retries and the deadline. Each pass
 // reads like the kubelet's SyncPod: observe, check, decide, apply, and judge what came of it.
+import { StopWaiting, bounded as boundedBy } from './bounded.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, managedSelector } from '../plan/labels.js';
@@ -83,39 +84,9 @@ const maxImmediateChecks = 3;
 /** How long the last look at the deadline may take: an engine that does not answer by then is not waited for. */
 const lastLookMs = 2_000;
 
-/** The deadline passed or a signal came while an engine request was still unanswered. */
-class StopWaiting extends Error {}
-
-/**
- * A request a frozen engine never answers (dockerd stopped, not gone: it accepts connections and never replies)
- * must not hold the loop past the deadline or a signal (design.md: engine lost mid-wait). The work races them;
- * a lost race abandons it and throws StopWaiting, and the loop's top then ends the run.
- */
+/** The loop's bounds: its deadline (or an earlier one), and the run's signal unless told otherwise. */
 function bounded<T>(work: Promise<T>, ctx: RunPodContext, until: number | undefined = ctx.deadline, bySignal = true): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const settle = (): void => {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', stop);
-    };
-    function stop(): void {
-      settle();
-      reject(new StopWaiting());
-    }
-    if (bySignal && ctx.signal.aborted) return stop();
-    if (until !== undefined) timer = setTimeout(stop, Math.max(0, until - ctx.now()));
-    if (bySignal) ctx.signal.addEventListener('abort', stop, { once: true });
-    work.then(
-      (v) => {
-        settle();
-        resolve(v);
-      },
-      (err: unknown) => {
-        settle();
-        reject(err);
-      },
-    );
-  });
+  return boundedBy(work, { until, now: ctx.now, ...(bySignal ? { signal: ctx.signal } : {}) });
 }
 
 /** What one pass of the loop came to: the run's end, or how soon to look again. */
