@@ -19,6 +19,19 @@ export interface FieldEntry {
   fields?: FieldLevel;
   /** A read-only field the API server populates: ignored wholesale, its contents are not validated either. */
   readOnly?: boolean;
+  /**
+   * The Kubernetes version that added the field, when it is newer than the OpenAPI schema runpod validates types
+   * against (schemaKubernetesVersion): its refusal says so, rather than leaving a reader to think it a typo.
+   */
+  since?: string;
+}
+
+/** The Kubernetes version of the OpenAPI schema bundled in kubernetes-models 4.5.1 (README, "Supported fields"). */
+export const schemaKubernetesVersion = '1.33';
+
+/** "from Kubernetes 1.34, newer than the 1.33 schema runpod validates against". */
+export function newerThanSchema(since: string): string {
+  return `from Kubernetes ${since}, newer than the ${schemaKubernetesVersion} schema runpod validates against`;
 }
 
 export interface FieldLevel {
@@ -126,7 +139,7 @@ export const envVarSourceFields: FieldLevel = {
     resourceFieldRef: supported(undefined, resourceFieldSelectorFields),
     configMapKeyRef: supported(undefined, configMapKeySelectorFields),
     secretKeyRef: supported('never printed (--dry-run, -o, -v mask it)', secretKeySelectorFields),
-    fileKeyRef: later(),
+    fileKeyRef: { ...later(), since: '1.34' },
   },
 };
 
@@ -464,6 +477,21 @@ const podDNSConfigFields: FieldLevel = {
   },
 };
 
+// restartPolicyRules (Kubernetes 1.34, KEP-5307): not in the 1.33 schema, so restartRules.ts checks the values too.
+const restartRuleFields: FieldLevel = {
+  type: 'ContainerRestartRule',
+  fields: {
+    action: supported('required; Restart (the only action)'),
+    exitCodes: supported('required', {
+      type: 'ContainerRestartRuleOnExitCodes',
+      fields: {
+        operator: supported('required; In or NotIn'),
+        values: supported('exit codes, at most 255'),
+      },
+    }),
+  },
+};
+
 export const containerFields: FieldLevel = {
   type: 'Container',
   fields: {
@@ -485,8 +513,8 @@ export const containerFields: FieldLevel = {
     readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     resizePolicy: later('runpod does not resize a running container: changed resources replace it, as RestartContainer would'),
-    restartPolicy: later('only on init containers (Always: a sidecar)'),
-    restartPolicyRules: later('container restart rules on exit codes (Kubernetes 1.34 alpha); runpod restarts by the pod\'s restartPolicy'),
+    restartPolicy: supported('Always, OnFailure or Never: overrides the pod\'s restartPolicy for this container (Kubernetes 1.34, ContainerRestartRules); also its engine restart policy'),
+    restartPolicyRules: { ...supported('evaluated in order on each exit, the first match restarting it, else its restartPolicy decides; needs the container\'s restartPolicy; at most 20. A restart only a rule asks for is made by runpod while it watches the pod (the engine keeps only the restartPolicy)', restartRuleFields), since: '1.34' },
     securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
     terminationMessagePath: supported('default /dev/termination-log; a 0666 file per instance is bound there, as the kubelet does, and read for the failure report'),
     terminationMessagePolicy: supported('File (default) or FallbackToLogsOnError (last log lines when the file is empty and the container failed)'),
@@ -503,6 +531,7 @@ export const initContainerFields: FieldLevel = {
   fields: {
     ...containerFields.fields,
     restartPolicy: supported('Always only: a sidecar, started (running, or past its startupProbe) before the next init container'),
+    restartPolicyRules: { ...later('on init containers (Kubernetes 1.34): runpod runs an init container again by the pod\'s restartPolicy only'), since: '1.34' },
   },
   sameAs: { level: containerFields, path: 'spec.containers[]' },
 };
@@ -543,7 +572,7 @@ export const podSpecFields: FieldLevel = {
     hostNetwork: supported('the host\'s network and hostname; hostPort defaults to containerPort and must equal it'),
     hostPID: supported('every container in the host\'s PID namespace'),
     hostUsers: later(),
-    hostnameOverride: later(),
+    hostnameOverride: { ...later(), since: '1.34' },
     imagePullSecrets: supported('registry credentials from kubernetes.io/dockerconfigjson (or dockercfg) Secrets in the input, tried before the Docker config', pullSecretFields),
     initContainers: supported('one at a time, in order, each to exit 0, before the containers start', initContainerFields),
     os: later(),
@@ -1064,7 +1093,7 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
         if (isEmptyValue(child)) break;
         out.problems.push({
           path: childPath,
-          message: entry.note !== undefined ? `not supported by runpod (${entry.note})` : 'not supported by runpod',
+          message: `${entry.since !== undefined ? `a field ${newerThanSchema(entry.since)}: ` : ''}${entry.note !== undefined ? `not supported by runpod (${entry.note})` : 'not supported by runpod'}`,
         });
         out.settled.push(childPath);
         break;
@@ -1154,6 +1183,7 @@ export function supportedFieldsMarkdown(): string {
       const first = sub !== undefined ? listed?.get(sub) : undefined;
       let note = sub?.sameAs !== undefined ? `${entry.note ?? ''}; fields as \`${sub.sameAs.path}\`, except those below` : (entry.note ?? '');
       if (first !== undefined) note = `${note === '' ? '' : `${note}; `}fields as \`${first}\``;
+      if (entry.since !== undefined) note = `${note === '' ? '' : `${note}; `}${newerThanSchema(entry.since)}`;
       rows.push(`| \`${path}\` | ${statusLabel[entry.status]} | ${note.replace(/\|/g, '\\|')} |`);
       // Another kind's metadata is a Pod's: its rows are not repeated.
       if (sub === undefined || (sub === objectMetaFields && prefix !== '') || first !== undefined) continue;

@@ -31,6 +31,7 @@ import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { validateWorkload } from './workloadRules.js';
 import { validateService } from './serviceRules.js';
+import { containerRestartRules } from './restartRules.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -570,7 +571,9 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink, claimVolumes: 
     initContainerRules(c, p, sink);
   });
   list(spec.containers).forEach((c, i) => {
-    if (isObj(c)) containerRules(c, [...s, 'containers', i], containerNames, portNames, sink);
+    if (!isObj(c)) return;
+    containerRules(c, [...s, 'containers', i], containerNames, portNames, sink);
+    containerRestartRules(c, [...s, 'containers', i], sink);
   });
   // Volumes, then every container's mounts (which must name a declared volume) and env sources.
   const declared = volumeRules(spec, s, sink);

@@ -30,6 +30,7 @@ import { dockerContainerName, podUid, specHash } from './names.js';
 import { projectLabels } from './project.js';
 import { memoryBytes, milliCpu } from './quantity.js';
 import { type Resources, podRequests } from './admission.js';
+import { type ContainerRestart, type RestartPolicy, containerRestart, initContainerRestart } from './restart.js';
 import {
   type InitKind,
   type LifecyclePlan,
@@ -48,7 +49,7 @@ import type { EngineFacts } from '../engine/facts.js';
 import { type ImageUserCheck, type PodNamespaces, type SecurityPlanContext, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
-export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
+export type { RestartPolicy } from './restart.js';
 /** --pull: overrides every container's imagePullPolicy. */
 export type PullOverride = 'always' | 'missing' | 'never';
 
@@ -81,6 +82,11 @@ export interface ContainerPlan {
   runtime?: boolean;
   /** resources.requests (cpu, memory) for admission (admission.ts); zero when none; the infra container's are zero. */
   requests: Resources;
+  /**
+   * Which exits are followed by a restart (restart.ts): the container's restartPolicy (else the pod's) and its
+   * restartPolicyRules; an init container's is initContainerRestart's. The infra container's is Always.
+   */
+  restart: ContainerRestart;
 }
 
 /** Env variable names, and Entrypoint and Cmd indexes, whose values hold Secret data. */
@@ -224,12 +230,15 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     security: { ...(options.engine ? { facts: options.engine } : {}), ...(options.seccompProfiles ? { seccompProfiles: options.seccompProfiles } : {}), ...(pod.metadata.annotations ? { annotations: pod.metadata.annotations } : {}) },
     mounts: options.engine ? { facts: options.engine } : {},
   };
-  const initContainers = (pod.spec.initContainers ?? []).map((c) =>
-    asInitContainer(translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c),
-  );
+  // An init container's create options are planned under the pod's policy (asInitContainer sets its engine
+  // policy); a sidecar restarts always (KEP-753), any other init container as initContainerRestart says.
+  const initContainers = (pod.spec.initContainers ?? []).map((c): ContainerPlan => {
+    const planned = asInitContainer(translateContainer(c, { policy: restartPolicy, rules: [] }, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c);
+    return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy) };
+  });
   const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster), initContainers);
   const containers = pod.spec.containers.map((c) =>
-    translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
+    translateContainer(c, containerRestart(c, restartPolicy), gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
   );
   return {
     key: `${namespace}/${name}`,
@@ -356,7 +365,7 @@ function translateInfra(
     // Endpoints resolve a Service's named targetPort against these, for pods of any run (services/endpoints.ts).
     [Label.ports]: JSON.stringify(endpointPorts(pod.spec)),
   });
-  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 } };
+  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 }, restart: { policy: 'Always', rules: [] } };
 }
 
 function keylessNetwork(create: CreateOptions, network: string, keyless: string): CreateOptions {
@@ -393,7 +402,7 @@ function portKey(p: ContainerPort): string {
 
 function translateContainer(
   c: Container,
-  restartPolicy: RestartPolicy,
+  restart: ContainerRestart,
   gracePeriodSeconds: number,
   commonLabels: Record<string, string>,
   pull: PullOverride | undefined,
@@ -420,7 +429,8 @@ function translateContainer(
     StdinOnce: c.stdinOnce ?? false,
     StopTimeout: gracePeriodSeconds,
     HostConfig: {
-      RestartPolicy: engineRestartPolicy[restartPolicy],
+      // The container's own restartPolicy, else the pod's (restart.ts): the engine keeps it after runpod exits.
+      RestartPolicy: engineRestartPolicy[restart.policy],
       ...resourceLimits(c),
       ...security.hostConfig,
       ...(mounts.mounts.length > 0 ? { Mounts: mounts.mounts } : {}),
@@ -468,6 +478,7 @@ function translateContainer(
     ...(mounts.volumeImages.length > 0 ? { volumeImages: mounts.volumeImages } : {}),
     ...(hasRuntimeRef(create) ? { runtime: true } : {}),
     requests,
+    restart,
   };
 }
 

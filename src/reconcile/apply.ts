@@ -237,11 +237,15 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     }
   }
 
-  const startInstance = async (id: string): Promise<void> => {
+  // A start refused under the container's restartPolicy Never (its own, else the pod's) is final; with
+  // restartPolicyRules the exit code a rule would match is not known here, so it is retried (and a repeated
+  // failure ends the run as not converging).
+  const startInstance = async (id: string, c: ContainerPlan | undefined): Promise<void> => {
     try {
       await ctx.engine.startContainer(id);
     } catch (err) {
-      if (err instanceof EngineRequestError && plan.restartPolicy === 'Never') throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
+      const restart = (c?.restart ?? { policy: plan.restartPolicy, rules: [] });
+      if (err instanceof EngineRequestError && restart.policy === 'Never' && restart.rules.length === 0) throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
       throw err;
     }
   };
@@ -264,7 +268,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
         for (const v of c.volumeImages ?? []) await ctx.images.ensure(v.image, v.pullPolicy, podAuth);
         const made = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
         id = made.id;
-        await startInstance(id);
+        await startInstance(id, c);
         // An instance adopted from a concurrent runpod is that runpod's to hook: postStart runs once per start.
         if (made.adopted) return done(a, { ok: true, instance: id, outcome: 'adopted: a concurrent runpod created it' });
         const hook = await postStart(a.container, id);
@@ -276,7 +280,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     ...decision.start.map(async (a) => {
       ctx.onAction?.(a);
       try {
-        await startInstance(a.id);
+        await startInstance(a.id, byName.get(a.container));
         const hook = await postStart(a.container, a.id);
         done(a, hook === undefined ? { ok: true, instance: a.id } : { ok: false, instance: a.id, error: hook });
       } catch (err) {

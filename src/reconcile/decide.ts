@@ -3,6 +3,7 @@
 // set (the kubelet's podActions): what to remove, the sandbox, what to kill, create and start, and apart from
 // those the housekeeping that never decides whether the pod is in sync.
 import type { PodPlan } from '../plan/translate.js';
+import { restartCause, restartsAfterExit } from '../plan/restart.js';
 import type { ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
@@ -128,13 +129,6 @@ export function actionKey(a: Action): string {
   return JSON.stringify(a);
 }
 
-/** Does the pod's restartPolicy want this exited container to run again? (Kubernetes restartPolicy rules.) */
-function wantsRestart(plan: PodPlan, exitCode: number): boolean {
-  if (plan.restartPolicy === 'Always') return true;
-  if (plan.restartPolicy === 'OnFailure') return exitCode !== 0;
-  return false;
-}
-
 /**
  * opts (initContainers.ts): `now` for the back-off before an exited (init) container is run again (none given: at
  * once), and what sidecars' startup probes say.
@@ -233,20 +227,22 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
     if (newest.state === 'removing' || newest.state === 'dead') {
       // Being removed, or a removal the engine could not finish: it will not run again, so a new instance takes
       // its place (a dead one is then removed as housekeeping, like any older dead instance).
-      if (!wantsRestart(plan, newest.exitCode)) continue;
-      add(d, { kind: 'create', container: c.name, attempt: next, reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; restartPolicy ${plan.restartPolicy}` });
+      if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
+      add(d, { kind: 'create', container: c.name, attempt: next, reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; ${restartCause(c.restart, newest.exitCode)}` });
       continue;
     }
     // Exited, and not "restarting": Docker's restart manager marks a container it will restart as restarting during
-    // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back.
-    if (!wantsRestart(plan, newest.exitCode)) continue;
+    // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back. And
+    // an exit that only a restartPolicyRules entry restarts: the engine's policy mirrors the container's
+    // restartPolicy, so runpod makes the next attempt (restart.ts), as the kubelet would restart it.
+    if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
     // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
     // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.
     if (restartAt(newest, opts.now) !== undefined) continue;
     // The kubelet's restart model: a new instance with the next attempt number; the dead one stays for
     // `logs --previous`, retired so the engine never brings it back.
     if (retirable(newest)) tidy(d, { kind: 'retire', container: c.name, id: newest.id, reason: `dead instance (attempt ${newest.attempt}) kept for logs --previous` });
-    add(d, { kind: 'create', container: c.name, attempt: next, reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; restartPolicy ${plan.restartPolicy}` });
+    add(d, { kind: 'create', container: c.name, attempt: next, reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; ${restartCause(c.restart, newest.exitCode)}` });
   }
   return d;
 }
