@@ -477,6 +477,15 @@ const podDNSConfigFields: FieldLevel = {
   },
 };
 
+// resizePolicy (in-place pod resize, beta in Kubernetes 1.33): plan/resize.ts.
+const resizePolicyFields: FieldLevel = {
+  type: 'ContainerResizePolicy',
+  fields: {
+    resourceName: supported('required; cpu or memory, each at most once'),
+    restartPolicy: supported('required; NotRequired or RestartContainer'),
+  },
+};
+
 // restartPolicyRules (Kubernetes 1.34, KEP-5307): not in the 1.33 schema, so restartRules.ts checks the values too.
 const restartRuleFields: FieldLevel = {
   type: 'ContainerRestartRule',
@@ -512,7 +521,7 @@ export const containerFields: FieldLevel = {
     livenessProbe: supported('a failure past failureThreshold kills the container; its restartPolicy restarts it (engine restart count); an exec probe is also the engine\'s HEALTHCHECK', probeFields),
     readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
-    resizePolicy: later('runpod does not resize a running container: changed resources replace it, as RestartContainer would'),
+    resizePolicy: supported('per resource (cpu, memory): NotRequired (default) applies a change of its resources to the running container (docker update), RestartContainer replaces the container', resizePolicyFields),
     restartPolicy: supported('Always, OnFailure or Never: overrides the pod\'s restartPolicy for this container (Kubernetes 1.34, ContainerRestartRules); also its engine restart policy'),
     restartPolicyRules: { ...supported('evaluated in order on each exit, the first match restarting it, else its restartPolicy decides; needs the container\'s restartPolicy; at most 20. A restart only a rule asks for is made by runpod while it watches the pod (the engine keeps only the restartPolicy)', restartRuleFields), since: '1.34' },
     securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
@@ -532,6 +541,7 @@ export const initContainerFields: FieldLevel = {
     ...containerFields.fields,
     restartPolicy: supported('Always only: a sidecar, started (running, or past its startupProbe) before the next init container'),
     restartPolicyRules: { ...later('on init containers (Kubernetes 1.34): runpod runs an init container again by the pod\'s restartPolicy only'), since: '1.34' },
+    resizePolicy: later('on init containers: runpod resizes app containers only; a change of a sidecar\'s resources replaces the sidecar, of another init container\'s the pod (Kubernetes refuses resizePolicy on those)'),
   },
   sameAs: { level: containerFields, path: 'spec.containers[]' },
 };

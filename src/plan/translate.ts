@@ -31,6 +31,7 @@ import { projectLabels } from './project.js';
 import { memoryBytes, milliCpu } from './quantity.js';
 import { type Resources, podRequests } from './admission.js';
 import { type ContainerRestart, type RestartPolicy, containerRestart, initContainerRestart } from './restart.js';
+import { type EngineResources, type ResizePolicy, engineResources, hashedCreate, resizePolicyOf } from './resize.js';
 import {
   type InitKind,
   type LifecyclePlan,
@@ -87,7 +88,21 @@ export interface ContainerPlan {
    * restartPolicyRules; an init container's is initContainerRestart's. The infra container's is Always.
    */
   restart: ContainerRestart;
+  /** The cgroup settings its resources give (resize.ts), compared with what the engine reports. */
+  resources: EngineResources;
+  /**
+   * Per resource, whether a change is applied in place (NotRequired: out of the hash, `docker update`) or replaces
+   * the container (RestartContainer: in the hash). Init containers and the infra container: RestartContainer.
+   */
+  resize: ResizePolicy;
+  /**
+   * The hash with every resource in it, as runpod computed it before in-place resize: an instance made then that
+   * carries it is as specified. Absent when it is the hash.
+   */
+  fullHash?: string;
 }
+
+const replaceOnResize: ResizePolicy = { cpu: 'RestartContainer', memory: 'RestartContainer' };
 
 /** Env variable names, and Entrypoint and Cmd indexes, whose values hold Secret data. */
 export interface SecretParts {
@@ -233,12 +248,12 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   // An init container's create options are planned under the pod's policy (asInitContainer sets its engine
   // policy); a sidecar restarts always (KEP-753), any other init container as initContainerRestart says.
   const initContainers = (pod.spec.initContainers ?? []).map((c): ContainerPlan => {
-    const planned = asInitContainer(translateContainer(c, { policy: restartPolicy, rules: [] }, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c);
+    const planned = asInitContainer(translateContainer(c, { policy: restartPolicy, rules: [] }, false, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c);
     return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy) };
   });
   const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster), initContainers);
   const containers = pod.spec.containers.map((c) =>
-    translateContainer(c, containerRestart(c, restartPolicy), gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
+    translateContainer(c, containerRestart(c, restartPolicy), true, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
   );
   return {
     key: `${namespace}/${name}`,
@@ -365,7 +380,7 @@ function translateInfra(
     // Endpoints resolve a Service's named targetPort against these, for pods of any run (services/endpoints.ts).
     [Label.ports]: JSON.stringify(endpointPorts(pod.spec)),
   });
-  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 }, restart: { policy: 'Always', rules: [] } };
+  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 }, restart: { policy: 'Always', rules: [] }, resources: engineResources(create.HostConfig), resize: replaceOnResize };
 }
 
 function keylessNetwork(create: CreateOptions, network: string, keyless: string): CreateOptions {
@@ -403,6 +418,8 @@ function portKey(p: ContainerPort): string {
 function translateContainer(
   c: Container,
   restart: ContainerRestart,
+  /** An app container: its resizePolicy may apply resource changes in place (init containers: replaced). */
+  inPlace: boolean,
   gracePeriodSeconds: number,
   commonLabels: Record<string, string>,
   pull: PullOverride | undefined,
@@ -448,7 +465,10 @@ function translateContainer(
   // part of the create options it is in the hash, so changing it replaces the container.
   const healthcheck = engineHealthcheck(c);
   if (healthcheck) create.Healthcheck = healthcheck;
-  const hash = specHash({ create, image, ...lifecycleHashPart(c) });
+  // resizePolicy (resize.ts): the resources a NotRequired policy covers are applied in place, so not hashed.
+  const resize = inPlace ? resizePolicyOf(c.resizePolicy) : replaceOnResize;
+  const fullHash = specHash({ create, image, ...lifecycleHashPart(c) });
+  const hash = specHash({ create: hashedCreate(create, resize), image, ...lifecycleHashPart(c) });
   const requests = requestsOf(c);
   const probes = containerProbes(c, gracePeriodSeconds);
   const labels = {
@@ -479,6 +499,9 @@ function translateContainer(
     ...(hasRuntimeRef(create) ? { runtime: true } : {}),
     requests,
     restart,
+    resources: engineResources(create.HostConfig),
+    resize,
+    ...(fullHash !== hash ? { fullHash } : {}),
   };
 }
 

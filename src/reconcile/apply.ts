@@ -188,6 +188,23 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     }),
   );
 
+  // Resources applied in place (resizePolicy NotRequired): POST /containers/{id}/update. The kernel will not set a
+  // memory limit below what the container uses; Docker passes that refusal on, and it is said with the way out.
+  await Promise.all(
+    decision.resize.map(async (a) => {
+      ctx.onAction?.(a);
+      try {
+        await ctx.engine.updateResources(a.id, a.update);
+        done(a, { ok: true, instance: a.id });
+      } catch (err) {
+        if (err instanceof EngineRequestError && a.update.Memory !== undefined) {
+          return failed(a, new EngineRequestError(`${err.message} (a memory limit below what the container uses now is refused; raise it, or set resizePolicy memory: RestartContainer to replace the container instead)`, err.statusCode), a.id);
+        }
+        failed(a, err, a.id);
+      }
+    }),
+  );
+
   // The pod's imagePullSecrets come first, then the Docker config (the kubelet's order: pod secrets, then
   // the node's credentials). The first pull secret with an entry for the registry is used.
   const podAuth: PodAuth | undefined =

@@ -1,5 +1,6 @@
 // The run-once check, pure: does the pod meet the wait condition now? Each container gets a verdict and the
 // one-line reason a CI log reader needs.
+import { sameSpec } from '../plan/names.js';
 import type { ObservedContainer, ObservedPod } from '../reconcile/observe.js';
 import type { PodPlan } from '../plan/translate.js';
 import type { ContainerProbeStatus } from './probes/manager.js';
@@ -113,7 +114,7 @@ export function checkPod(input: CheckInput): PodCheck {
       verdict(false, syncErrors.get(p.name) ?? init.waitingFor, { healthyRunning: init.progressing });
       continue;
     }
-    if (!c || c.hash !== p.hash || !infraCurrent) {
+    if (!c || !sameSpec(c.hash, p) || !infraCurrent) {
       verdict(false, syncError ?? (infraOfPlan && !infraCurrent ? `the infra container is ${infra.state}` : c ? 'waiting for the pod to be synced' : 'not created yet'));
       continue;
     }
