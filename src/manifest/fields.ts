@@ -233,7 +233,7 @@ const projectionFields: FieldLevel = {
     downwardAPI: supported(undefined, { type: 'DownwardAPIProjection', fields: { items: supported(undefined, downwardAPIFileFields) } }),
     serviceAccountToken: later('no API server issues tokens on one host'),
     clusterTrustBundle: later('needs an API server'),
-    podCertificate: later('needs an API server'),
+    podCertificate: { ...later('needs an API server'), since: '1.34' },
   },
 };
 
@@ -589,7 +589,12 @@ export const podSpecFields: FieldLevel = {
     overhead: later('set with runtimeClassName by RuntimeClass admission'),
     readinessGates: later('no controller on one host would set the condition'),
     resourceClaims: later(),
-    resources: later('pod-level resources need limits on a cgroup above the containers\'; the Engine API names one (CgroupParent) but cannot set its limits; set them per container'),
+    // PodLevelResources (alpha 1.32; beta, on by default, 1.34): requests and limits for the pod as a whole, which
+    // the kubelet sets on the pod's own cgroup, shared by its containers. The Engine API can put a container under a
+    // parent cgroup (HostConfig.CgroupParent) but has no call that creates that cgroup or sets its limits (with the
+    // cgroupfs driver it is made bare; with systemd it is a slice only systemd on the engine host can limit), so
+    // nothing would enforce them: refused, pointing at what the engine does enforce.
+    resources: later('pod-level resources (Kubernetes PodLevelResources, beta in 1.34) are limits on the pod\'s own cgroup, shared by its containers; the Engine API can put containers under a parent cgroup (CgroupParent) but cannot create it or set its limits, so nothing would enforce them: set resources on each container instead (their sum bounds the pod)'),
     runtimeClassName: later(),
     securityContext: supported('defaults for every container\'s securityContext; groups, sysctls', podSecurityContextFields),
     setHostnameAsFQDN: supported('with subdomain: the hostname is the FQDN (at most 64 characters)'),

@@ -25,3 +25,12 @@ describe('validation: resizePolicy', () => {
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(problems(c.text), c.expect));
 });
+
+describe('validation: pod-level resources', () => {
+  it('are refused, saying what Kubernetes does, why the engine cannot, and what to do instead', () => {
+    const text = ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  resources: {limits: {cpu: "1"}}', '  containers:', '  - name: app', '    image: busybox'].join('\n');
+    assert.deepEqual(problems(text), [
+      'pod.yaml:6 spec.resources: not supported by runpod (pod-level resources (Kubernetes PodLevelResources, beta in 1.34) are limits on the pod\'s own cgroup, shared by its containers; the Engine API can put containers under a parent cgroup (CgroupParent) but cannot create it or set its limits, so nothing would enforce them: set resources on each container instead (their sum bounds the pod))',
+    ]);
+  });
+});
