@@ -13,6 +13,7 @@ import { observePod } from '../../../src/reconcile/observe.js';
 import { Backoff } from '../../../src/wait/backoff.js';
 import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
+import { waitCompleted } from '../../../src/wait/strategies/completed.js';
 
 const image = 'busybox:1';
 const infraImage = 'pause:test';
@@ -129,5 +130,18 @@ describe('restartsAfterExit (Kubernetes: the first matching rule restarts, else 
   it('the container\'s own policy overrides the pod\'s; none set inherits it', () => {
     assert.equal(containerRestart({ restartPolicy: 'Never' }, 'Always').policy, 'Never');
     assert.equal(containerRestart({}, 'OnFailure').policy, 'OnFailure');
+  });
+});
+
+describe('--wait completed with container restart policies (a pod completes only when no container restarts always)', () => {
+  const policies = (entries: [string, 'Always' | 'OnFailure' | 'Never'][]) => new Map(entries);
+  it('a pod under Always whose containers keep it: refused as before', () => {
+    assert.equal(waitCompleted.impossibleFor('Always', policies([['a', 'Always']])), 'restartPolicy Always restarts containers forever; use restartPolicy Never or OnFailure, or --wait running');
+  });
+  it('a pod under Always whose every container says Never: it can complete', () => {
+    assert.equal(waitCompleted.impossibleFor('Always', policies([['a', 'Never'], ['b', 'OnFailure']])), undefined);
+  });
+  it('a pod under Never with one container that says Always: refused, naming it', () => {
+    assert.equal(waitCompleted.impossibleFor('Never', policies([['a', 'Never'], ['b', 'Always']])), 'container b restarts forever (restartPolicy Always); set its restartPolicy to Never or OnFailure, or use --wait running');
   });
 });
