@@ -1,7 +1,7 @@
 // decide: the pure step between observe and apply, after the kubelet's computePodActions: compare the plan
 // with what the engine has and say what to do, each action with the reason a user reads. The answer is a typed
-// set (the kubelet's podActions): what to remove, the sandbox, what to kill, resize in place, create and start, and apart from
-// those the housekeeping that never decides whether the pod is in sync.
+// set (the kubelet's podActions): what to remove, the sandbox, what to kill, resize in place, create and start,
+// and apart from those the housekeeping that never decides whether the pod is in sync.
 import type { PodPlan } from '../plan/translate.js';
 import { sameSpec } from '../plan/names.js';
 import { type ResourceUpdate, resizeChange } from '../plan/resize.js';
