@@ -15,6 +15,7 @@ import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
 import type { ClaimObject, LoadedPod, ServiceObject, SkippedObject } from '../manifest/types.js';
 import { namespaceNetwork, serviceContainerName } from '../services/names.js';
 import { claimVolume } from '../plan/volumes.js';
+import { containerRestart } from '../plan/restart.js';
 import { type ClusterPlan, type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
 import { prepareCluster } from './cluster.js';
 import { StopWaiting, bounded } from '../wait/bounded.js';
@@ -319,7 +320,8 @@ async function pruneAfterRun(engine: Engine, plans: PodPlan[], scope: PruneScope
 function refuseImpossibleWaits(pods: LoadedPod[], wait: WaitMode): void {
   const strategy = waitStrategy(wait);
   const refused = pods.flatMap((p) => {
-    const why = strategy.impossibleFor((p.pod.spec.restartPolicy ?? 'Always') as RestartPolicy);
+    const pod = (p.pod.spec.restartPolicy ?? 'Always') as RestartPolicy;
+    const why = strategy.impossibleFor(pod, new Map(p.pod.spec.containers.map((c) => [c.name, containerRestart(c, pod).policy])));
     return why === undefined ? [] : [{ pod: `${p.pod.metadata.namespace}/${p.pod.metadata.name}`, why }];
   });
   if (refused.length > 0) {

@@ -13,7 +13,7 @@ import { EngineError, EngineUnreachableError } from '../errors.js';
 import type { Endpoint } from './connection.js';
 import { FrameDemuxer } from './demux.js';
 import type { ExecCaptureResult } from './engine.js';
-import type { HostInfo, NetworkInfo, PathStat, VolumeCreate, VolumeInfo } from './engine.js';
+import type { HostInfo, NetworkInfo, PathStat, ResourceUpdate, VolumeCreate, VolumeInfo } from './engine.js';
 import { type EngineFacts, type RawInfo, type RawVersion, engineFacts } from './facts.js';
 import {
   type ContainerInspect,
@@ -242,6 +242,10 @@ export class DockerEngine implements Engine {
       if (e.statusCode === 409 && /already in progress/.test(engineMessage(e))) return;
       this.fail(err, 'remove container');
     }
+  }
+
+  async updateResources(id: string, update: ResourceUpdate): Promise<void> {
+    await this.call({ method: 'POST', path: `/containers/${id}/update`, body: update }, 'update container resources');
   }
 
   async updateRestartPolicy(id: string, name: 'no' | 'always' | 'on-failure' | 'unless-stopped'): Promise<void> {

@@ -5,6 +5,8 @@ import type { EngineFacts } from './facts.js';
 
 export type CreateOptions = ContainerCreateOptions;
 export type ContainerInspect = ContainerInspectInfo;
+export type { ResourceUpdate } from '../plan/resize.js';
+import type { ResourceUpdate } from '../plan/resize.js';
 
 export interface EngineInfo {
   version: string;
@@ -139,6 +141,11 @@ export interface Engine {
   removeContainer(id: string, options?: { force?: boolean }): Promise<void>;
   /** Change a container's restart policy (a dead instance kept for `logs --previous` gets "no"). */
   updateRestartPolicy(id: string, name: 'no' | 'always' | 'on-failure' | 'unless-stopped'): Promise<void>;
+  /**
+   * Change a container's cgroup limits in place (POST /containers/{id}/update: `docker update`), running or not; a
+   * field left out is unchanged (Docker also leaves a zero unchanged).
+   */
+  updateResources(id: string, update: ResourceUpdate): Promise<void>;
   inspectImage(ref: string): Promise<ImageSummary | undefined>;
   pullImage(ref: string, auth: RegistryAuth | undefined, onProgress?: (p: PullProgress) => void): Promise<void>;
   /** POST /images/create?fromSrc=- : an image from a root filesystem tarball. */

@@ -19,6 +19,19 @@ export interface FieldEntry {
   fields?: FieldLevel;
   /** A read-only field the API server populates: ignored wholesale, its contents are not validated either. */
   readOnly?: boolean;
+  /**
+   * The Kubernetes version that added the field, when it is newer than the OpenAPI schema runpod validates types
+   * against (schemaKubernetesVersion): its refusal says so, rather than leaving a reader to think it a typo.
+   */
+  since?: string;
+}
+
+/** The Kubernetes version of the OpenAPI schema bundled in kubernetes-models 4.5.1 (README, "Supported fields"). */
+export const schemaKubernetesVersion = '1.33';
+
+/** "from Kubernetes 1.34, newer than the 1.33 schema runpod validates against". */
+export function newerThanSchema(since: string): string {
+  return `from Kubernetes ${since}, newer than the ${schemaKubernetesVersion} schema runpod validates against`;
 }
 
 export interface FieldLevel {
@@ -126,7 +139,7 @@ export const envVarSourceFields: FieldLevel = {
     resourceFieldRef: supported(undefined, resourceFieldSelectorFields),
     configMapKeyRef: supported(undefined, configMapKeySelectorFields),
     secretKeyRef: supported('never printed (--dry-run, -o, -v mask it)', secretKeySelectorFields),
-    fileKeyRef: later(),
+    fileKeyRef: { ...later(), since: '1.34' },
   },
 };
 
@@ -220,7 +233,7 @@ const projectionFields: FieldLevel = {
     downwardAPI: supported(undefined, { type: 'DownwardAPIProjection', fields: { items: supported(undefined, downwardAPIFileFields) } }),
     serviceAccountToken: later('no API server issues tokens on one host'),
     clusterTrustBundle: later('needs an API server'),
-    podCertificate: later('needs an API server'),
+    podCertificate: { ...later('needs an API server'), since: '1.34' },
   },
 };
 
@@ -464,6 +477,30 @@ const podDNSConfigFields: FieldLevel = {
   },
 };
 
+// resizePolicy (in-place pod resize, beta in Kubernetes 1.33): plan/resize.ts.
+const resizePolicyFields: FieldLevel = {
+  type: 'ContainerResizePolicy',
+  fields: {
+    resourceName: supported('required; cpu or memory, each at most once'),
+    restartPolicy: supported('required; NotRequired or RestartContainer'),
+  },
+};
+
+// restartPolicyRules (Kubernetes 1.34, KEP-5307): not in the 1.33 schema, so restartRules.ts checks the values too.
+const restartRuleFields: FieldLevel = {
+  type: 'ContainerRestartRule',
+  fields: {
+    action: supported('required; Restart (the only action)'),
+    exitCodes: supported('required', {
+      type: 'ContainerRestartRuleOnExitCodes',
+      fields: {
+        operator: supported('required; In or NotIn'),
+        values: supported('exit codes, at most 255'),
+      },
+    }),
+  },
+};
+
 export const containerFields: FieldLevel = {
   type: 'Container',
   fields: {
@@ -484,9 +521,9 @@ export const containerFields: FieldLevel = {
     livenessProbe: supported('a failure past failureThreshold kills the container; its restartPolicy restarts it (engine restart count); an exec probe is also the engine\'s HEALTHCHECK', probeFields),
     readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
     startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
-    resizePolicy: later('runpod does not resize a running container: changed resources replace it, as RestartContainer would'),
-    restartPolicy: later('only on init containers (Always: a sidecar)'),
-    restartPolicyRules: later('container restart rules on exit codes (Kubernetes 1.34 alpha); runpod restarts by the pod\'s restartPolicy'),
+    resizePolicy: supported('per resource (cpu, memory): NotRequired (default) applies a change of its resources to the running container (docker update), RestartContainer replaces the container', resizePolicyFields),
+    restartPolicy: supported('Always, OnFailure or Never: overrides the pod\'s restartPolicy for this container (Kubernetes 1.34, ContainerRestartRules); also its engine restart policy'),
+    restartPolicyRules: { ...supported('evaluated in order on each exit, the first match restarting it, else its restartPolicy decides; needs the container\'s restartPolicy; at most 20. A restart only a rule asks for is made by runpod while it watches the pod (the engine keeps only the restartPolicy)', restartRuleFields), since: '1.34' },
     securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
     terminationMessagePath: supported('default /dev/termination-log; a 0666 file per instance is bound there, as the kubelet does, and read for the failure report'),
     terminationMessagePolicy: supported('File (default) or FallbackToLogsOnError (last log lines when the file is empty and the container failed)'),
@@ -503,6 +540,8 @@ export const initContainerFields: FieldLevel = {
   fields: {
     ...containerFields.fields,
     restartPolicy: supported('Always only: a sidecar, started (running, or past its startupProbe) before the next init container'),
+    restartPolicyRules: { ...later('on init containers (Kubernetes 1.34): runpod runs an init container again by the pod\'s restartPolicy only'), since: '1.34' },
+    resizePolicy: later('on init containers: runpod resizes app containers only; a change of a sidecar\'s resources replaces the sidecar, of another init container\'s the pod (Kubernetes refuses resizePolicy on those)'),
   },
   sameAs: { level: containerFields, path: 'spec.containers[]' },
 };
@@ -543,14 +582,19 @@ export const podSpecFields: FieldLevel = {
     hostNetwork: supported('the host\'s network and hostname; hostPort defaults to containerPort and must equal it'),
     hostPID: supported('every container in the host\'s PID namespace'),
     hostUsers: later(),
-    hostnameOverride: later(),
+    hostnameOverride: { ...later(), since: '1.34' },
     imagePullSecrets: supported('registry credentials from kubernetes.io/dockerconfigjson (or dockercfg) Secrets in the input, tried before the Docker config', pullSecretFields),
     initContainers: supported('one at a time, in order, each to exit 0, before the containers start', initContainerFields),
     os: later(),
     overhead: later('set with runtimeClassName by RuntimeClass admission'),
     readinessGates: later('no controller on one host would set the condition'),
     resourceClaims: later(),
-    resources: later('pod-level resources need limits on a cgroup above the containers\'; the Engine API names one (CgroupParent) but cannot set its limits; set them per container'),
+    // PodLevelResources (alpha 1.32; beta, on by default, 1.34): requests and limits for the pod as a whole, which
+    // the kubelet sets on the pod's own cgroup, shared by its containers. The Engine API can put a container under a
+    // parent cgroup (HostConfig.CgroupParent) but has no call that creates that cgroup or sets its limits (with the
+    // cgroupfs driver it is made bare; with systemd it is a slice only systemd on the engine host can limit), so
+    // nothing would enforce them: refused, pointing at what the engine does enforce.
+    resources: later('pod-level resources (Kubernetes PodLevelResources, beta in 1.34) are limits on the pod\'s own cgroup, shared by its containers; the Engine API can put containers under a parent cgroup (CgroupParent) but cannot create it or set its limits, so nothing would enforce them: set resources on each container instead (their sum bounds the pod)'),
     runtimeClassName: later(),
     securityContext: supported('defaults for every container\'s securityContext; groups, sysctls', podSecurityContextFields),
     setHostnameAsFQDN: supported('with subdomain: the hostname is the FQDN (at most 64 characters)'),
@@ -1064,7 +1108,7 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
         if (isEmptyValue(child)) break;
         out.problems.push({
           path: childPath,
-          message: entry.note !== undefined ? `not supported by runpod (${entry.note})` : 'not supported by runpod',
+          message: `${entry.since !== undefined ? `a field ${newerThanSchema(entry.since)}: ` : ''}${entry.note !== undefined ? `not supported by runpod (${entry.note})` : 'not supported by runpod'}`,
         });
         out.settled.push(childPath);
         break;
@@ -1154,6 +1198,7 @@ export function supportedFieldsMarkdown(): string {
       const first = sub !== undefined ? listed?.get(sub) : undefined;
       let note = sub?.sameAs !== undefined ? `${entry.note ?? ''}; fields as \`${sub.sameAs.path}\`, except those below` : (entry.note ?? '');
       if (first !== undefined) note = `${note === '' ? '' : `${note}; `}fields as \`${first}\``;
+      if (entry.since !== undefined) note = `${note === '' ? '' : `${note}; `}${newerThanSchema(entry.since)}`;
       rows.push(`| \`${path}\` | ${statusLabel[entry.status]} | ${note.replace(/\|/g, '\\|')} |`);
       // Another kind's metadata is a Pod's: its rows are not repeated.
       if (sub === undefined || (sub === objectMetaFields && prefix !== '') || first !== undefined) continue;

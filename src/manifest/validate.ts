@@ -31,6 +31,7 @@ import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { validateWorkload } from './workloadRules.js';
 import { validateService } from './serviceRules.js';
+import { containerRestartRules } from './restartRules.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -570,7 +571,9 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink, claimVolumes: 
     initContainerRules(c, p, sink);
   });
   list(spec.containers).forEach((c, i) => {
-    if (isObj(c)) containerRules(c, [...s, 'containers', i], containerNames, portNames, sink);
+    if (!isObj(c)) return;
+    containerRules(c, [...s, 'containers', i], containerNames, portNames, sink);
+    containerRestartRules(c, [...s, 'containers', i], sink);
   });
   // Volumes, then every container's mounts (which must name a declared volume) and env sources.
   const declared = volumeRules(spec, s, sink);
@@ -645,6 +648,7 @@ function containerRules(
   });
 
   resourceRules(c.resources, [...p, 'resources'], sink);
+  resizePolicyRules(c.resizePolicy, [...p, 'resizePolicy'], sink);
   probeRules(c, p, sink);
   lifecycleRules(c, p, sink);
   // validateContainers: terminationMessagePolicy File or FallbackToLogsOnError; the path is absolute (runpod reads
@@ -653,6 +657,27 @@ function containerRules(
   if (typeof tmp === 'string' && tmp !== 'File' && tmp !== 'FallbackToLogsOnError') sink.add([...p, 'terminationMessagePolicy'], `must be File or FallbackToLogsOnError, got ${describe(tmp)}`);
   const tpath = c.terminationMessagePath;
   if (typeof tpath === 'string' && tpath !== '' && !tpath.startsWith('/')) sink.add([...p, 'terminationMessagePath'], 'must be an absolute path');
+}
+
+/**
+ * validateResizePolicy (ContainerResizePolicy: "Supported values: cpu, memory"; restartPolicy NotRequired or
+ * RestartContainer, "If not specified, it defaults to NotRequired"): one entry per resource.
+ */
+function resizePolicyRules(v: unknown, p: PathSegment[], sink: ProblemSink): void {
+  const seen = new Map<string, number>();
+  list(v).forEach((e, i) => {
+    if (!isObj(e)) return;
+    const name = e.resourceName;
+    if (typeof name === 'string') {
+      if (name !== 'cpu' && name !== 'memory') sink.add([...p, i, 'resourceName'], `must be cpu or memory (the resources a running container can be resized in), got ${describe(name)}`);
+      else if (seen.has(name)) sink.add([...p, i, 'resourceName'], `duplicate resourceName "${name}" (also resizePolicy[${seen.get(name)}])`);
+      else seen.set(name, i);
+    }
+    const policy = e.restartPolicy;
+    if (typeof policy === 'string' && policy !== 'NotRequired' && policy !== 'RestartContainer') {
+      sink.add([...p, i, 'restartPolicy'], `must be NotRequired (apply the change to the running container) or RestartContainer (replace it), got ${describe(policy)}`);
+    }
+  });
 }
 
 /**

@@ -44,3 +44,11 @@ function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
+
+/**
+ * Does an instance carrying this hash label run the container's current spec (resources a resizePolicy applies in
+ * place aside)? Its hash, or the full hash an instance made before in-place resize carries (translate.ts).
+ */
+export function sameSpec(hash: string, c: { hash: string; fullHash?: string }): boolean {
+  return hash === c.hash || (c.fullHash !== undefined && hash === c.fullHash);
+}

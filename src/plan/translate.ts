@@ -30,6 +30,8 @@ import { dockerContainerName, podUid, specHash } from './names.js';
 import { projectLabels } from './project.js';
 import { memoryBytes, milliCpu } from './quantity.js';
 import { type Resources, podRequests } from './admission.js';
+import { type ContainerRestart, type RestartPolicy, containerRestart, initContainerRestart } from './restart.js';
+import { type EngineResources, type ResizePolicy, engineResources, hashedCreate, resizePolicyOf } from './resize.js';
 import {
   type InitKind,
   type LifecyclePlan,
@@ -48,7 +50,7 @@ import type { EngineFacts } from '../engine/facts.js';
 import { type ImageUserCheck, type PodNamespaces, type SecurityPlanContext, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
-export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
+export type { RestartPolicy } from './restart.js';
 /** --pull: overrides every container's imagePullPolicy. */
 export type PullOverride = 'always' | 'missing' | 'never';
 
@@ -81,7 +83,26 @@ export interface ContainerPlan {
   runtime?: boolean;
   /** resources.requests (cpu, memory) for admission (admission.ts); zero when none; the infra container's are zero. */
   requests: Resources;
+  /**
+   * Which exits are followed by a restart (restart.ts): the container's restartPolicy (else the pod's) and its
+   * restartPolicyRules; an init container's is initContainerRestart's. The infra container's is Always.
+   */
+  restart: ContainerRestart;
+  /** The cgroup settings its resources give (resize.ts), compared with what the engine reports. */
+  resources: EngineResources;
+  /**
+   * Per resource, whether a change is applied in place (NotRequired: out of the hash, `docker update`) or replaces
+   * the container (RestartContainer: in the hash). Init containers and the infra container: RestartContainer.
+   */
+  resize: ResizePolicy;
+  /**
+   * The hash with every resource in it, as runpod computed it before in-place resize: an instance made then that
+   * carries it is as specified. Absent when it is the hash.
+   */
+  fullHash?: string;
 }
+
+const replaceOnResize: ResizePolicy = { cpu: 'RestartContainer', memory: 'RestartContainer' };
 
 /** Env variable names, and Entrypoint and Cmd indexes, whose values hold Secret data. */
 export interface SecretParts {
@@ -224,12 +245,15 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     security: { ...(options.engine ? { facts: options.engine } : {}), ...(options.seccompProfiles ? { seccompProfiles: options.seccompProfiles } : {}), ...(pod.metadata.annotations ? { annotations: pod.metadata.annotations } : {}) },
     mounts: options.engine ? { facts: options.engine } : {},
   };
-  const initContainers = (pod.spec.initContainers ?? []).map((c) =>
-    asInitContainer(translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c),
-  );
+  // An init container's create options are planned under the pod's policy (asInitContainer sets its engine
+  // policy); a sidecar restarts always (KEP-753), any other init container as initContainerRestart says.
+  const initContainers = (pod.spec.initContainers ?? []).map((c): ContainerPlan => {
+    const planned = asInitContainer(translateContainer(c, { policy: restartPolicy, rules: [] }, false, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c);
+    return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy) };
+  });
   const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster), initContainers);
   const containers = pod.spec.containers.map((c) =>
-    translateContainer(c, restartPolicy, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
+    translateContainer(c, containerRestart(c, restartPolicy), true, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
   );
   return {
     key: `${namespace}/${name}`,
@@ -356,7 +380,7 @@ function translateInfra(
     // Endpoints resolve a Service's named targetPort against these, for pods of any run (services/endpoints.ts).
     [Label.ports]: JSON.stringify(endpointPorts(pod.spec)),
   });
-  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 } };
+  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 }, restart: { policy: 'Always', rules: [] }, resources: engineResources(create.HostConfig), resize: replaceOnResize };
 }
 
 function keylessNetwork(create: CreateOptions, network: string, keyless: string): CreateOptions {
@@ -393,7 +417,9 @@ function portKey(p: ContainerPort): string {
 
 function translateContainer(
   c: Container,
-  restartPolicy: RestartPolicy,
+  restart: ContainerRestart,
+  /** An app container: its resizePolicy may apply resource changes in place (init containers: replaced). */
+  inPlace: boolean,
   gracePeriodSeconds: number,
   commonLabels: Record<string, string>,
   pull: PullOverride | undefined,
@@ -420,7 +446,8 @@ function translateContainer(
     StdinOnce: c.stdinOnce ?? false,
     StopTimeout: gracePeriodSeconds,
     HostConfig: {
-      RestartPolicy: engineRestartPolicy[restartPolicy],
+      // The container's own restartPolicy, else the pod's (restart.ts): the engine keeps it after runpod exits.
+      RestartPolicy: engineRestartPolicy[restart.policy],
       ...resourceLimits(c),
       ...security.hostConfig,
       ...(mounts.mounts.length > 0 ? { Mounts: mounts.mounts } : {}),
@@ -438,7 +465,10 @@ function translateContainer(
   // part of the create options it is in the hash, so changing it replaces the container.
   const healthcheck = engineHealthcheck(c);
   if (healthcheck) create.Healthcheck = healthcheck;
-  const hash = specHash({ create, image, ...lifecycleHashPart(c) });
+  // resizePolicy (resize.ts): the resources a NotRequired policy covers are applied in place, so not hashed.
+  const resize = inPlace ? resizePolicyOf(c.resizePolicy) : replaceOnResize;
+  const fullHash = specHash({ create, image, ...lifecycleHashPart(c) });
+  const hash = specHash({ create: hashedCreate(create, resize), image, ...lifecycleHashPart(c) });
   const requests = requestsOf(c);
   const probes = containerProbes(c, gracePeriodSeconds);
   const labels = {
@@ -468,6 +498,10 @@ function translateContainer(
     ...(mounts.volumeImages.length > 0 ? { volumeImages: mounts.volumeImages } : {}),
     ...(hasRuntimeRef(create) ? { runtime: true } : {}),
     requests,
+    restart,
+    resources: engineResources(create.HostConfig),
+    resize,
+    ...(fullHash !== hash ? { fullHash } : {}),
   };
 }
 

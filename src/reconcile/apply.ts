@@ -188,6 +188,23 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     }),
   );
 
+  // Resources applied in place (resizePolicy NotRequired): POST /containers/{id}/update. The kernel will not set a
+  // memory limit below what the container uses; Docker passes that refusal on, and it is said with the way out.
+  await Promise.all(
+    decision.resize.map(async (a) => {
+      ctx.onAction?.(a);
+      try {
+        await ctx.engine.updateResources(a.id, a.update);
+        done(a, { ok: true, instance: a.id });
+      } catch (err) {
+        if (err instanceof EngineRequestError && a.update.Memory !== undefined) {
+          return failed(a, new EngineRequestError(`${err.message} (a memory limit below what the container uses now is refused; raise it, or set resizePolicy memory: RestartContainer to replace the container instead)`, err.statusCode), a.id);
+        }
+        failed(a, err, a.id);
+      }
+    }),
+  );
+
   // The pod's imagePullSecrets come first, then the Docker config (the kubelet's order: pod secrets, then
   // the node's credentials). The first pull secret with an entry for the registry is used.
   const podAuth: PodAuth | undefined =
@@ -237,11 +254,15 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     }
   }
 
-  const startInstance = async (id: string): Promise<void> => {
+  // A start refused under the container's restartPolicy Never (its own, else the pod's) is final; with
+  // restartPolicyRules the exit code a rule would match is not known here, so it is retried (and a repeated
+  // failure ends the run as not converging).
+  const startInstance = async (id: string, c: ContainerPlan | undefined): Promise<void> => {
     try {
       await ctx.engine.startContainer(id);
     } catch (err) {
-      if (err instanceof EngineRequestError && plan.restartPolicy === 'Never') throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
+      const restart = (c?.restart ?? { policy: plan.restartPolicy, rules: [] });
+      if (err instanceof EngineRequestError && restart.policy === 'Never' && restart.rules.length === 0) throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
       throw err;
     }
   };
@@ -264,7 +285,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
         for (const v of c.volumeImages ?? []) await ctx.images.ensure(v.image, v.pullPolicy, podAuth);
         const made = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
         id = made.id;
-        await startInstance(id);
+        await startInstance(id, c);
         // An instance adopted from a concurrent runpod is that runpod's to hook: postStart runs once per start.
         if (made.adopted) return done(a, { ok: true, instance: id, outcome: 'adopted: a concurrent runpod created it' });
         const hook = await postStart(a.container, id);
@@ -276,7 +297,7 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
     ...decision.start.map(async (a) => {
       ctx.onAction?.(a);
       try {
-        await startInstance(a.id);
+        await startInstance(a.id, byName.get(a.container));
         const hook = await postStart(a.container, a.id);
         done(a, hook === undefined ? { ok: true, instance: a.id } : { ok: false, instance: a.id, error: hook });
       } catch (err) {

@@ -1,8 +1,11 @@
 // decide: the pure step between observe and apply, after the kubelet's computePodActions: compare the plan
 // with what the engine has and say what to do, each action with the reason a user reads. The answer is a typed
-// set (the kubelet's podActions): what to remove, the sandbox, what to kill, create and start, and apart from
-// those the housekeeping that never decides whether the pod is in sync.
+// set (the kubelet's podActions): what to remove, the sandbox, what to kill, resize in place, create and start,
+// and apart from those the housekeeping that never decides whether the pod is in sync.
 import type { PodPlan } from '../plan/translate.js';
+import { sameSpec } from '../plan/names.js';
+import { type ResourceUpdate, resizeChange } from '../plan/resize.js';
+import { restartCause, restartsAfterExit } from '../plan/restart.js';
 import type { ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
@@ -14,6 +17,7 @@ export interface CreateAction { kind: 'create'; container: string; attempt: numb
 export interface StartAction { kind: 'start'; container: string; id: string; reason: string }
 export interface RetireAction { kind: 'retire'; container: string; id: string; reason: string }
 export interface KillAction { kind: 'kill'; container: string; id: string; gracePeriodSeconds: number; reason: string }
+export interface ResizeAction { kind: 'resize'; container: string; id: string; update: ResourceUpdate; reason: string }
 
 export type Action =
   /** Stop (within the grace period) and remove an instance. */
@@ -27,7 +31,9 @@ export type Action =
   /** Keep a dead instance for `logs --previous`, but make sure the engine never restarts it. */
   | RetireAction
   /** End the instance's process after a failed liveness or startup probe; its restart policy decides what follows. */
-  | KillAction;
+  | KillAction
+  /** Apply changed resources to the instance in place (resizePolicy NotRequired: `docker update`). */
+  | ResizeAction;
 
 /** Containers whose liveness (or startup) probe failed, by instance id: what the probe said, and the grace period. */
 export type ProbeKills = ReadonlyMap<string, { reason: string; gracePeriodSeconds: number }>;
@@ -49,6 +55,8 @@ export function actionHeadline(a: Action): string {
       return `killing container ${a.container} to restart it`;
     case 'retire':
       return `keeping ${a.container}'s dead instance without a restart policy`;
+    case 'resize':
+      return `updating container ${a.container}'s resources in place`;
   }
 }
 
@@ -65,6 +73,8 @@ export interface Decision {
   sandbox?: CreateInfraAction | StartInfraAction;
   /** Running instances whose liveness or startup probe failed: their restart policy brings them back. */
   kill: KillAction[];
+  /** Instances kept whose resources changed under resizePolicy NotRequired: updated in place. */
+  resize: ResizeAction[];
   create: CreateAction[];
   start: StartAction[];
   /**
@@ -78,7 +88,7 @@ export interface Decision {
 
 /** The sync's own actions in apply's order; an empty list means the pod is in sync. */
 export function syncActions(d: Decision): Action[] {
-  return [...d.remove, ...(d.sandbox ? [d.sandbox] : []), ...d.kill, ...d.create, ...d.start];
+  return [...d.remove, ...(d.sandbox ? [d.sandbox] : []), ...d.kill, ...d.resize, ...d.create, ...d.start];
 }
 
 /** Everything the decision asks for: the sync's actions, then housekeeping. */
@@ -87,7 +97,7 @@ export function allActions(d: Decision): Action[] {
 }
 
 function emptyDecision(): Decision {
-  return { remove: [], kill: [], create: [], start: [], housekeeping: [] };
+  return { remove: [], kill: [], resize: [], create: [], start: [], housekeeping: [] };
 }
 
 /** File a sync action under its kind. */
@@ -96,6 +106,7 @@ function add(d: Decision, a: Action): void {
     case 'remove': d.remove.push(a); break;
     case 'createInfra': case 'startInfra': d.sandbox = a; break;
     case 'kill': d.kill.push(a); break;
+    case 'resize': d.resize.push(a); break;
     case 'create': d.create.push(a); break;
     case 'start': d.start.push(a); break;
     case 'retire': d.housekeeping.push(a); break;
@@ -126,13 +137,6 @@ export function isHousekeeping(d: Decision, a: Action): boolean {
 /** An action's identity across syncs: the same kind, container, instance or attempt, and reason. */
 export function actionKey(a: Action): string {
   return JSON.stringify(a);
-}
-
-/** Does the pod's restartPolicy want this exited container to run again? (Kubernetes restartPolicy rules.) */
-function wantsRestart(plan: PodPlan, exitCode: number): boolean {
-  if (plan.restartPolicy === 'Always') return true;
-  if (plan.restartPolicy === 'OnFailure') return exitCode !== 0;
-  return false;
 }
 
 /**
@@ -203,11 +207,23 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
       add(d, { kind: 'create', container: c.name, attempt: 0, reason: 'the container does not exist' });
       continue;
     }
-    if (newest.hash !== c.hash) {
+    if (!sameSpec(newest.hash, c)) {
       const reason = `its spec changed (hash ${newest.hash} -> ${c.hash})`;
       add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
       add(d, { kind: 'create', container: c.name, attempt: next, reason });
       continue;
+    }
+    // Resources a resizePolicy NotRequired leaves out of the hash: applied in place to the instance that stays
+    // (Kubernetes in-place resize, resize.ts), or, where Docker's update cannot (a removed memory limit), replaced.
+    if (newest.resources !== undefined && (liveStates.has(newest.state) || newest.state === 'created')) {
+      const change = resizeChange(newest.resources, c.resources);
+      if (change.kind === 'replace') {
+        const reason = `${change.why}; resizePolicy NotRequired`;
+        add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
+        add(d, { kind: 'create', container: c.name, attempt: next, reason });
+        continue;
+      }
+      if (change.kind === 'update') add(d, { kind: 'resize', container: c.name, id: newest.id, update: change.update, reason: `its resources changed (${change.what}); resizePolicy NotRequired applies them in place` });
     }
     if (liveStates.has(newest.state)) {
       // Kubernetes: "If the liveness probe fails, the kubelet kills the container, and the container is subjected
@@ -233,20 +249,22 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
     if (newest.state === 'removing' || newest.state === 'dead') {
       // Being removed, or a removal the engine could not finish: it will not run again, so a new instance takes
       // its place (a dead one is then removed as housekeeping, like any older dead instance).
-      if (!wantsRestart(plan, newest.exitCode)) continue;
-      add(d, { kind: 'create', container: c.name, attempt: next, reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; restartPolicy ${plan.restartPolicy}` });
+      if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
+      add(d, { kind: 'create', container: c.name, attempt: next, reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; ${restartCause(c.restart, newest.exitCode)}` });
       continue;
     }
     // Exited, and not "restarting": Docker's restart manager marks a container it will restart as restarting during
-    // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back.
-    if (!wantsRestart(plan, newest.exitCode)) continue;
+    // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back. And
+    // an exit that only a restartPolicyRules entry restarts: the engine's policy mirrors the container's
+    // restartPolicy, so runpod makes the next attempt (restart.ts), as the kubelet would restart it.
+    if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
     // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
     // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.
     if (restartAt(newest, opts.now) !== undefined) continue;
     // The kubelet's restart model: a new instance with the next attempt number; the dead one stays for
     // `logs --previous`, retired so the engine never brings it back.
     if (retirable(newest)) tidy(d, { kind: 'retire', container: c.name, id: newest.id, reason: `dead instance (attempt ${newest.attempt}) kept for logs --previous` });
-    add(d, { kind: 'create', container: c.name, attempt: next, reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; restartPolicy ${plan.restartPolicy}` });
+    add(d, { kind: 'create', container: c.name, attempt: next, reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; ${restartCause(c.restart, newest.exitCode)}` });
   }
   return d;
 }

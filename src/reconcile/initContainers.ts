@@ -14,6 +14,7 @@ import type { ContainerPlan, PodPlan } from '../plan/translate.js';
 import type { Action } from './decide.js';
 import type { ObservedContainer, ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates } from './history.js';
+import { restartsAfterExit } from '../plan/restart.js';
 
 export interface InitOptions {
   /** Now, ms since the epoch: a failed init container is restarted only after its back-off (restartDelayMs). */
@@ -186,7 +187,7 @@ export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOption
       default: {
         if (newest.exitCode === 0) continue; // completed: the next one
         // exited or dead with a failure.
-        if (plan.restartPolicy === 'Never') {
+        if (!restartsAfterExit(p.restart, newest.exitCode)) {
           // "If the Pod's restartPolicy is set to Never, and an init container fails during startup of that Pod,
           // Kubernetes treats the overall Pod as failed."
           return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} and restartPolicy Never will not restart it`, newest, true);

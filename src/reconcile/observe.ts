@@ -2,6 +2,7 @@
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { Label, infraContainerName, podSelector } from '../plan/labels.js';
 import { type InitKind, LifecycleLabel } from '../plan/lifecycle.js';
+import { type EngineResources, engineResources } from '../plan/resize.js';
 
 export interface ObservedContainer {
   id: string;
@@ -30,6 +31,8 @@ export interface ObservedContainer {
   ip?: string;
   /** init | sidecar for an init container's instance (its type label); undefined for app containers. */
   initKind?: InitKind;
+  /** The cgroup settings the engine has applied (HostConfig): what an in-place resize compares (resize.ts); absent: unknown. */
+  resources?: EngineResources;
 }
 
 export interface ObservedPod {
@@ -74,6 +77,7 @@ export function toObservedContainer(info: ContainerInspect): ObservedContainer {
     imageId: info.Image,
     ...(ip ? { ip } : {}),
     ...initKindOfLabels(labels),
+    resources: engineResources(info.HostConfig),
   };
 }
 

@@ -1,10 +1,12 @@
 // The run-once check, pure: does the pod meet the wait condition now? Each container gets a verdict and the
 // one-line reason a CI log reader needs.
+import { sameSpec } from '../plan/names.js';
 import type { ObservedContainer, ObservedPod } from '../reconcile/observe.js';
 import type { PodPlan } from '../plan/translate.js';
 import type { ContainerProbeStatus } from './probes/manager.js';
 import { describeHandler } from './probes/types.js';
 import { checkInitContainers } from './initCheck.js';
+import { describeRestart, restartsAfterExit } from '../plan/restart.js';
 import { type WaitMode, type WaitStrategy, waitStrategy } from './strategies/index.js';
 
 export type { WaitMode } from './strategies/index.js';
@@ -112,7 +114,7 @@ export function checkPod(input: CheckInput): PodCheck {
       verdict(false, syncErrors.get(p.name) ?? init.waitingFor, { healthyRunning: init.progressing });
       continue;
     }
-    if (!c || c.hash !== p.hash || !infraCurrent) {
+    if (!c || !sameSpec(c.hash, p) || !infraCurrent) {
       verdict(false, syncError ?? (infraOfPlan && !infraCurrent ? `the infra container is ${infra.state}` : c ? 'waiting for the pod to be synced' : 'not created yet'));
       continue;
     }
@@ -142,11 +144,12 @@ export function checkPod(input: CheckInput): PodCheck {
       }
       case 'exited':
       case 'dead': {
-        // Kubernetes restartPolicy: Never leaves every exit final; OnFailure leaves a zero exit final.
-        const final = plan.restartPolicy === 'Never' || (plan.restartPolicy === 'OnFailure' && c.exitCode === 0);
+        // Final when neither the container's restartPolicy (else the pod's) nor a restartPolicyRules entry restarts
+        // this exit (restart.ts): Never leaves every exit final, OnFailure a zero exit.
+        const final = !restartsAfterExit(p.restart, c.exitCode);
         if (final && c.exitCode === 0) verdict(true, 'completed (exit code 0)');
         // A sync error about this container (a FailedPostStartHook that killed it) says why it exited.
-        else if (final) verdict(false, `${describeExit(c, lastExitCodes)}${killedNote(c)}${syncErrors.has(p.name) ? ` (${syncErrors.get(p.name)})` : ''} and restartPolicy ${plan.restartPolicy} will not restart it`, { terminal: true });
+        else if (final) verdict(false, `${describeExit(c, lastExitCodes)}${killedNote(c)}${syncErrors.has(p.name) ? ` (${syncErrors.get(p.name)})` : ''} and ${describeRestart(p.restart, c.exitCode)}`, { terminal: true });
         else verdict(false, syncError ?? describeExit(c, lastExitCodes));
         break;
       }

@@ -4,6 +4,7 @@
 // (pkg/kubelet/prober/worker.go: liveness and readiness are skipped while the container is not Started). Each
 // change of a result is reported at once through onChange, so the run-once loop reacts to it without waiting
 // for its next backoff tick.
+import { sameSpec } from '../../plan/names.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Engine } from '../../engine/engine.js';
 import type { PodPlan } from '../../plan/translate.js';
@@ -190,7 +191,7 @@ export class ProbeManager {
       if (!c.probes) continue;
       const inst = (c.initKind !== undefined ? observed.initContainers : observed.containers).get(c.name)?.[0];
       const current = this.probers.get(c.name);
-      const live = inst !== undefined && inst.state === 'running' && inst.startedAt !== undefined && inst.hash === c.hash;
+      const live = inst !== undefined && inst.state === 'running' && inst.startedAt !== undefined && sameSpec(inst.hash, c);
       if (current && (!live || current.instanceId !== inst.id || current.startedAt !== inst.startedAt)) {
         current.close();
         this.probers.delete(c.name);

@@ -10,6 +10,12 @@ export const waitCompleted: WaitStrategy = {
   endsAfterSync: false,
   patient: true,
   running: () => ({ ok: false, reason: 'still running' }),
-  impossibleFor: (policy) =>
-    policy === 'Always' ? 'restartPolicy Always restarts containers forever; use restartPolicy Never or OnFailure, or --wait running' : undefined,
+  impossibleFor: (pod, containers) => {
+    // A container's own restartPolicy overrides the pod's (Kubernetes 1.34 container restart rules): the pod
+    // completes only when none of its containers restarts forever.
+    const forever = [...containers].filter(([, policy]) => policy === 'Always').map(([name]) => name);
+    if (forever.length === 0) return undefined;
+    if (pod === 'Always' && forever.length === containers.size) return 'restartPolicy Always restarts containers forever; use restartPolicy Never or OnFailure, or --wait running';
+    return `container${forever.length === 1 ? '' : 's'} ${forever.join(', ')} restart${forever.length === 1 ? 's' : ''} forever (restartPolicy Always); set its restartPolicy to Never or OnFailure, or use --wait running`;
+  },
 };

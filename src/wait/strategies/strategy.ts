@@ -21,6 +21,9 @@ export interface WaitStrategy {
    * under --wait completed is bounded by --timeout only (design.md).
    */
   readonly patient: boolean;
-  /** Why this wait can never hold for a pod of that policy (refused before the engine is touched), if so. */
-  impossibleFor(policy: RestartPolicy): string | undefined;
+  /**
+   * Why this wait can never hold for a pod of that restartPolicy whose app containers restart as given (each one's
+   * own restartPolicy, else the pod's: restart.ts), refused before the engine is touched, if so.
+   */
+  impossibleFor(pod: RestartPolicy, containers: ReadonlyMap<string, RestartPolicy>): string | undefined;
 }

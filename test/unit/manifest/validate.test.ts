@@ -95,7 +95,7 @@ describe('validation: one rule per row', () => {
       expect: [
         "pod.yaml:10 spec.containers[0].env[0].name: must consist of printable ASCII characters other than '='",
         'pod.yaml:11 spec.containers[0].env[1].name: required',
-        'pod.yaml:14 spec.containers[0].env[3].valueFrom.fileKeyRef: not supported by runpod',
+        'pod.yaml:14 spec.containers[0].env[3].valueFrom.fileKeyRef: a field from Kubernetes 1.34, newer than the 1.33 schema runpod validates against: not supported by runpod',
       ],
     },
     {

@@ -1,5 +1,6 @@
 // The readiness and startup probes as labels (plan/probeLabels.ts): what the plan writes reads back as the very
 // ProbeSpec the run's prober uses, no hash moves for them, and no Secret value gets into them.
+import { hashedCreate } from '../../../src/plan/resize.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container } from 'kubernetes-types/core/v1.js';
@@ -98,7 +99,9 @@ describe('probe labels: no hash moves for them', () => {
   it('the hash label is the hash of the create options without labels, as before probe labels', () => {
     const c = plan(pod([probed()])).containers[0]!;
     const { Labels, ...create } = c.create;
-    assert.equal(Labels!['io.kubernetes.container.hash'], specHash({ create, image: c.image }));
+    // Less the resources resizePolicy NotRequired applies in place (resize.ts); the full hash is the one before.
+    assert.equal(Labels!['io.kubernetes.container.hash'], specHash({ create: hashedCreate(create, c.resize), image: c.image }));
+    assert.equal(c.fullHash, specHash({ create, image: c.image }));
   });
 });
 

@@ -43,6 +43,7 @@ import {
   type PathStat,
   type PullProgress,
   type RegistryAuth,
+  type ResourceUpdate,
   type VolumeCreate,
   type VolumeInfo,
   type VolumeSummary,
@@ -765,6 +766,23 @@ export class MemoryEngine implements Engine {
     });
   }
 
+  updateResources(id: string, update: ResourceUpdate): Promise<void> {
+    return this.dispatch('updateResources', [id, update], async (ref, u) => {
+      const c = this.find(ref);
+      if (c === undefined) throw new EngineRequestError(`No such container: ${ref}`, 404);
+      if (c.removing || c.dead) throw new EngineRequestError(`Cannot update container ${c.id}: container is marked for removal and cannot be "update"`, 500);
+      // daemon/update.go (verifyContainerResources): the smallest memory limit, and a limit above the swap limit
+      // needs the swap limit with it; a zero leaves the setting unchanged.
+      if (u.Memory !== undefined && u.Memory !== 0 && u.Memory < 6 * 1024 * 1024) throw new EngineRequestError('Minimum memory limit allowed is 6MB', 400);
+      const swap = u.MemorySwap ?? (c.hostConfig.MemorySwap ?? 0);
+      if (u.Memory !== undefined && u.Memory !== 0 && swap > 0 && u.Memory > swap) {
+        throw new EngineRequestError(`Cannot update container ${c.id}: Memory limit should be smaller than already set memoryswap limit, update the memoryswap at the same time`, 500);
+      }
+      for (const [k, v] of Object.entries(u) as [keyof ResourceUpdate, number | undefined][]) if (v !== undefined && v !== 0) c.hostConfig[k] = v;
+      this.emit(c, 'update');
+    });
+  }
+
   killForRestart(id: string, gracePeriodSeconds: number): Promise<'signalled' | 'stopped'> {
     return this.dispatch('killForRestart', [id, gracePeriodSeconds], async (ref, grace) => {
       const c = this.find(ref);
@@ -1086,6 +1104,8 @@ export class MemoryEngine implements Engine {
       ...(o.Healthcheck !== undefined ? { Healthcheck: structuredClone(o.Healthcheck) } : {}),
     };
     const hostConfig: HostConfig = structuredClone(o.HostConfig ?? {});
+    // A memory limit without a swap setting gets swap of twice the limit (what Docker's create gives, measured).
+    if ((hostConfig.Memory ?? 0) > 0 && (hostConfig.MemorySwap ?? 0) === 0) hostConfig.MemorySwap = hostConfig.Memory! * 2;
     hostConfig.NetworkMode ??= 'default';
     hostConfig.RestartPolicy ??= { Name: '', MaximumRetryCount: 0 };
     const argv = [...(entrypoint ?? []), ...cmd];
