@@ -2,58 +2,24 @@
 // running instance with the engine's update, the instance kept; under RestartContainer, or where Docker's update
 // cannot (a removed memory limit), the container is replaced. Plan, decide and the loop on the in-memory engine;
 // the real engine: test/engine/resize.test.ts.
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Container } from 'kubernetes-types/core/v1.js';
-import type { LoadedPod } from '../../../src/manifest/types.js';
-import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
+import type { PodPlan } from '../../../src/plan/translate.js';
 import { engineResources, resizeChange } from '../../../src/plan/resize.js';
 import { EngineRequestError } from '../../../src/engine/engine.js';
-import { ImagePuller } from '../../../src/reconcile/images.js';
 import { observePod } from '../../../src/reconcile/observe.js';
-import { Backoff } from '../../../src/wait/backoff.js';
-import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
-import { MemoryEngine } from '../support/memoryEngine.js';
+import type { PodOutcome } from '../../../src/wait/runOnce.js';
+import type { MemoryEngine } from '../support/memoryEngine.js';
+import { memoryEngines, onePodPlan, runUntilRunning } from '../support/loop.js';
 import { templateOutdated } from '../../../src/workloads/outdated.js';
 
-const image = 'busybox:1';
-const infraImage = 'pause:test';
-
-function planOf(container: Record<string, unknown>): PodPlan {
-  const main = { name: 'main', image, imagePullPolicy: 'Never', command: ['sleep', '3600'], ...container } as Container;
-  const loaded = {
-    pod: { metadata: { name: 'rs', namespace: 'default' }, spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 0, containers: [main] } },
-    source: { file: '<stdin>' },
-    line: 1,
-  } as LoadedPod;
-  return translatePod(loaded, { infraImage });
-}
+const planOf = (container: Record<string, unknown>): PodPlan => onePodPlan('rs', 'Always', container);
+const newEngine = memoryEngines();
+const run = (engine: MemoryEngine, plan: PodPlan): Promise<PodOutcome> => runUntilRunning(engine, plan, 4);
 
 const limits = (cpu: string, memory: string): Record<string, unknown> => ({ resources: { limits: { cpu, memory } } });
 const restartOn = (resource: 'cpu' | 'memory'): Record<string, unknown> => ({ resizePolicy: [{ resourceName: resource, restartPolicy: 'RestartContainer' }] });
 
-const engines: MemoryEngine[] = [];
-afterEach(() => {
-  for (const e of engines.splice(0)) e.dispose();
-});
-
-function newEngine(): MemoryEngine {
-  const e = new MemoryEngine({ images: [image, infraImage] });
-  engines.push(e);
-  return e;
-}
-
-function run(engine: MemoryEngine, plan: PodPlan): Promise<PodOutcome> {
-  return runPod(plan, {
-    engine,
-    images: new ImagePuller(engine, () => Promise.resolve(undefined)),
-    mode: 'running',
-    backoff: new Backoff({ retries: 4, retryDelayMs: 5, factor: 2, maxDelayMs: 40 }),
-    settleMs: 0,
-    signal: new AbortController().signal,
-    now: Date.now,
-  });
-}
 
 async function mainInstances(engine: MemoryEngine, plan: PodPlan) {
   return (await observePod(engine, plan.namespace, plan.name)).containers.get('main') ?? [];

@@ -2,54 +2,19 @@
 // in-memory engine: the engine restart policy mirrors the container's restartPolicy, and an exit only a rule
 // restarts is restarted by runpod (the next attempt); an exit no rule matches under Never fails the pod. The pure
 // answer (plan/restart.ts) is tested table-driven at the end. The real engine: test/engine/restart-rules.test.ts.
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Container } from 'kubernetes-types/core/v1.js';
-import type { LoadedPod } from '../../../src/manifest/types.js';
-import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
+import type { PodPlan } from '../../../src/plan/translate.js';
 import { type ContainerRestart, containerRestart, restartsAfterExit } from '../../../src/plan/restart.js';
-import { ImagePuller } from '../../../src/reconcile/images.js';
 import { observePod } from '../../../src/reconcile/observe.js';
-import { Backoff } from '../../../src/wait/backoff.js';
-import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
-import { MemoryEngine } from '../support/memoryEngine.js';
+import type { PodOutcome } from '../../../src/wait/runOnce.js';
+import type { MemoryEngine } from '../support/memoryEngine.js';
+import { memoryEngines, onePodPlan, runUntilRunning } from '../support/loop.js';
 import { waitCompleted } from '../../../src/wait/strategies/completed.js';
 
-const image = 'busybox:1';
-const infraImage = 'pause:test';
-
-function planOf(name: string, podPolicy: string, container: Record<string, unknown>): PodPlan {
-  const main = { name: 'main', image, imagePullPolicy: 'Never', command: ['sleep', '3600'], ...container } as Container;
-  const loaded = {
-    pod: { metadata: { name, namespace: 'default' }, spec: { restartPolicy: podPolicy, terminationGracePeriodSeconds: 0, containers: [main] } },
-    source: { file: '<stdin>' },
-    line: 1,
-  } as LoadedPod;
-  return translatePod(loaded, { infraImage });
-}
-
-const engines: MemoryEngine[] = [];
-afterEach(() => {
-  for (const e of engines.splice(0)) e.dispose();
-});
-
-function newEngine(): MemoryEngine {
-  const e = new MemoryEngine({ images: [image, infraImage] });
-  engines.push(e);
-  return e;
-}
-
-function run(engine: MemoryEngine, plan: PodPlan): Promise<PodOutcome> {
-  return runPod(plan, {
-    engine,
-    images: new ImagePuller(engine, () => Promise.resolve(undefined)),
-    mode: 'running',
-    backoff: new Backoff({ retries: 10, retryDelayMs: 5, factor: 2, maxDelayMs: 40 }),
-    settleMs: 0,
-    signal: new AbortController().signal,
-    now: Date.now,
-  });
-}
+const newEngine = memoryEngines();
+const planOf = onePodPlan;
+const run = (engine: MemoryEngine, plan: PodPlan): Promise<PodOutcome> => runUntilRunning(engine, plan, 10);
 
 /** The first instance of main exits with this code as soon as it has started (its process ends on its own). */
 function firstStartExits(engine: MemoryEngine, code: number): void {
