@@ -28,15 +28,19 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
 /**
- * For the snapshot, also run the validate command's modules (manifest loading, the Kubernetes schema models) in
- * the builder, so that they come initialised in the deserialized heap: `validate` measured 0.89× of the
- * code-cache executable with them, 0.99× without. Every command but --help loads them. The engine modules cannot
- * be run there (they import node:http, which a Node 20 snapshot builder refuses); they load after start-up.
- * RUNPOD_EXE_PREWARM=0 leaves them out.
+ * For the snapshot, also run the commands that need no engine in the builder (dist/src/snapshotWarmup.js: validate
+ * of a few manifests from stdin, each command's option builder up to a usage error), so that their modules come
+ * initialised in the deserialized heap and their functions compiled (Node 20 keeps the bytecode of what ran in the
+ * builder). `validate` measured 0.89× of the code-cache executable with its modules loaded there, 0.99× without;
+ * see BENCHMARKS.md for the warm-up's figures. The engine modules cannot be run there (they import node:http, which
+ * a Node 20 snapshot builder refuses); they load after start-up. A warm-up that fails stops the snapshot build
+ * (the code-cache executable is made instead). RUNPOD_EXE_PREWARM=0 leaves it out.
  */
 function prewarm(snapshot) {
   if (!snapshot || process.env.RUNPOD_EXE_PREWARM === '0') return '';
-  return `import ${JSON.stringify(path.join(root, 'dist', 'src', 'commands', 'validate.js').replaceAll('\\', '/'))};\n`;
+  const warmup = JSON.stringify(path.join(root, 'dist', 'src', 'snapshotWarmup.js').replaceAll('\\', '/'));
+  return `import { warmUp } from ${warmup};
+    warmUp().catch((err) => { process.stderr.write('snapshot warm-up failed: ' + (err && err.stack || err) + '\\n'); process.exit(1); });\n`;
 }
 
 /**
@@ -62,9 +66,9 @@ async function bundle(snapshot) {
   const outfile = path.join(work, snapshot ? 'runpod-snapshot.cjs' : 'runpod.cjs');
   const main = path.join(root, 'dist', 'src', 'main.js').replaceAll('\\', '/');
   const start = snapshot
-    ? // Inside the snapshot builder only the bundle's top level runs (its static imports: yargs, the CLI
-      // definitions, js-yaml …); what it needs at run time (node:http and tls for the engine) is reached through
-      // the lazy command modules, which load after the snapshot is deserialized.
+    ? // Inside the snapshot builder the bundle's top level runs (its static imports: yargs, the CLI
+      // definitions, js-yaml …) and the warm-up above; what it needs at run time (node:http and tls for the engine)
+      // is reached through the lazy command modules, which load after the snapshot is deserialized.
       `import v8 from 'node:v8';
        v8.startupSnapshot.setDeserializeMainFunction(() => { void mainAndExit(process.argv.slice(2)); });`
     : `void mainAndExit(process.argv.slice(2));`;
@@ -75,7 +79,7 @@ async function bundle(snapshot) {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs') },
+    alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs') },
     // ssh2's optional native parts: it requires them in try/catch and uses its JavaScript code when they are
     // missing, which is all an embedded script can do (it loads no files from disk).
     external: ['*.node', 'cpu-features'],
@@ -86,6 +90,13 @@ async function bundle(snapshot) {
     define: { 'import.meta.url': '__runpodMetaUrl' },
     banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
     plugins: [lazyBuiltins],
+    // Every start deserializes the snapshot's heap, the script's source text included, so its size is start-up
+    // time. Without comments and layout the source is 30% smaller, and it is all Latin-1: a comment in a quote
+    // mark outside it (several packages have them) makes V8 hold the whole script as a two-byte string. The
+    // blob went from 12.5 to 8.4 MB, `--version` from 1.32× to 1.27× of an empty snapshot (BENCHMARKS.md).
+    // Identifiers are kept, so an internal error's stack still names its functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
     legalComments: 'inline',
   });
