@@ -22,7 +22,7 @@ await build({
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
   external: ['docker-modem'],
-  alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs') },
+  alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs'), 'ajv-i18n': path.join(root, 'scripts', 'bundle', 'ajv-i18n.mjs') },
   // Bundled CommonJS packages (js-yaml's, yargs' helpers) may call require(); give the ESM output one.
   banner: { js: "import { createRequire as __runpodCreateRequire } from 'node:module'; const require = __runpodCreateRequire(import.meta.url);" },
   logLevel: 'warning',
