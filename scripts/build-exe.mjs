@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { yargsNoHelpCache } from './bundle/yargs-no-help-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = path.join(root, 'dist', 'exe');
@@ -142,7 +143,7 @@ async function bundle(snapshot) {
     // keeps its built-in English strings, as bin/runpod does.
     define: { 'import.meta.url': '__runpodMetaUrl' },
     banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
-    plugins: [lazyBuiltins, modemFromAsset],
+    plugins: [lazyBuiltins, modemFromAsset, yargsNoHelpCache],
     // Every start deserializes the snapshot's heap, the script's source text included, so its size is start-up
     // time. Without comments and layout the source is 30% smaller, and it is all Latin-1: a comment in a quote
     // mark outside it (several packages have them) makes V8 hold the whole script as a two-byte string. The
