@@ -14,6 +14,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { yargsNoHelpCache } from './bundle/yargs-no-help-cache.mjs';
@@ -71,6 +72,9 @@ const lazyBuiltins = {
  * optional native parts are tried and skipped, as in the script).
  */
 const modemAsset = 'docker-modem.cjs';
+// Single-executable assets (and node:sea, which reads them) came with Node 20.12; an older builder keeps
+// docker-modem inside the script, as before.
+const withAssets = isBuiltin('node:sea');
 const modemFromAsset = {
   name: 'docker-modem-from-asset',
   setup(b) {
@@ -143,7 +147,7 @@ async function bundle(snapshot) {
     // keeps its built-in English strings, as bin/runpod does.
     define: { 'import.meta.url': '__runpodMetaUrl' },
     banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
-    plugins: [lazyBuiltins, modemFromAsset, yargsNoHelpCache],
+    plugins: [lazyBuiltins, ...(withAssets ? [modemFromAsset] : []), yargsNoHelpCache],
     // Every start deserializes the snapshot's heap, the script's source text included, so its size is start-up
     // time. Without comments and layout the source is 30% smaller, and it is all Latin-1: a comment in a quote
     // mark outside it (several packages have them) makes V8 hold the whole script as a two-byte string. The
@@ -161,7 +165,7 @@ async function bundle(snapshot) {
 function makeExe(script, options) {
   const config = path.join(work, 'sea-config.json');
   const blob = path.join(work, 'sea-prep.blob');
-  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, assets: { [modemAsset]: modem }, ...options }));
+  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, ...(modem ? { assets: { [modemAsset]: modem } } : {}), ...options }));
   execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   const tmp = `${exe}.tmp`;
   copyFileSync(process.execPath, tmp);
@@ -181,7 +185,7 @@ function works() {
   }
 }
 
-const modem = await bundleModem();
+const modem = withAssets ? await bundleModem() : undefined;
 let made = mode;
 if (mode === 'snapshot') {
   try {
