@@ -4,6 +4,7 @@
 //      executable's embedded script can require() built-in modules only, and a startup snapshot cannot import()
 //      chunks, so nothing may stay a separate file or an external package. Each command's module stays lazy:
 //      esbuild turns `await import('../commands/run.js')` into a function call inside the same script.
+//      docker-modem (ssh engines only) is bundled apart, into an asset of the executable (modemFromAsset below).
 //   2. `node --experimental-sea-config` turns that script into a preparation blob: with a V8 startup snapshot
 //      of it (RUNPOD_EXE_MODE=snapshot, the default: it measured best, see BENCHMARKS.md), with V8's code cache
 //      (codecache), or plain (script).
@@ -13,8 +14,10 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { yargsNoHelpCache } from './bundle/yargs-no-help-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = path.join(root, 'dist', 'exe');
@@ -28,15 +31,19 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
 /**
- * For the snapshot, also run the validate command's modules (manifest loading, the Kubernetes schema models) in
- * the builder, so that they come initialised in the deserialized heap: `validate` measured 0.89× of the
- * code-cache executable with them, 0.99× without. Every command but --help loads them. The engine modules cannot
- * be run there (they import node:http, which a Node 20 snapshot builder refuses); they load after start-up.
- * RUNPOD_EXE_PREWARM=0 leaves them out.
+ * For the snapshot, also run the commands that need no engine in the builder (dist/src/snapshotWarmup.js: validate
+ * of a few manifests from stdin, each command's option builder up to a usage error), so that their modules come
+ * initialised in the deserialized heap and their functions compiled (Node 20 keeps the bytecode of what ran in the
+ * builder). `validate` measured 0.89× of the code-cache executable with its modules loaded there, 0.99× without;
+ * see BENCHMARKS.md for the warm-up's figures. The engine modules cannot be run there (they import node:http, which
+ * a Node 20 snapshot builder refuses); they load after start-up. A warm-up that fails stops the snapshot build
+ * (the code-cache executable is made instead). RUNPOD_EXE_PREWARM=0 leaves it out.
  */
 function prewarm(snapshot) {
   if (!snapshot || process.env.RUNPOD_EXE_PREWARM === '0') return '';
-  return `import ${JSON.stringify(path.join(root, 'dist', 'src', 'commands', 'validate.js').replaceAll('\\', '/'))};\n`;
+  const warmup = JSON.stringify(path.join(root, 'dist', 'src', 'snapshotWarmup.js').replaceAll('\\', '/'));
+  return `import { warmUp } from ${warmup};
+    warmUp().catch((err) => { process.stderr.write('snapshot warm-up failed: ' + (err && err.stack || err) + '\\n'); process.exit(1); });\n`;
 }
 
 /**
@@ -57,14 +64,69 @@ const lazyBuiltins = {
   },
 };
 
+/**
+ * docker-modem (with ssh2 and its crypto, 0.6 MB of script) serves ssh:// engines only, yet as part of the script
+ * it would be in the snapshot's heap, read on every start. It goes into the executable as a separate asset
+ * (sea-config "assets", Node 20.12 and later; not in the V8 heap) and is compiled from there the first time an
+ * ssh engine needs it, as bin/runpod imports it from node_modules only then. Its requires are built-ins only (ssh2's
+ * optional native parts are tried and skipped, as in the script).
+ */
+const modemAsset = 'docker-modem.cjs';
+// Single-executable assets (and node:sea, which reads them) came with Node 20.12; an older builder keeps
+// docker-modem inside the script, as before.
+const withAssets = isBuiltin('node:sea');
+const modemFromAsset = {
+  name: 'docker-modem-from-asset',
+  setup(b) {
+    b.onResolve({ filter: /^docker-modem$/ }, (args) => (args.kind === 'dynamic-import' ? { path: 'docker-modem', namespace: 'sea-asset' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'sea-asset' }, () => ({
+      contents: `const { getAsset } = require('node:sea');
+        const { compileFunction } = require('node:vm');
+        const loaded = { exports: {} };
+        const { isBuiltin } = require('node:module');
+        // Built-ins only, and a plain "not found" for anything else (ssh2's optional native parts, which it tries
+        // in try/catch): the embedded script's own require would also print a warning for each.
+        const requireBuiltin = (id) => {
+          if (isBuiltin(id)) return require(id);
+          throw Object.assign(new Error('Cannot find module ' + JSON.stringify(id)), { code: 'MODULE_NOT_FOUND' });
+        };
+        // The parameters of a CommonJS module, as the embedded script has them (its __filename is the executable).
+        const params = ['require', 'module', 'exports', '__filename', '__dirname'];
+        compileFunction(getAsset(${JSON.stringify(modemAsset)}, 'utf8'), params, { filename: ${JSON.stringify(modemAsset)} })(requireBuiltin, loaded, loaded.exports, __filename, __dirname);
+        module.exports = loaded.exports;`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
+/** docker-modem and what it requires, one CommonJS script for the asset above. */
+async function bundleModem() {
+  const outfile = path.join(work, modemAsset);
+  await build({
+    stdin: { contents: `module.exports = require('docker-modem');`, resolveDir: root, loader: 'js' },
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['*.node', 'cpu-features'],
+    minifyWhitespace: true,
+    minifySyntax: true,
+    logLevel: 'warning',
+    legalComments: 'inline',
+  });
+  return outfile;
+}
+
 /** Bundle the CLI with an entry that starts it now (script) or after the snapshot is deserialized (snapshot). */
 async function bundle(snapshot) {
   const outfile = path.join(work, snapshot ? 'runpod-snapshot.cjs' : 'runpod.cjs');
   const main = path.join(root, 'dist', 'src', 'main.js').replaceAll('\\', '/');
   const start = snapshot
-    ? // Inside the snapshot builder only the bundle's top level runs (its static imports: yargs, the CLI
-      // definitions, js-yaml …); what it needs at run time (node:http and tls for the engine) is reached through
-      // the lazy command modules, which load after the snapshot is deserialized.
+    ? // Inside the snapshot builder the bundle's top level runs (its static imports: yargs, the CLI
+      // definitions, js-yaml …) and the warm-up above; what it needs at run time (node:http and tls for the engine)
+      // is reached through the lazy command modules, which load after the snapshot is deserialized.
       `import v8 from 'node:v8';
        v8.startupSnapshot.setDeserializeMainFunction(() => { void mainAndExit(process.argv.slice(2)); });`
     : `void mainAndExit(process.argv.slice(2));`;
@@ -75,7 +137,7 @@ async function bundle(snapshot) {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs') },
+    alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs'), 'ajv-i18n': path.join(root, 'scripts', 'bundle', 'ajv-i18n.mjs') },
     // ssh2's optional native parts: it requires them in try/catch and uses its JavaScript code when they are
     // missing, which is all an embedded script can do (it loads no files from disk).
     external: ['*.node', 'cpu-features'],
@@ -85,7 +147,14 @@ async function bundle(snapshot) {
     // keeps its built-in English strings, as bin/runpod does.
     define: { 'import.meta.url': '__runpodMetaUrl' },
     banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
-    plugins: [lazyBuiltins],
+    plugins: [lazyBuiltins, ...(withAssets ? [modemFromAsset] : []), yargsNoHelpCache],
+    // Every start deserializes the snapshot's heap, the script's source text included, so its size is start-up
+    // time. Without comments and layout the source is 30% smaller, and it is all Latin-1: a comment in a quote
+    // mark outside it (several packages have them) makes V8 hold the whole script as a two-byte string. The
+    // blob went from 12.5 to 8.4 MB, `--version` from 1.32× to 1.27× of an empty snapshot (BENCHMARKS.md).
+    // Identifiers are kept, so an internal error's stack still names its functions.
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
     legalComments: 'inline',
   });
@@ -96,7 +165,7 @@ async function bundle(snapshot) {
 function makeExe(script, options) {
   const config = path.join(work, 'sea-config.json');
   const blob = path.join(work, 'sea-prep.blob');
-  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, ...options }));
+  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, ...(modem ? { assets: { [modemAsset]: modem } } : {}), ...options }));
   execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   const tmp = `${exe}.tmp`;
   copyFileSync(process.execPath, tmp);
@@ -116,6 +185,7 @@ function works() {
   }
 }
 
+const modem = withAssets ? await bundleModem() : undefined;
 let made = mode;
 if (mode === 'snapshot') {
   try {

@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { yargsNoHelpCache } from './bundle/yargs-no-help-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'runpod');
@@ -22,9 +23,10 @@ await build({
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
   external: ['docker-modem'],
-  alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs') },
+  alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs'), 'ajv-i18n': path.join(root, 'scripts', 'bundle', 'ajv-i18n.mjs') },
   // Bundled CommonJS packages (js-yaml's, yargs' helpers) may call require(); give the ESM output one.
   banner: { js: "import { createRequire as __runpodCreateRequire } from 'node:module'; const require = __runpodCreateRequire(import.meta.url);" },
+  plugins: [yargsNoHelpCache],
   logLevel: 'warning',
   legalComments: 'inline',
 });

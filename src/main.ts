@@ -1,10 +1,18 @@
 // Entry: run the CLI and turn an error into its exit code. The only place that sets the process exit code
 // or listens for signals.
-import { runCli } from './cli/cli.js';
 import type { CommandContext } from './commands/context.js';
 import { RunpodError } from './errors.js';
+import { version } from './version.js';
 
 export async function main(argv: string[]): Promise<number> {
+  // `runpod --version` alone is answered as yargs answers it (the version and a newline on stdout, exit 0), without
+  // loading yargs and building its command tree: that was most of the command's time beyond node's own start.
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+  // Loaded here, not imported at the top: the bundle's first module stays small for the answer above.
+  const { runCli } = await import('./cli/cli.js');
   const controller = new AbortController();
   let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
   const forwards = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();

@@ -8,9 +8,10 @@ import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { looksLikeCommand, suggestCommand } from './suggest.js';
 import { fromToken, listOf, stdinToken } from './words.js';
+import { version } from '../version.js';
 import { completionFor, filenameOption, hostOption, operateCommands, projectOf, projectOption, selectorOf, selectorOption } from './operate.js';
 
-export const version = '0.1.0';
+export { version };
 
 function duration(flag: string) {
   return (v: unknown): number | undefined => {
