@@ -1,6 +1,6 @@
 // argv -> typed options -> the command's function. No engine calls, no rendering decisions.
 import yargs, { type Argv } from 'yargs';
-import { UsageError } from '../errors.js';
+import { RunpodError, UsageError } from '../errors.js';
 import type { CommandContext } from '../commands/context.js';
 import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/translate.js';
@@ -332,6 +332,9 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     .alias('h', 'help')
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((msg, err) => {
+      // An option's own check (coerce) throws a UsageError, which yargs hands on wrapped in its YError with the
+      // same message: the user's mistake, exit 2, not runpod's.
+      if (err?.name === 'YError' && !(err instanceof RunpodError)) throw new UsageError(`${err.message}; see runpod --help`);
       if (err) throw err;
       // yargs' wording for a missing positional does not say which; every command takes manifests or pods.
       if (/^Not enough non-option arguments/.test(msg)) throw new UsageError(`nothing to act on: give a manifest (file, directory or -) or a pod name; see runpod --help`);

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { parseDuration } from '../../src/cli/duration.js';
 import { Backoff } from '../../src/wait/backoff.js';
 import { runExitCode } from '../../src/commands/run.js';
-import { commandFirst } from '../../src/cli/cli.js';
+import { PassThrough } from 'node:stream';
+import { commandFirst, runCli } from '../../src/cli/cli.js';
+import type { CommandContext } from '../../src/commands/context.js';
+import { UsageError } from '../../src/errors.js';
 import { looksLikeCommand, suggestCommand } from '../../src/cli/suggest.js';
 import { parseEngineAddress } from '../../src/engine/connection.js';
 import { defaultPullPolicy, parseImageRef } from '../../src/imageRef.js';
@@ -97,4 +100,19 @@ describe('a first word that is no command and no file (kubectl and docker habits
   it('only words are taken for commands; paths are manifests', () => {
     assert.deepEqual(['get', 'k8s', 'pod.yaml', './pods', 'manifests/', '-'].map(looksLikeCommand), [true, false, false, false, false, false]);
   });
+});
+
+describe('an option value that fails its own check', () => {
+  const ctx = (): CommandContext => {
+    const sink = new PassThrough();
+    return { stdout: sink, stderr: sink, stdin: new PassThrough(), env: {}, signal: new AbortController().signal, interruptedBy: () => undefined, now: () => 0 };
+  };
+  for (const [args, said] of [
+    [['pod.yaml', '--retries', '-1'], /^--retries -1: expected a whole number, 0 or more; see runpod --help$/],
+    [['pod.yaml', '--timeout', '5x'], /^--timeout 5x: expected a duration such as 500ms, 90s, 5m or 1h30m; see runpod --help$/],
+  ] as const) {
+    it(`${args.slice(1).join(' ')}: a usage error (exit 2) saying what was expected, before anything is read`, async () => {
+      await assert.rejects(runCli([...args], ctx()), (err: unknown) => err instanceof UsageError && err.exitCode === 2 && said.test(err.message));
+    });
+  }
 });
