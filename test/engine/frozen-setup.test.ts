@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runpod, show, uniqueName } from './harness.js';
-import { cleanupFile, cleanupPod, podFile, sleeper } from './run-helpers.js';
+import { cleanupFile, cleanupPod, dockerTry, podFile, sleeper } from './run-helpers.js';
 
 const engineSocket = (process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
 
@@ -51,6 +51,12 @@ for (const [what, freezeAt] of [
     // A namespace of its own, so its network does not exist yet and must be made.
     const namespace = uniqueName('frz-ns');
     cleanupPod(t, name, namespace);
+    // Frozen while it held the network's creation lock, the run leaves the lock (a later run takes it over once
+    // stale, gc removes it); this test's go with it.
+    t.after(() => {
+      dockerTry(['rm', '-f', `runpod_netlock_runpod_${namespace}`]);
+      dockerTry(['network', 'rm', `runpod_${namespace}`]);
+    });
     const file = podFile({ name, namespace, containers: [sleeper('main')] });
     cleanupFile(t, file);
     const proxy = await freezingProxy(t, freezeAt);

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { alive, runpodBin, uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupPod, eventually, podContainerIds, podContainers, podObject, runpod, show, tempDir,
+  busybox, checkNothingLeftBehind, cleanupPod, dockerTry, eventually, podContainerIds, podContainers, podObject, runpod, show, tempDir,
   toYaml, must,
 } from './run-helpers.js';
 
@@ -165,6 +165,13 @@ test('--keep leaves the pod up after the command', async (t) => {
   assert.equal(r.code, 0, show(r));
   const pod = podContainers(name);
   assert.equal(must(pod.get('httpd'), 'httpd').State.Running, true);
+  // The command it prints takes everything down, the run's own network with it.
+  const hint = /remove with: runpod (down --project (run-[0-9a-f]+) .*)$/m.exec(r.stderr);
+  assert.ok(hint?.[1] !== undefined && hint[2] !== undefined, show(r));
+  const down = await runpod(hint[1].split(' '));
+  assert.equal(down.code, 0, show(down));
+  assert.deepEqual(podContainerIds(name), []);
+  assert.equal(dockerTry(['network', 'inspect', `runpod_default.${hint[2]}`]).status, 1, `the network of ${hint[2]} is left`);
 });
 
 test('the command and its arguments pass through untouched; a missing command exits 127', async (t) => {
