@@ -107,19 +107,22 @@ function dockerScripts(pod: BarePod): { up: string; down: string } {
     return a.map(q).join(' ');
   };
   const names = pod.containers.map((c) => q(c.name)).join(' ');
-  // The namespace's network, made when missing and removed after, as runpod does.
-  const network = (pod.infra.options.HostConfig as { NetworkMode?: string } | undefined)?.NetworkMode ?? '';
-  const ensure = network.startsWith('runpod_') ? [`docker network inspect ${q(network)} >/dev/null 2>&1 || docker network create --label app.kubernetes.io/managed-by=runpod --label io.runpod.network.namespace=${q(network.slice('runpod_'.length).split('.')[0] ?? '')} ${q(network)} >/dev/null`] : [];
-  const drop = network.startsWith('runpod_') ? [`docker network rm ${q(network)} >/dev/null 2>&1 || true`] : [];
-  const up = [...ensure, `${run(pod.infra)} >/dev/null`, ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`), 'wait', `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`].join('\n');
-  const down = [`docker stop -t ${pod.grace} ${names} >/dev/null`, `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`, `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`, ...drop].join('\n');
+  const up = [`${run(pod.infra)} >/dev/null`, ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`), 'wait', `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`].join('\n');
+  const down = [`docker stop -t ${pod.grace} ${names} >/dev/null`, `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`, `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`].join('\n');
   return { up, down };
 }
 
-/** Several pods from the docker CLI: each pod's commands in order, the pods in parallel. */
+/**
+ * Several pods from the docker CLI: each pod's commands in order, the pods in parallel. The namespaces' networks
+ * are made (when missing) before them and removed after them, once each, as runpod does: made by every pod at
+ * once they would be made several times over (Docker does not create a network by name atomically).
+ */
 function dockerScript(pods: BarePod[], which: 'up' | 'down'): string {
-  if (pods.length === 1) return dockerScripts(pods[0]!)[which];
-  return `${pods.map((p) => `(\n${dockerScripts(p)[which]}\n) &`).join('\n')}\nwait\n`;
+  const networks = [...new Set(pods.map((p) => (p.infra.options.HostConfig as { NetworkMode?: string } | undefined)?.NetworkMode ?? '').filter((n) => n.startsWith('runpod_')))];
+  const ensure = networks.map((n) => `docker network inspect ${q(n)} >/dev/null 2>&1 || docker network create --label app.kubernetes.io/managed-by=runpod --label io.runpod.network.namespace=${q(n.slice('runpod_'.length).split('.')[0] ?? '')} ${q(n)} >/dev/null`);
+  const drop = networks.map((n) => `docker network rm ${q(n)} >/dev/null 2>&1 || true`);
+  const body = pods.length === 1 ? dockerScripts(pods[0]!)[which] : `${pods.map((p) => `(\n${dockerScripts(p)[which]}\n) &`).join('\n')}\nwait`;
+  return [...(which === 'up' ? ensure : []), body, ...(which === 'down' ? drop : [])].join('\n') + '\n';
 }
 
 /** Remove the benchmark's pods: their containers, then runpod's volumes of them (termination messages). */

@@ -34,7 +34,7 @@ export interface LockTiming {
 export async function ensureNetwork(engine: Engine, namespace: string, project: string | undefined, lockImage: string, timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs }): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
   const existing = await inspectByName(engine, name);
-  if (existing !== undefined) return checked(existing, namespace, project);
+  if (existing !== undefined && existing !== 'ambiguous') return checked(existing, namespace, project);
   const lockName = `runpod_netlock_${name}`;
   let seen: { id: string; since: number } | undefined;
   for (;;) {
@@ -47,9 +47,9 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
       });
     } catch (err) {
       if (!(err instanceof NameConflictError)) throw err;
-      // Another run holds the lock: its network, once made, is the one.
+      // Another run holds the lock: its network, once made (or once its duplicates are gone), is the one.
       const made = await inspectByName(engine, name);
-      if (made !== undefined) return checked(made, namespace, project);
+      if (made !== undefined && made !== 'ambiguous') return checked(made, namespace, project);
       const lock = await engine.inspectContainer(lockName);
       if (lock === undefined) continue;
       if ((lock.Config.Labels ?? {})[ServiceLabel.role] !== Role.networkLock) {
@@ -68,6 +68,7 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
     }
     try {
       const again = await inspectByName(engine, name);
+      if (again === 'ambiguous') return await deduplicated(engine, namespace, project);
       if (again !== undefined) return checked(again, namespace, project);
       try {
         await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
@@ -76,6 +77,7 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
         if (!(err instanceof NameConflictError)) throw err;
       }
       const made = await inspectByName(engine, name);
+      if (made === 'ambiguous') return await deduplicated(engine, namespace, project);
       if (made === undefined) throw new ServiceSetupError(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
       return checked(made, namespace, project);
     } finally {
@@ -84,18 +86,36 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
   }
 }
 
-/** A network by name; two of the name (made at once by an older runpod, or by hand) stop the run with the fix. */
-async function inspectByName(engine: Engine, name: string): Promise<NetworkInfo | undefined> {
+/** A network by name, or 'ambiguous' when several carry it (the engine then refuses the name to everyone). */
+async function inspectByName(engine: Engine, name: string): Promise<NetworkInfo | undefined | 'ambiguous'> {
   try {
     return await engine.inspectNetwork(name);
   } catch (err) {
-    if (err instanceof EngineRequestError && /is ambiguous/.test(err.message)) {
-      throw new ServiceSetupError(
-        `more than one network is named ${name} on the engine, so the name means none of them: list them with \`docker network ls --filter name=^${name}$\` and remove all but one (\`docker network rm <id>\`), then run again`,
-      );
-    }
+    if (err instanceof EngineRequestError && /is ambiguous/.test(err.message)) return 'ambiguous';
     throw err;
   }
+}
+
+/**
+ * Several runpod networks of the name, made by something that took no lock (an older runpod, a script): with
+ * the lock held, the one containers are on (else the oldest) stays and the empty others go. Nothing can join
+ * one while the name is ambiguous, so an empty one stays empty. Two in use, or one that is not runpod's, stop
+ * the run with the fix.
+ */
+async function deduplicated(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
+  const name = namespaceNetwork(namespace, project);
+  const same = (await engine.listNetworks([`${ServiceLabel.networkNamespace}=${namespace}`])).filter((n) => n.name === name && ours(n, namespace, project));
+  same.sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || a.id.localeCompare(b.id));
+  const used = same.filter((n) => Object.keys(n.containers).length > 0);
+  const keep = used.length <= 1 ? (used[0] ?? same[0]) : undefined;
+  if (keep !== undefined) for (const n of same) if (n.id !== keep.id && Object.keys(n.containers).length === 0) await engine.removeNetwork(n.id);
+  const found = await inspectByName(engine, name);
+  if (found === undefined || found === 'ambiguous') {
+    throw new ServiceSetupError(
+      `more than one network is named ${name} on the engine, so the name means none of them${used.length > 1 ? ` (containers are on ${used.length} of them)` : ''}: list them with \`docker network ls --filter name=^${name}$\` and remove all but one (\`docker network rm <id>\`), then run again`,
+    );
+  }
+  return checked(found, namespace, project);
 }
 
 function checked(n: NetworkInfo, namespace: string, project: string | undefined): NetworkInfo {

@@ -68,11 +68,38 @@ describe('the namespace network, made by runs at once', () => {
     assert.equal((await ensureNetwork(engine, 'default', undefined, image, fast)).name, 'runpod_default');
   });
 
-  it('two networks of the name already there (an older runpod, or by hand): a clear error with the fix, nothing removed', async () => {
+  it('several networks of the name already there (made without the lock): the oldest stays, the empty others go', async () => {
     const engine = racy();
-    await Promise.all([engine.createNetwork('runpod_default', { labels: {} }), engine.createNetwork('runpod_default', { labels: {} })]);
-    await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), (err: unknown) => err instanceof ServiceSetupError && /more than one network is named runpod_default/.test(err.message) && /docker network rm/.test(err.message));
+    const labels = { 'app.kubernetes.io/managed-by': 'runpod', [ServiceLabel.networkNamespace]: 'default' };
+    await Promise.all([1, 2, 3].map(() => engine.createNetwork('runpod_default', { labels })));
+    const got = await Promise.all([1, 2].map(() => ensureNetwork(engine, 'default', undefined, image, fast)));
+    const left = await engine.listNetworks([]);
+    assert.equal(left.length, 1);
+    assert.deepEqual(new Set(got.map((n) => n.id)), new Set([left[0]?.id]));
+    assert.deepEqual(locks(engine), []);
+  });
+
+  it('the one of them that containers are on stays', async () => {
+    const engine = racy();
+    const labels = { 'app.kubernetes.io/managed-by': 'runpod', [ServiceLabel.networkNamespace]: 'default' };
+    const ids = await Promise.all([1, 2].map(() => engine.createNetwork('runpod_default', { labels })));
+    const c = await engine.createContainer('k8s_POD_web_default_u_0', { Image: image });
+    await engine.connectNetwork(ids[1] ?? '', c, []);
+    assert.equal((await ensureNetwork(engine, 'default', undefined, image, fast)).id, ids[1]);
+    assert.equal((await engine.listNetworks([])).length, 1);
+  });
+
+  it('containers on two of them, or one that is not runpod\'s: a clear error with the fix, nothing removed', async () => {
+    const engine = racy();
+    const labels = { 'app.kubernetes.io/managed-by': 'runpod', [ServiceLabel.networkNamespace]: 'default' };
+    const ids = await Promise.all([1, 2].map(() => engine.createNetwork('runpod_default', { labels })));
+    for (const [i, id] of ids.entries()) await engine.connectNetwork(id, await engine.createContainer(`c${i}`, { Image: image }), []);
+    await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), (err: unknown) => err instanceof ServiceSetupError && /more than one network is named runpod_default .*containers are on 2 of them/.test(err.message) && /docker network rm/.test(err.message));
     assert.equal((await engine.listNetworks([])).length, 2);
+    const foreign = racy();
+    await Promise.all([{}, labels].map((l) => foreign.createNetwork('runpod_default', { labels: l })));
+    await assert.rejects(ensureNetwork(foreign, 'default', undefined, image, fast), /more than one network is named runpod_default/);
+    assert.equal((await foreign.listNetworks([])).length, 2);
   });
 
   it('a network removed under the run (a concurrent down) is made again when a create or start meets 404', async () => {
