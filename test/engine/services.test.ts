@@ -39,6 +39,26 @@ spec:
     ports: [{name: serve, containerPort: ${port}}]
 ${extra}`;
 
+/**
+ * A Deployment of pods labelled app: <name>, each answering on port with its hostname (serveHostname, after
+ * `before`); `container` lines go under the container (indented eight spaces).
+ */
+const serverDeployment = (name: string, replicas: number, port: number, o: { server?: string; before?: string; container?: string } = {}) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: ${o.server ?? 'server'}
+        image: ${busybox}
+        command: ${serveHostname(port, o.before)}
+${o.container ?? ''}`;
+
 const client = (name: string, namespace = 'default') => `apiVersion: v1
 kind: Pod
 metadata: {name: ${name}, namespace: ${namespace}}
@@ -220,22 +240,7 @@ spec:
   selector: {app: hello}
   ports: [{port: 80, targetPort: 8080}]
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: hello}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: hello}}
-  template:
-    metadata: {labels: {app: hello}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: server
-        image: ${busybox}
-        command: ${serveHostname(8080)}
-        ports: [{containerPort: 8080}]
----
+${serverDeployment('hello', 2, 8080, { container: '        ports: [{containerPort: 8080}]\n' })}---
 ${client('asker')}`,
   });
   const r = await w.run(w.dir);
@@ -257,21 +262,7 @@ spec:
   sessionAffinityConfig: {clientIP: {timeoutSeconds: 600}}
   ports: [{port: 80, targetPort: 8080}]
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: sticky}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: sticky}}
-  template:
-    metadata: {labels: {app: sticky}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: server
-        image: ${busybox}
-        command: ${serveHostname(8080)}
----
+${serverDeployment('sticky', 2, 8080)}---
 ${client('asker')}`,
   });
   const r = await w.run(w.dir);
@@ -462,25 +453,15 @@ spec:
   selector: {app: db}
   ports: [{name: pg, port: 5432, targetPort: pg}]
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: db}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: db
-        image: ${busybox}
-        command: ${serveHostname(5433, 'sleep 2; touch /tmp/up; ')}
-        ports: [{name: pg, containerPort: 5433}]
+${serverDeployment('db', 1, 5433, {
+  server: 'db',
+  before: 'sleep 2; touch /tmp/up; ',
+  container: `        ports: [{name: pg, containerPort: 5433}]
         readinessProbe:
           exec: {command: [test, -f, /tmp/up]}
           periodSeconds: 1
 `,
+})}`,
   });
   // The command checks, from the host, the Service's published port and its address.
   const script = `node -e 'const s=require("net").connect(+process.env.RUNPOD_SVC_DB_HOST_PORT_5432,"127.0.0.1");let d="";s.on("data",x=>d+=x);s.on("end",()=>{console.log(d.trim());process.exit(/hello from db-/.test(d)?0:1)});s.end()'`;
@@ -495,18 +476,13 @@ spec:
 });
 
 test("a Service's nodePort that another process holds: exit 3 naming the Service and the port, and a scoped run leaves nothing under its own key", async (t) => {
-  // A port in the nodePort range that this test holds (another one, should something have taken it).
+  // A port in the nodePort range that this test holds.
+  const port = await freeNodePort();
   const holder = net.createServer();
-  let port = 0;
-  for (let tries = 0; port === 0; tries++) {
-    const candidate = 30000 + Math.floor(Math.random() * 2768);
-    const ok = await new Promise<boolean>((resolve) => {
-      holder.once('error', () => resolve(false));
-      holder.listen(candidate, '0.0.0.0', () => resolve(true));
-    });
-    if (ok) port = candidate;
-    else if (tries > 20) assert.fail('no free port in the nodePort range');
-  }
+  await new Promise<void>((resolve, reject) => {
+    holder.once('error', reject);
+    holder.listen(port, '0.0.0.0', resolve);
+  });
   t.after(() => holder.close());
   const namespace = uniqueName('svc-held');
   const w = keyedWorkspace(t, 'svc', {
