@@ -7,6 +7,8 @@
 set -euo pipefail
 
 log() { printf 'engine-up: %s\n' "$*" >&2; }
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 answers() { timeout 5 docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
 need_pkgs=()
@@ -29,13 +31,7 @@ command -v ip >/dev/null 2>&1 || need_pkgs+=(iproute2)
 # The ssh:// engine test starts its own sshd on a loopback port (ssh-keygen, ssh-agent come with it).
 [ -x /usr/sbin/sshd ] || need_pkgs+=(openssh-server)
 
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || { log "missing packages (${need_pkgs[*]}) and not root: install them"; exit 3; }
-  log "installing ${need_pkgs[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
-fi
+install_packages "${need_pkgs[@]}"
 
 if ! answers; then
   # A dockerd that was killed leaves its pid file; the next one refuses to start until it is gone.

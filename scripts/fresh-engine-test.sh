@@ -9,12 +9,13 @@ cd "$(dirname "$0")/.."
 
 runs=${1:-5}
 state=/var/lib/docker
-aside="$state.before-fresh-runs"
+# Inside the state directory, not beside it: on these machines it is a mount point, which cannot be renamed.
+aside="$state/.before-fresh-runs"
 log() { printf 'fresh-engine-test: %s\n' "$*" >&2; }
 
 [ "$(id -u)" = 0 ] || { log "must run as root (it stops and starts dockerd)"; exit 2; }
 [ -z "${DOCKER_HOST:-}" ] || { log "DOCKER_HOST is set: this script only handles the local engine"; exit 2; }
-[ ! -e "$aside" ] || { log "$aside exists from an earlier run: put it back as $state first"; exit 2; }
+[ ! -e "$aside" ] || { log "$aside exists from an earlier run: move its entries back into $state first"; exit 2; }
 
 stop_engine() {
   local pid
@@ -28,22 +29,29 @@ stop_engine() {
   rm -f /var/run/docker.pid
 }
 
+# Everything in the state directory but the earlier state put aside.
+empty_state() {
+  find "$state" -mindepth 1 -maxdepth 1 ! -path "$aside" -exec rm -rf {} +
+}
+
 restore() {
   stop_engine
   if [ -e "$aside" ]; then
-    rm -rf "$state"
-    mv "$aside" "$state"
+    empty_state
+    find "$aside" -mindepth 1 -maxdepth 1 -exec mv -t "$state" {} +
+    rmdir "$aside"
     log "put the engine's earlier state back in $state"
   fi
 }
 
 stop_engine
-[ -e "$state" ] && mv "$state" "$aside"
+mkdir -p "$state" "$aside"
+find "$state" -mindepth 1 -maxdepth 1 ! -path "$aside" -exec mv -t "$aside" {} +
 trap restore EXIT
 
 for i in $(seq 1 "$runs"); do
   stop_engine
-  rm -rf "$state"
+  empty_state
   log "run $i of $runs: a fresh engine, empty $state"
   started=$(date +%s)
   if ! npm test >"/tmp/fresh-engine-test-$i.log" 2>&1; then

@@ -7,16 +7,12 @@
 set -euo pipefail
 
 log() { printf 'tools-up: %s\n' "$*" >&2; }
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 need_pkgs=()
 command -v systemd-analyze >/dev/null 2>&1 || need_pkgs+=(systemd)
 command -v cloud-init >/dev/null 2>&1 || need_pkgs+=(cloud-init)
 
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || { log "missing packages (${need_pkgs[*]}) and not root: install them"; exit 3; }
-  log "installing ${need_pkgs[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
-fi
+install_packages "${need_pkgs[@]}"
 log "systemd-analyze $(systemd-analyze --version | head -1 | cut -d' ' -f2), cloud-init $(cloud-init --version 2>&1 | awk '{print $2}')"
