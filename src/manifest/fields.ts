@@ -961,7 +961,7 @@ const clientIPConfigFields: FieldLevel = {
   fields: {
     clientIP: supported(undefined, {
       type: 'ClientIPConfig',
-      fields: { timeoutSeconds: supported('1-86400 (default 10800); accepted, not honoured: see sessionAffinity') },
+      fields: { timeoutSeconds: supported('1-86400 (default 10800): how long a client stays on its endpoint after its last connection') },
     }),
   },
 };
@@ -975,7 +975,7 @@ export const serviceSpecFields: FieldLevel = {
     type: supported('ClusterIP (default), NodePort or LoadBalancer (both publish on the host); ExternalName is refused (Docker\'s embedded DNS cannot serve the CNAME record it needs)'),
     clusterIP: supported(`"" (default) or None (headless: the name gives the pods' own addresses); a fixed address is refused (${serviceAddress})`),
     clusterIPs: supported('as clusterIP: [] or [None]; its first value must match clusterIP'),
-    sessionAffinity: supported('None (default) or ClientIP; ClientIP is accepted but not honoured: on one host each new connection picks an endpoint at random, so a client is not kept on one pod'),
+    sessionAffinity: supported('None (default) or ClientIP: a client (by its address) goes back to the endpoint it last reached, for timeoutSeconds, as kube-proxy\'s iptables rules do it (the `recent` match)'),
     sessionAffinityConfig: supported('with sessionAffinity ClientIP only', clientIPConfigFields),
     publishNotReadyAddresses: supported('true: pods count as endpoints before they are ready'),
     externalTrafficPolicy: supported(`Cluster (default) or Local, NodePort and LoadBalancer only; both mean the same: ${oneHost}`),
