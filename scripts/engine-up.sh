@@ -74,6 +74,26 @@ if ! docker image inspect runpod-test/busybox:1 >/dev/null 2>&1; then
   log "built runpod-test/busybox:1"
 fi
 
+# A root filesystem of busybox's applets (for images built from the host's own programs), in $1.
+busybox_rootfs() {
+  mkdir -p "$1/bin" "$1/tmp" "$1/etc"
+  cp /bin/busybox "$1/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [ "$applet" = busybox ] || ln -sf busybox "$1/bin/$applet"
+  done
+  echo 'root:x:0:0:root:/root:/bin/sh' >"$1/etc/passwd"
+  chmod 1777 "$1/tmp"
+}
+
+# A host program and every library it loads, at their own paths under the root filesystem $1.
+copy_program() {
+  local f
+  for f in "$2" $(ldd "$2" | grep -o '/[^ ]*'); do
+    mkdir -p "$1$(dirname "$f")"
+    cp -L "$f" "$1$f"
+  done
+}
+
 # runpod-test/perl-net: busybox and the host's own perl (Debian's perl-base: the interpreter, its libraries and
 # modules), for tests that need a UDP client and server: the static busybox nc has no UDP mode.
 if ! docker image inspect runpod-test/perl-net:1 >/dev/null 2>&1; then
@@ -82,26 +102,31 @@ if ! docker image inspect runpod-test/perl-net:1 >/dev/null 2>&1; then
     apt-get install -y -qq perl-base >/dev/null
   fi
   ptmp=$(mktemp -d)
-  mkdir -p "$ptmp/rootfs/bin" "$ptmp/rootfs/tmp" "$ptmp/rootfs/etc"
-  cp /bin/busybox "$ptmp/rootfs/bin/busybox"
-  for applet in $(/bin/busybox --list); do
-    [ "$applet" = busybox ] || ln -sf busybox "$ptmp/rootfs/bin/$applet"
-  done
+  busybox_rootfs "$ptmp/rootfs"
   perlbin=$(readlink -f "$(command -v perl)")
   # The interpreter, every library it loads, and the perl-base module tree, at their own paths.
-  for f in "$perlbin" $(ldd "$perlbin" | grep -o '/[^ ]*') ; do
-    mkdir -p "$ptmp/rootfs$(dirname "$f")"
-    cp -L "$f" "$ptmp/rootfs$f"
-  done
+  copy_program "$ptmp/rootfs" "$perlbin"
   ln -sf "$perlbin" "$ptmp/rootfs/bin/perl"
   for d in $(perl -e 'print join(" ", grep { -d && m{perl-base} } @INC)'); do
     mkdir -p "$ptmp/rootfs$d"
     cp -a "$d/." "$ptmp/rootfs$d/"
   done
-  echo 'root:x:0:0:root:/root:/bin/sh' >"$ptmp/rootfs/etc/passwd"
-  chmod 1777 "$ptmp/rootfs/tmp"
   tar -C "$ptmp/rootfs" -c . | docker import \
     --change 'ENV PATH=/bin' --change 'CMD ["sh"]' - runpod-test/perl-net:1 >/dev/null
   rm -rf "$ptmp"
   log "built runpod-test/perl-net:1"
+fi
+
+# runpod-test/bash: busybox and the host's own bash, the stand-in for docker.io/library/bash in the Kubernetes
+# documentation's examples (the Indexed Job's bash arrays).
+if ! docker image inspect runpod-test/bash:1 >/dev/null 2>&1; then
+  btmp=$(mktemp -d)
+  busybox_rootfs "$btmp/rootfs"
+  bashbin=$(readlink -f /bin/bash)
+  copy_program "$btmp/rootfs" "$bashbin"
+  [ "$bashbin" = /bin/bash ] || ln -sf "$bashbin" "$btmp/rootfs/bin/bash"
+  tar -C "$btmp/rootfs" -c . | docker import \
+    --change 'ENV PATH=/bin' --change 'CMD ["bash"]' - runpod-test/bash:1 >/dev/null
+  rm -rf "$btmp"
+  log "built runpod-test/bash:1"
 fi

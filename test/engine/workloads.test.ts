@@ -318,6 +318,56 @@ test('Jobs: completions 3 / parallelism 2 exits 0; an Indexed Job sees its index
   assert.equal(podsOf(w.key, 'job/work').size, 3);
 });
 
+test("the documentation's Indexed Job (bash arrays in an init container, rev in the worker) runs as written, with local stand-in images", async (t) => {
+  // https://kubernetes.io/docs/tasks/job/indexed-parallel-processing-static/: only the images are stand-ins
+  // (runpod-test/bash for docker.io/library/bash, runpod-test/busybox for docker.io/library/busybox).
+  const w = keyedWorkspace(t, 'wl', {
+    'indexed-job.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: 'indexed-job'
+spec:
+  completions: 5
+  parallelism: 3
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      initContainers:
+      - name: 'input'
+        image: 'runpod-test/bash:1'
+        command:
+        - "bash"
+        - "-c"
+        - |
+          items=(foo bar baz qux xyz)
+          echo \${items[$JOB_COMPLETION_INDEX]} > /input/data.txt
+        volumeMounts:
+        - mountPath: /input
+          name: input
+      containers:
+      - name: 'worker'
+        image: '${busybox}'
+        command:
+        - "rev"
+        - "/input/data.txt"
+        volumeMounts:
+        - mountPath: /input
+          name: input
+      volumes:
+      - name: input
+        emptyDir: {}
+`,
+  });
+  const r = await w.run(w.file('indexed-job.yaml'));
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /job\/indexed-job: completed \(5 of 5 succeeded\)/, show(r));
+  const pods = [...podsOf(w.key, 'job/indexed-job').keys()].sort();
+  assert.equal(pods.length, 5, pods.join(' '));
+  const out = await Promise.all(pods.map(async (n) => (await w.run('logs', n, '-c', 'worker')).stdout.trim()));
+  assert.deepEqual(out.sort(), ['oof', 'rab', 'xuq', 'zab', 'zyx']);
+});
+
 test('a Job that exhausts its backoffLimit exits 1 with the failing pod and its logs', async (t) => {
   const w = keyedWorkspace(t, 'wl', { 'fail.yaml': jobManifest('fails', '  backoffLimit: 1\n', 'echo "cannot migrate: table missing"; exit 2') });
   const r = await w.run(path.join(w.dir, 'fail.yaml'));
