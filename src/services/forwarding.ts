@@ -25,8 +25,9 @@ const loaders = new WeakMap<Engine, Promise<Loader>>();
 export interface RulesTarget {
   /** The Service container, whose network namespace the rules are for. */
   containerId: string;
-  /** For messages: namespace/name of the Service. */
+  /** For messages: namespace/name of the Service, and its ports (80/TCP). */
   service: string;
+  ports: readonly string[];
   image: string;
 }
 
@@ -75,7 +76,7 @@ async function findLoader(engine: Engine, target: RulesTarget, rules: string): P
 
 function refusal(target: RulesTarget, why: string): ServiceSetupError {
   return new ServiceSetupError(
-    `cannot forward the ports of service ${target.service}: loading its rules with the engine host's iptables-restore failed (${why}); Services need a Linux engine host with iptables (Debian's iptables package), as Docker itself does; run without the Service (--skip-kind Service) to start the pods alone`,
+    `cannot forward ${target.ports.length === 1 ? 'port' : 'ports'} ${target.ports.join(', ')} of service ${target.service}: loading its rules with the engine host's iptables-restore failed (${why}); Services need a Linux engine host with iptables (Debian's iptables package), as Docker itself does; run without the Service (--skip-kind Service) to start the pods alone`,
   );
 }
 
