@@ -170,6 +170,9 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         await replacePod(engine, plan, reporter);
       }
       const until = stepDeadline === undefined ? deadline : Math.min(stepDeadline, deadline ?? stepDeadline);
+      // A step deadline is a workload's own (a Job's activeDeadlineSeconds, a Deployment's progressDeadlineSeconds),
+      // which its line names; the pod's says which of the two ended it.
+      const byWorkload = stepDeadline !== undefined && (deadline === undefined || stepDeadline < deadline);
       // While runpod watches a pod, it is an endpoint of its Services only when ready (endpointsController.ts).
       if (mode !== 'none') cluster.endpoints.watch(plan.uid);
       return runPod(plan, {
@@ -179,6 +182,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         backoff: budget.fork(),
         settleMs: o.settleMs,
         ...(until !== undefined ? { deadline: until } : {}),
+        ...(byWorkload ? { deadlineBy: `${plan.owner ?? 'its workload'}'s deadline` } : {}),
         signal: ctx.signal,
         now: ctx.now,
         onAction: (p, a) => reporter.podAction(p.key, a),

@@ -53,6 +53,8 @@ export interface RunPodContext {
   settleMs: number;
   /** Overall deadline, ms since the epoch. */
   deadline?: number;
+  /** What set the deadline, for the reason a user reads (default --timeout). */
+  deadlineBy?: string;
   signal: AbortSignal;
   now: () => number;
   onAction?: (plan: PodPlan, a: Action) => void;
@@ -168,7 +170,7 @@ class PodRun {
     if (this.ctx.signal.aborted) return this.finish('interrupted', 'interrupted while waiting');
     if (this.ctx.deadline === undefined || this.ctx.now() < this.ctx.deadline) return undefined;
     await this.lookOnceMore(this.ctx.deadline + lastLookMs);
-    return this.finish('timeout', `--timeout passed before the pod was ${this.wait.goal}: ${this.account()}`);
+    return this.finish('timeout', `${this.ctx.deadlineBy ?? '--timeout'} passed before the pod was ${this.wait.goal}: ${this.account()}`);
   }
 
   /** observe -> check -> decide -> apply, and what came of it. */

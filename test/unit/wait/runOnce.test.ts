@@ -48,6 +48,7 @@ interface RunOptions {
   retryDelayMs?: number;
   settleMs?: number;
   deadlineMs?: number;
+  deadlineBy?: string;
   warnings?: string[];
   restartsBounded?: (restarts: number) => string | undefined;
 }
@@ -61,6 +62,7 @@ function run(engine: MemoryEngine, plan: PodPlan, o: RunOptions = {}): Promise<P
     backoff: new Backoff({ retries: o.retries ?? 10, retryDelayMs: o.retryDelayMs ?? 5, factor: 2, maxDelayMs: 40 }),
     settleMs: o.settleMs ?? 0,
     ...(o.deadlineMs !== undefined ? { deadline: now() + o.deadlineMs } : {}),
+    ...(o.deadlineBy !== undefined ? { deadlineBy: o.deadlineBy } : {}),
     signal: new AbortController().signal,
     now,
     onWarning: (_p, m) => o.warnings?.push(m),
@@ -341,5 +343,14 @@ describe('a Job under restartPolicy OnFailure bounds the restarts, not the run-o
     assert.ok(seen.every((n, i) => i === 0 || n >= seen[i - 1]!), `told the restarts as they rose: ${seen.join(', ')}`);
     assert.equal(seen.at(-1), 3);
     assert.equal(out.retriesUsed, 0, 'the crash loop spent no run-once retry');
+  });
+});
+
+describe('a deadline a workload set', () => {
+  it("the pod's reason names what set it (a Job's activeDeadlineSeconds), not --timeout", async () => {
+    const engine = newEngine();
+    const out = await run(engine, planOf('job-deadline', { restartPolicy: 'Never' }), { mode: 'completed', deadlineMs: 200, deadlineBy: "job/slow's deadline" });
+    assert.equal(out.status, 'timeout');
+    assert.match(out.reason, /^job\/slow's deadline passed before the pod was completed: main: still running/);
   });
 });
