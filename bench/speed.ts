@@ -18,6 +18,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const runpodBin = path.join(root, 'bin', 'runpod');
 const bareBin = path.join(here, 'lib', 'bare.js');
+// The single executable (npm run build:exe, which npm run bench runs first): the same commands from it, where built.
+const exeBin = path.join(root, 'dist', `runpod-linux-${process.arch}`);
+const hasExe = fs.existsSync(exeBin);
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const image = process.env.BENCH_IMAGE ?? 'runpod-test/busybox:1';
 const socketPath = (process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
@@ -151,6 +154,8 @@ function record(what: string, variant: string, s: Sample): void {
   row.samples.push(s);
 }
 
+const exeVariant = (target: string): [string, () => Sample, () => Sample] => ['runpod executable', () => measure(exeBin, ['--timeout', '120s', target]), () => measure(exeBin, ['down', target])];
+
 async function upDown(what: string, target: string, inputs: string[], prefix: string): Promise<void> {
   const pods = await planPods(inputs);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
@@ -164,6 +169,10 @@ async function upDown(what: string, target: string, inputs: string[], prefix: st
   // A warm-up of each: images, page cache, runpod's infra image imported once.
   measure(process.execPath, [runpodBin, '--timeout', '120s', target]);
   measure(process.execPath, [runpodBin, 'down', target]);
+  if (hasExe) {
+    measure(exeBin, ['--timeout', '120s', target]);
+    measure(exeBin, ['down', target]);
+  }
   measure(process.execPath, [bareBin, 'up', spec]);
   measure(process.execPath, [bareBin, 'down', spec]);
   for (let i = 0; i < runs; i++) {
@@ -173,6 +182,7 @@ async function upDown(what: string, target: string, inputs: string[], prefix: st
       // The bare client counts a container as running on its first inspect; runpod waits --settle (100ms by
       // default) of uptime first. With --settle 0 both do the same work, and the gap is runpod's own overhead.
       ['runpod --settle 0', () => measure(process.execPath, [runpodBin, '--settle', '0', '--timeout', '120s', target]), () => measure(process.execPath, [runpodBin, 'down', target])],
+      ...(hasExe ? [exeVariant(target)] : []),
       ['bare Engine API', () => measure(process.execPath, [bareBin, 'up', spec]), () => measure(process.execPath, [bareBin, 'down', spec])],
       ['docker CLI', () => measure('sh', [up]), () => measure('sh', [down])],
     ];
@@ -208,17 +218,14 @@ async function main(): Promise<void> {
     await section('start-up', () => {
       const pod = path.join(dir, 'validate.yaml');
       fs.writeFileSync(pod, podYaml('bench-validate', 1));
-      // The single executable (npm run build:exe), when it has been built: the same commands from it.
-      const exe = path.join(root, 'dist', `runpod-linux-${process.arch}`);
-      const hasExe = fs.existsSync(exe);
       for (let i = 0; i < runs + 1; i++) {
         const keep = i > 0; // the first round warms the page cache
         const n = measure(process.execPath, ['-e', '0']);
         const v = measure(process.execPath, [runpodBin, '--version']);
         const h = measure(process.execPath, [runpodBin, '--help']);
         const val = measure(process.execPath, [runpodBin, 'validate', pod]);
-        const ev = hasExe ? measure(exe, ['--version']) : undefined;
-        const eval_ = hasExe ? measure(exe, ['validate', pod]) : undefined;
+        const ev = hasExe ? measure(exeBin, ['--version']) : undefined;
+        const eval_ = hasExe ? measure(exeBin, ['validate', pod]) : undefined;
         if (!keep) continue;
         record('node -e 0', 'node', n);
         record('runpod --version', 'runpod', v);
@@ -245,7 +252,10 @@ async function main(): Promise<void> {
       try {
         measure(process.execPath, [runpodBin, '--timeout', '120s', ten]);
         measure(process.execPath, [runpodBin, '--timeout', '120s', ten]); // warm-up
-        for (let i = 0; i < runs; i++) record('no-op re-run of an unchanged 10-container pod', 'runpod', measure(process.execPath, [runpodBin, '--timeout', '120s', ten]));
+        for (let i = 0; i < runs; i++) {
+          record('no-op re-run of an unchanged 10-container pod', 'runpod', measure(process.execPath, [runpodBin, '--timeout', '120s', ten]));
+          if (hasExe) record('no-op re-run of an unchanged 10-container pod', 'runpod executable', measure(exeBin, ['--timeout', '120s', ten]));
+        }
       } finally {
         cleanup('bench-ten_');
       }

@@ -135,7 +135,11 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   // A StatefulSet taken down (by manifest or kind/name) whose retention policy says whenDeleted: Delete takes its
   // pods' claims along.
   const owned = new Set((targets?.owners ?? []).map((w) => `${w.namespace}/${w.ref}`));
-  const claimVolumes = o.deleteClaims ? await claimsMounted(engine, refs) : await claimsMounted(engine, refs, (labels) => labels[Label.claimsWithOwner] === 'delete' && owned.has(`${labels[Label.podNamespace]}/${labels[Label.owner]}`));
+  const claimVolumes = o.deleteClaims
+    ? await claimsMounted(engine, refs)
+    : owned.size === 0
+      ? [] // no workload named, so no claim can go with its owner: nothing to list
+      : await claimsMounted(engine, refs, (labels) => labels[Label.claimsWithOwner] === 'delete' && owned.has(`${labels[Label.podNamespace]}/${labels[Label.owner]}`));
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
   const claims = await Promise.all(
     claimVolumes.map(async (volume) => {
@@ -224,7 +228,7 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
     const began = now();
     const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
     try {
-      const done = await stopGracefully(engine, c.id, seconds);
+      const done = await stopGracefully(engine, c.id, seconds, c.labels);
       if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
     } catch (err) {
       report.error = err instanceof Error ? err.message : String(err);

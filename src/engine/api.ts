@@ -5,9 +5,10 @@
 // `docker system dial-stdio` on the remote host; it (ssh2) is slow to load, so it is
 // imported only for an ssh engine. Paths are unversioned: the engine answers in its own API version, as it
 // does for dockerode.
-import http from 'node:http';
+import type http from 'node:http';
 import type https from 'node:https';
 import type { Duplex } from 'node:stream';
+import { nodeHttp } from '../lazyBuiltins.js';
 
 /** One API request. Query values: objects (filters) go as JSON, arrays as repeated keys (Engine API rules). */
 export interface ApiRequest {
@@ -107,8 +108,9 @@ export class HttpTransport implements ApiTransport {
       this.request = tls.https.request as typeof http.request;
       this.servername = {};
     } else {
-      this.agent = new http.Agent({ keepAlive: true });
-      this.request = http.request;
+      const { Agent, request } = nodeHttp();
+      this.agent = new Agent({ keepAlive: true });
+      this.request = request;
       this.servername = { servername: '' };
     }
   }

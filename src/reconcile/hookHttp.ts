@@ -1,8 +1,7 @@
 // The httpGet lifecycle handler, from the host: GET scheme://host:port/path with the hook's headers. As the
 // kubelet's lifecycle handler runner does, the hook has run when the server answered (whatever the status);
 // it fails when the request does. HTTPS is not verified (the kubelet skips verification for hooks too).
-import http from 'node:http';
-import https from 'node:https';
+import { nodeHttp, nodeHttps } from '../lazyBuiltins.js';
 import type { HookHandler } from '../plan/lifecycle.js';
 
 type HttpHook = Extract<HookHandler, { type: 'httpGet' }>;
@@ -14,7 +13,7 @@ export function httpGetOnce(h: HttpHook, host: string, timeoutMs: number): Promi
   for (const { name, value } of h.headers) headers[name.toLowerCase()] = value;
   headers['user-agent'] ??= 'kube-lifecycle/runpod';
   return new Promise((resolve) => {
-    const lib = url.protocol === 'https:' ? https : http;
+    const lib = url.protocol === 'https:' ? nodeHttps() : nodeHttp();
     const req = lib.request(url, { method: 'GET', headers, rejectUnauthorized: false, agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve({ ok: true, message: `GET ${url.href}: ${res.statusCode ?? 0}` }));

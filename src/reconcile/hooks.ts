@@ -105,8 +105,14 @@ export interface GracefulStop {
  * Stop a container as the kubelet's killContainer does: its preStop hook (from its label, so this works
  * without the manifest) within the grace period, then the stop signal with what is left of the grace period
  * (at least 2 s), then SIGKILL. A container that is not running is left to the caller; grace 0 kills at once.
+ * `listedLabels`: the container's labels from a list the caller just made; when they hold no preStop hook it is
+ * stopped without an inspect first (a stop of a container that has just exited is a no-op for the engine).
  */
-export async function stopGracefully(engine: Engine, id: string, graceSeconds: number): Promise<GracefulStop> {
+export async function stopGracefully(engine: Engine, id: string, graceSeconds: number, listedLabels?: Record<string, string>): Promise<GracefulStop> {
+  if (listedLabels !== undefined && preStopFromLabels(listedLabels) === undefined) {
+    await engine.stopContainer(id, graceSeconds);
+    return {};
+  }
   const info = await engine.inspectContainer(id);
   if (!info) return {};
   const running = info.State.Running || info.State.Status === 'running';

@@ -3,7 +3,8 @@
 // gRPC error or no answer within timeoutSeconds is failure. The request is small enough to write by hand with
 // node:http2: one length-prefixed protobuf message { string service = 1 } and one back
 // { ServingStatus status = 1 } (grpc/grpc-proto health.proto; framing per gRPC's PROTOCOL-HTTP2.md).
-import http2 from 'node:http2';
+import type http2 from 'node:http2';
+import { nodeHttp2 } from '../../lazyBuiltins.js';
 import type { ProbeContext } from './context.js';
 import { type GrpcHandler, type ProbeOutcome, probeUserAgent } from './types.js';
 
@@ -79,7 +80,7 @@ export function grpcProbe(h: GrpcHandler, ctx: ProbeContext): Promise<ProbeOutco
   const authority = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
   return new Promise((resolve) => {
     let settled = false;
-    const session = http2.connect(`http://${authority}`);
+    const session = nodeHttp2().connect(`http://${authority}`);
     const done = (o: ProbeOutcome): void => {
       if (settled) return;
       settled = true;

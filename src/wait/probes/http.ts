@@ -3,8 +3,7 @@
 // them, a Host header from httpHeaders names the virtual host, HTTPS does not verify the certificate,
 // redirects to the same host are followed (at most 10), a redirect to another host is not followed and counts
 // as success, and at most 10 KiB of the body is kept as the probe's output.
-import http from 'node:http';
-import https from 'node:https';
+import { nodeHttp, nodeHttps } from '../../lazyBuiltins.js';
 import type { ProbeContext } from './context.js';
 import { type HttpGetHandler, type ProbeOutcome, maxProbeOutput, probeUserAgent } from './types.js';
 
@@ -18,7 +17,7 @@ interface Reply {
 
 function get(url: URL, headers: Record<string, string>, deadline: number): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const lib = url.protocol === 'https:' ? https : http;
+    const lib = url.protocol === 'https:' ? nodeHttps() : nodeHttp();
     const req = lib.request(url, { method: 'GET', headers, rejectUnauthorized: false, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
