@@ -145,6 +145,11 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
     if (!guest) return false;
     guests.push(id);
   }
+  // A container that is created and not started yet is not on the network's list, yet it joins the network when
+  // it starts: a pod of the namespace being set up by a concurrent run (or one whose start failed and is retried).
+  // Removing the network under it would fail that start.
+  const setUp = await engine.listContainers([`${Label.managedBy}=${managedByValue}`, `${Label.podNamespace}=${namespace}`]);
+  if (setUp.some((c) => c.state === 'created' && inProject(c.labels, project))) return false;
   for (const id of guests) await engine.disconnectNetwork(n.id, id);
   try {
     await engine.removeNetwork(n.id);
@@ -160,13 +165,21 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
  * it and a container joining it (a concurrent `down` or `gc` removed it while it was empty; Docker checks the
  * network at create and again at start, answering 404 "network … not found"): the network is made again and the
  * call tried once more. Only for runpod's own network names under this key.
+ *
+ * A container whose start failed once (a hostPort taken, say) keeps the id of the network it was to join, and a
+ * later start looks the network up by that id: when the network was removed and made again meanwhile, that start
+ * answers "network <id> not found" for ever (seen on Docker 20.10). Its endpoint is then attached again by the
+ * network's name (a forced disconnect, a connect with the same aliases), which records the current id.
  */
 export function withNetworkRepair(engine: Engine, project: string | undefined): Engine {
-  const missingNamespace = (err: unknown): string | undefined => {
-    const missing = err instanceof EngineRequestError ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) not found/.exec(err.message)?.[1] : undefined;
-    const namespace = missing?.slice('runpod_'.length).split('.')[0];
-    return missing !== undefined && namespace !== undefined && missing === namespaceNetwork(namespace, project) ? namespace : undefined;
+  // The namespace of one of runpod's network names under this key, or undefined.
+  const namespaceOf = (network: string | undefined): string | undefined => {
+    const namespace = network?.startsWith('runpod_') ? network.slice('runpod_'.length).split('.')[0] : undefined;
+    return namespace !== undefined && network === namespaceNetwork(namespace, project) ? namespace : undefined;
   };
+  const missingNamespace = (err: unknown): string | undefined =>
+    namespaceOf(err instanceof EngineRequestError ? /network (runpod_[a-z0-9-]+(?:\.[a-z0-9-]+)?) not found/.exec(err.message)?.[1] : undefined);
+  const staleNetworkId = (err: unknown): boolean => err instanceof EngineRequestError && /network [0-9a-f]{12,64} not found/.test(err.message);
   const repaired = async <T>(call: () => Promise<T>, lockImage: () => Promise<string | undefined>): Promise<T> => {
     try {
       return await call();
@@ -178,10 +191,26 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
       return call();
     }
   };
+  const start = async (id: string): Promise<void> => {
+    try {
+      await repaired(() => engine.startContainer(id), async () => (await engine.inspectContainer(id))?.Config.Image);
+    } catch (err) {
+      if (!staleNetworkId(err)) throw err;
+      const info = await engine.inspectContainer(id);
+      const network = info?.HostConfig.NetworkMode;
+      const namespace = namespaceOf(network);
+      if (info === undefined || network === undefined || namespace === undefined) throw err;
+      await ensureNetwork(engine, namespace, project, info.Config.Image);
+      const aliases = info.NetworkSettings?.Networks?.[network]?.Aliases ?? [];
+      await engine.disconnectNetwork(network, id);
+      await engine.connectNetwork(network, id, aliases);
+      await engine.startContainer(id);
+    }
+  };
   return withOverrides(engine, {
     // The lock container needs an image the engine has: the one of the container being made or started.
     createContainer: (name, options) => repaired(() => engine.createContainer(name, options), async () => options.Image),
-    startContainer: (id) => repaired(() => engine.startContainer(id), async () => (await engine.inspectContainer(id))?.Config.Image),
+    startContainer: start,
   });
 }
 

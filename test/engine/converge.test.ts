@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { freePort, uniqueName } from './harness.js';
+import { freePort, keyedWorkspace, uniqueName } from './harness.js';
 import {
   busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, inspect, must, podContainerIds, podFile, runpod, show, sleeper,
 } from './run-helpers.js';
@@ -133,6 +133,32 @@ test('a host port another container holds: exit 1 within a few syncs, naming the
   assert.match(pod.reason, /port is already allocated/, show(r));
   assert.ok(pod.retries < 10, `ended after ${pod.retries} retries, not the whole budget\n${show(r)}`);
   assert.equal(docker(['inspect', '-f', '{{.State.Running}}', holder]), 'true', 'the other container is untouched');
+});
+
+test('a pod whose infra start failed, its network removed and made again meanwhile: the next run attaches it again and the pod runs', async (t) => {
+  // Docker 20.10 keeps the network id in a container whose start failed; after the network is removed (a concurrent
+  // down or gc while nothing ran on it) and made again, every start answers "network <id> not found". Before the
+  // repair the second run ended "cannot converge" on that answer.
+  const port = await freePort();
+  const holder = docker(['run', '-d', '--rm', '-p', `${port}:80`, busybox, 'sleep', '300']);
+  t.after(() => dockerTry(['rm', '-f', holder]));
+  const ws = keyedWorkspace(t, 'cv-netid', {
+    'pod.yaml': `apiVersion: v1\nkind: Pod\nmetadata: {name: netid}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: web, image: ${busybox}, command: [sleep, '3600'], ports: [{containerPort: 8080, hostPort: ${port}}]}\n`,
+  });
+  const first = await ws.run('--timeout', '60s', ws.file('pod.yaml'));
+  assert.equal(first.code, 1, show(first));
+  assert.match(first.stderr, /hostPort \d+ is taken/, show(first));
+  const network = `runpod_default.${ws.key}`;
+  const infra = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${ws.key}`, '--filter', 'label=io.kubernetes.container.name=POD']);
+  assert.equal(docker(['inspect', '-f', '{{.State.Status}}', infra]), 'created', 'the infra container was left created, its start failed');
+  docker(['rm', '-f', holder]);
+  docker(['network', 'rm', network]);
+  const second = await ws.run('-o', 'json', '--timeout', '60s', ws.file('pod.yaml'));
+  assert.equal(second.code, 0, show(second));
+  assert.equal(docker(['inspect', '-f', '{{.State.Running}}', infra]), 'true', 'the same infra container runs, on the network made again');
+  assert.equal(docker(['network', 'inspect', '-f', '{{.Id}}', network]).length, 64);
+  const down = await ws.run('down', ws.file('pod.yaml'));
+  assert.equal(down.code, 0, show(down));
 });
 
 test('an image absent under --pull never: exit 1 within a few syncs, naming the image', async (t) => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EngineRequestError } from '../../../src/engine/engine.js';
 import { ServiceSetupError } from '../../../src/errors.js';
 import { Role, ServiceLabel } from '../../../src/services/names.js';
-import { ensureNetwork, withNetworkRepair } from '../../../src/services/network.js';
+import { ensureNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 
 const image = 'runpod/pause:test';
@@ -119,6 +119,44 @@ describe('the namespace network, made by runs at once', () => {
     await repaired.startContainer(id);
     assert.equal((await engine.listNetworks([])).length, 1);
     assert.deepEqual(locks(engine), []);
+  });
+
+  it('a start that meets the id of a network made again since its first start failed: attached again by name, then started', async () => {
+    const engine = racy();
+    await ensureNetwork(engine, 'default', undefined, image, fast);
+    const repaired = withNetworkRepair(engine, undefined);
+    const id = await repaired.createContainer('k8s_POD_web_default_u_0', { Image: image, HostConfig: { NetworkMode: 'runpod_default' }, NetworkingConfig: { EndpointsConfig: { runpod_default: { Aliases: ['web'] } } } });
+    const attached: string[] = [];
+    engine.onCall('disconnectNetwork', async (args, next) => (attached.push(`disconnect ${args[0]}`), next(...args)));
+    engine.onCall('connectNetwork', async (args, next) => (attached.push(`connect ${args[0]} ${args[2].join(',')}`), next(...args)));
+    // What Docker 20.10 answers here (checked by hand: a failed start, the network removed and made again, start).
+    engine.failNext('startContainer', new EngineRequestError('network b9eee194c581e3064572574018596cf26659efc5b34e13aea3661ad4c1a19a02 not found', 404));
+    await repaired.startContainer(id);
+    assert.deepEqual(attached, ['disconnect runpod_default', 'connect runpod_default web']);
+    assert.equal(engine.peek('k8s_POD_web_default_u_0')?.State.Running, true);
+  });
+
+  it('a stale network id on a container that is not on runpod\'s network under this key: the engine\'s error stands', async () => {
+    const engine = racy();
+    const repaired = withNetworkRepair(engine, 'ci-1');
+    const id = await engine.createContainer('xy', { Image: image, HostConfig: { NetworkMode: 'runpod_default' } });
+    engine.failNext('startContainer', new EngineRequestError('network b9eee194c581 not found', 404));
+    await assert.rejects(repaired.startContainer(id), /network b9eee194c581 not found/);
+    assert.equal(engine.callCount('connectNetwork'), 0);
+  });
+
+  it('a namespace network with a pod container that is created and not yet started on it stays (a concurrent run is setting it up)', async () => {
+    const engine = racy();
+    await ensureNetwork(engine, 'default', undefined, image, fast);
+    const labels = { 'app.kubernetes.io/managed-by': 'runpod', 'io.kubernetes.pod.namespace': 'default' };
+    const id = await engine.createContainer('k8s_POD_web_default_u_0', { Image: image, Labels: labels, HostConfig: { NetworkMode: 'runpod_default' } });
+    assert.equal(await removeNetworkIfUnused(engine, 'default', undefined), false);
+    assert.equal((await engine.listNetworks([])).length, 1);
+    // Another key's created container is no reason to keep it.
+    await engine.removeContainer(id, { force: true });
+    await engine.createContainer('k8s_POD_web_default_v_0', { Image: image, Labels: { ...labels, 'io.runpod.project': 'ci-1' }, HostConfig: { NetworkMode: 'runpod_default' } });
+    assert.equal(await removeNetworkIfUnused(engine, 'default', undefined), true);
+    assert.equal((await engine.listNetworks([])).length, 0);
   });
 
   it('another key\'s network, or a name that is not runpod\'s pattern, is never made by the repair', async () => {

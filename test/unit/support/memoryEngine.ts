@@ -197,6 +197,8 @@ interface Box {
   args: string[];
   stopSignal: number;
   networkDisabled: boolean;
+  /** The aliases asked for at create (NetworkingConfig), which inspect shows under the endpoint, as Docker's does. */
+  aliases: string[];
   // State, as daemon/container/state.go keeps it: flags, from which Status is derived.
   running: boolean;
   paused: boolean;
@@ -1121,6 +1123,7 @@ export class MemoryEngine implements Engine {
       args: argv.slice(1),
       stopSignal: signalNumber(o.StopSignal),
       networkDisabled: o.NetworkDisabled === true,
+      aliases: [...(Object.values(o.NetworkingConfig?.EndpointsConfig ?? {})[0]?.Aliases ?? [])],
       running: false,
       paused: false,
       restarting: false,
@@ -1388,7 +1391,7 @@ export class MemoryEngine implements Engine {
       networks[net] = {
         IPAMConfig: null,
         Links: null,
-        Aliases: null,
+        Aliases: c.aliases.length > 0 ? [...c.aliases] : null,
         NetworkID: hex64(`network:${net}`),
         EndpointID: a?.endpointId ?? '',
         Gateway: a?.gateway ?? '',
