@@ -17,7 +17,7 @@ import { copyFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { yargsNoHelpCache } from './bundle/yargs-no-help-cache.mjs';
+import { metaUrlBanner, nodeBundleOptions } from './bundle/options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = path.join(root, 'dist', 'exe');
@@ -132,22 +132,16 @@ async function bundle(snapshot) {
     : `void mainAndExit(process.argv.slice(2));`;
   await build({
     stdin: { contents: `import { mainAndExit } from ${JSON.stringify(main)};\n${prewarm(snapshot)}${start}\n`, resolveDir: root, loader: 'js' },
+    // The stand-ins, yargs' plugin and import.meta.url's variable, shared with bin/runpod's bundle.
+    ...nodeBundleOptions(root, [lazyBuiltins, ...(withAssets ? [modemFromAsset] : [])]),
     outfile,
-    bundle: true,
     format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs'), 'ajv-i18n': path.join(root, 'scripts', 'bundle', 'ajv-i18n.mjs') },
     // ssh2's optional native parts: it requires them in try/catch and uses its JavaScript code when they are
     // missing, which is all an embedded script can do (it loads no files from disk).
     external: ['*.node', 'cpu-features'],
-    // yargs and yargs-parser take import.meta.url for createRequire (config files) and to find their locale
-    // files; CommonJS output has no import.meta, so it becomes the file URL of the node binary that runs the
-    // script (in the snapshot: the builder's). Like the ESM bundle's, that place holds no locale files, so yargs
-    // keeps its built-in English strings, as bin/runpod does.
-    define: { 'import.meta.url': '__runpodMetaUrl' },
-    banner: { js: "var __runpodMetaUrl = require('node:url').pathToFileURL(process.execPath).href;" },
-    plugins: [lazyBuiltins, ...(withAssets ? [modemFromAsset] : []), yargsNoHelpCache],
+    // import.meta.url (see nodeBundleOptions) is the file URL of the node binary that runs the script (in the
+    // snapshot: the builder's).
+    banner: { js: metaUrlBanner('process.execPath') },
     // Every start deserializes the snapshot's heap, the script's source text included, so its size is start-up
     // time. Without comments and layout the source is 30% smaller, and it is all Latin-1: a comment in a quote
     // mark outside it (several packages have them) makes V8 hold the whole script as a two-byte string. The
@@ -155,8 +149,6 @@ async function bundle(snapshot) {
     // Identifiers are kept, so an internal error's stack still names its functions.
     minifyWhitespace: true,
     minifySyntax: true,
-    logLevel: 'warning',
-    legalComments: 'inline',
   });
   return outfile;
 }
