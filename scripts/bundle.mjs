@@ -1,32 +1,61 @@
 // Part of `npm run build`: bundle the compiled CLI (dist/src/main.js) into dist/runpod/, which bin/runpod loads
-// when it is at least as new as the tsc output. Start-up reads one module instead of a few hundred files; each
-// command's module stays a lazy chunk (validate never loads the engine client, --help loads neither), and docker-modem
-// (the ssh transport) is left out of the bundle, imported from node_modules only for an ssh engine: it loads ssh2 at
-// import, time that no start-up should pay.
-import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+// (through dist/src/bundleLoader.js) when it is at least as new as the tsc output. Start-up reads a few files instead
+// of a few hundred; each command's module stays a lazy chunk (validate never loads the engine client, --help loads
+// neither), and docker-modem (the ssh transport) is left out of the bundle, required from node_modules only for an
+// ssh engine: it loads ssh2 at load, time that no start-up should pay.
+//
+// The chunks are CommonJS, not ES modules: Node 20 can keep V8's compiled code of a script between runs only for
+// vm.Script (`cachedData`), not for the ES module loader, and compiling the chunks was most of `runpod validate`'s
+// start (BENCHMARKS.md). esbuild splits only ES module output, so the bundle is split as ES modules first and each
+// chunk is then turned into a CommonJS module: its imports of other chunks become require('./chunk.js'), its
+// dynamic import() calls (other chunks, node:https, docker-modem) become require() inside a promise, as a vm.Script
+// has no dynamic import. dist/runpod/package.json says "commonjs", so node's own require() could load them too.
+// bundle.json lists each file with a hash of its content: the key of its cached code (see src/bundleLoader.ts).
+import { build, transform } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { yargsNoHelpCache } from './bundle/yargs-no-help-cache.mjs';
+import { metaUrlBanner, nodeBundleOptions } from './bundle/options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'runpod');
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const split = await build({
+  ...nodeBundleOptions(root),
   entryPoints: { main: path.join(root, 'dist', 'src', 'main.js') },
   outdir,
-  bundle: true,
+  write: false,
   splitting: true,
   format: 'esm',
-  platform: 'node',
-  target: 'node20',
   entryNames: '[name]',
-  chunkNames: 'chunks/[name]-[hash]',
+  // One flat directory: every chunk names another as './name.js', which the loader resolves beside itself.
+  chunkNames: '[name]-[hash]',
   external: ['docker-modem'],
-  alias: { 'string-width': path.join(root, 'scripts', 'bundle', 'string-width.mjs'), 'escalade/sync': path.join(root, 'scripts', 'bundle', 'escalade-sync.mjs'), 'ajv-i18n': path.join(root, 'scripts', 'bundle', 'ajv-i18n.mjs') },
-  // Bundled CommonJS packages (js-yaml's, yargs' helpers) may call require(); give the ESM output one.
-  banner: { js: "import { createRequire as __runpodCreateRequire } from 'node:module'; const require = __runpodCreateRequire(import.meta.url);" },
-  plugins: [yargsNoHelpCache],
-  logLevel: 'warning',
-  legalComments: 'inline',
 });
+
+mkdirSync(outdir, { recursive: true });
+const files = {};
+for (const out of split.outputFiles) {
+  const name = path.relative(outdir, out.path);
+  if (name.includes(path.sep) || !name.endsWith('.js')) throw new Error(`bundle: unexpected output ${name}`);
+  const cjs = await transform(out.text, {
+    format: 'cjs',
+    target: 'node20',
+    // import() becomes Promise.resolve().then(() => require(…)): a vm.Script cannot import().
+    supported: { 'dynamic-import': false },
+    ...(out.text.includes('__runpodMetaUrl') ? { banner: metaUrlBanner('__filename') } : {}),
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+  if (/\bimport\.meta\b/.test(cjs.code)) throw new Error(`bundle: ${name} still uses import.meta`);
+  // esbuild escapes non-ASCII characters in strings, templates and identifiers, but a comment it keeps inside an
+  // expression may hold some (js-yaml's “quote marks”): one such character makes V8 hold the whole chunk as a
+  // two-byte string, and the loader reads chunks as latin1. In a comment the escape changes nothing.
+  const code = cjs.code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  writeFileSync(path.join(outdir, name), code);
+  files[name] = createHash('sha256').update(code).digest('hex').slice(0, 32);
+}
+if (!files['main.js']) throw new Error('bundle: no main.js');
+writeFileSync(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+writeFileSync(path.join(outdir, 'bundle.json'), `${JSON.stringify({ entry: 'main.js', files }, null, 1)}\n`);
