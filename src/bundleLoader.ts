@@ -13,10 +13,14 @@
 // concurrent runpod reads the old file or the new one, never half of one.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
+import type os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
-import zlib from 'node:zlib';
+import type zlib from 'node:zlib';
+
+// node:zlib and node:os are loaded only when a chunk large enough for a cache is (below): `runpod --version` loads
+// small chunks only and pays for neither.
+const requireBuiltin = createRequire(import.meta.url);
 
 /** dist/runpod/bundle.json: the entry chunk and each chunk's content hash. */
 interface BundleIndex {
@@ -45,20 +49,31 @@ const magic = 0x52503801; // "RP8" and format 1
 const hashBytes = 32;
 const headerBytes = 8 + hashBytes;
 
-// zlib.crc32 came with Node 20.15: an older Node compiles without a cache rather than trust unchecked data.
-const crc32: ((data: Uint8Array) => number) | undefined = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : undefined;
+// Below this size a chunk compiles in well under a millisecond, about what reading and checking its cache costs.
+const minCachedSource = 16 * 1024;
+
+let crc32Function: ((data: Uint8Array) => number) | null | undefined;
+/** zlib.crc32 came with Node 20.15: an older Node compiles without a cache rather than trust unchecked data. */
+function crc32(): ((data: Uint8Array) => number) | null {
+  if (crc32Function === undefined) {
+    const { crc32: f } = requireBuiltin('node:zlib') as typeof zlib;
+    crc32Function = typeof f === 'function' ? (data) => f(data) : null;
+  }
+  return crc32Function;
+}
 
 /** Where caches are read, in order, and written (the first that takes the file). */
 export function cacheDirs(bundleDir: string, env: NodeJS.ProcessEnv): string[] {
   const key = `${process.version}-${process.arch}`;
   const xdg = env.XDG_CACHE_HOME;
   // The XDG base directory rules: a relative XDG_CACHE_HOME is to be ignored.
-  const user = xdg !== undefined && path.isAbsolute(xdg) ? path.join(xdg, 'runpod') : path.join(os.homedir(), '.cache', 'runpod');
+  const user = xdg !== undefined && path.isAbsolute(xdg) ? path.join(xdg, 'runpod') : path.join((requireBuiltin('node:os') as typeof os).homedir(), '.cache', 'runpod');
   return [path.join(bundleDir, '.cache', key), path.join(user, 'code-cache', key)];
 }
 
 function readCache(dirs: readonly string[], hash: string): Buffer | undefined {
-  if (crc32 === undefined) return undefined;
+  const crc = crc32();
+  if (crc === null) return undefined;
   for (const dir of dirs) {
     let file: Buffer;
     try {
@@ -68,7 +83,7 @@ function readCache(dirs: readonly string[], hash: string): Buffer | undefined {
     }
     if (file.length > headerBytes && file.readUInt32LE(0) === magic && file.toString('latin1', 8, headerBytes) === hash) {
       const data = file.subarray(headerBytes);
-      if (crc32(data) === file.readUInt32LE(4)) return data;
+      if (crc(data) === file.readUInt32LE(4)) return data;
     }
   }
   return undefined;
@@ -78,10 +93,11 @@ let tmpCount = 0;
 
 /** Write one cache file into the first directory that takes it; returns the directories still worth trying. */
 function writeCache(dirs: readonly string[], hash: string, data: Buffer): readonly string[] {
-  if (crc32 === undefined) return dirs;
+  const crc = crc32();
+  if (crc === null) return [];
   const header = Buffer.alloc(headerBytes);
   header.writeUInt32LE(magic, 0);
-  header.writeUInt32LE(crc32(data), 4);
+  header.writeUInt32LE(crc(data), 4);
   header.write(hash, 8, hashBytes, 'latin1');
   for (let i = 0; i < dirs.length; i++) {
     const dir = dirs[i]!;
@@ -128,15 +144,15 @@ function readIndex(bundleDir: string): BundleIndex {
  */
 export function loadBundle(bundleDir: string, env: NodeJS.ProcessEnv = process.env): unknown {
   const index = readIndex(bundleDir);
-  const useCache = env.RUNPOD_CODE_CACHE !== '0' && crc32 !== undefined;
-  let dirs: readonly string[] = useCache ? cacheDirs(bundleDir, env) : [];
+  const useCache = env.RUNPOD_CODE_CACHE !== '0';
+  let dirs: readonly string[] | undefined;
   const external = createRequire(path.join(bundleDir, index.entry));
   const modules = new Map<string, CommonJsModule>();
   const fresh: Fresh[] = [];
 
   const onExit = (): void => {
     for (const { hash, script } of fresh) {
-      if (dirs.length === 0) return;
+      if (dirs === undefined || dirs.length === 0) return;
       try {
         dirs = writeCache(dirs, hash, script.createCachedData());
       } catch {
@@ -153,8 +169,9 @@ export function loadBundle(bundleDir: string, env: NodeJS.ProcessEnv = process.e
     const filename = path.join(bundleDir, name);
     // The build makes every chunk ASCII (scripts/bundle.mjs), so latin1 is a plain copy and V8 keeps a one-byte string.
     const source = readFileSync(filename, 'latin1');
-    const hash = useCache ? index.files[name] : undefined;
-    const cachedData = hash !== undefined ? readCache(dirs, hash) : undefined;
+    const hash = useCache && source.length >= minCachedSource ? index.files[name] : undefined;
+    if (hash !== undefined) dirs ??= cacheDirs(bundleDir, env);
+    const cachedData = hash !== undefined && dirs !== undefined ? readCache(dirs, hash) : undefined;
     // The wrapper on the chunk's first line, as node's own: line numbers in stacks stay the file's.
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename, ...(cachedData ? { cachedData } : {}) });
     if (hash !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
