@@ -539,8 +539,8 @@ export const initContainerFields: FieldLevel = {
   type: 'Container',
   fields: {
     ...containerFields.fields,
-    restartPolicy: supported('Always only: a sidecar, started (running, or past its startupProbe) before the next init container'),
-    restartPolicyRules: { ...later('on init containers (Kubernetes 1.34): runpod runs an init container again by the pod\'s restartPolicy only'), since: '1.34' },
+    restartPolicy: supported('Always: a sidecar, started (running, or past its startupProbe) before the next init container; OnFailure or Never (Kubernetes 1.34, ContainerRestartRules): overrides the pod\'s restartPolicy for this init container (Never: its first failure fails the pod)'),
+    restartPolicyRules: { ...supported('not on sidecars; needs the init container\'s restartPolicy (OnFailure or Never): a failure whose exit code a rule matches runs it again, others as its restartPolicy says; exit 0 completes it', restartRuleFields), since: '1.34' },
     resizePolicy: later('on init containers: runpod resizes app containers only; a change of a sidecar\'s resources replaces the sidecar, of another init container\'s the pod (Kubernetes refuses resizePolicy on those)'),
   },
   sameAs: { level: containerFields, path: 'spec.containers[]' },

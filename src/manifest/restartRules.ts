@@ -18,11 +18,14 @@ export const maxRestartRules = 20;
 export const maxRestartRuleValues = 255;
 const containerPolicies = ['Always', 'OnFailure', 'Never'];
 
-/** A regular (app) container's restartPolicy and restartPolicyRules. */
-export function containerRestartRules(c: Obj, p: PathSegment[], sink: ProblemAdder): void {
+/**
+ * A regular (app) container's restartPolicy and restartPolicyRules; or (init) a regular init container's rules, whose
+ * restartPolicy the caller has checked (Always there makes a sidecar, which takes no rules).
+ */
+export function containerRestartRules(c: Obj, p: PathSegment[], sink: ProblemAdder, init = false): void {
   const policy = c.restartPolicy;
   const hasPolicy = policy !== undefined && policy !== null;
-  if (hasPolicy && !containerPolicies.includes(policy as string)) {
+  if (!init && hasPolicy && !containerPolicies.includes(policy as string)) {
     sink.add([...p, 'restartPolicy'], `must be Always, OnFailure or Never (it overrides the pod's restartPolicy for this container), got ${describe(policy)}`);
   }
   const rules = c.restartPolicyRules;
@@ -32,7 +35,7 @@ export function containerRestartRules(c: Obj, p: PathSegment[], sink: ProblemAdd
     sink.add(at, `expected a list of rules ({action: Restart, exitCodes: {operator: In or NotIn, values: [exit codes]}}), got ${describe(rules)}`);
     return;
   }
-  if (rules.length > 0 && !hasPolicy) sink.add([...p, 'restartPolicy'], 'required when restartPolicyRules is set: the container must set its own restartPolicy (Always, OnFailure or Never), even if it is the pod\'s');
+  if (rules.length > 0 && !hasPolicy) sink.add([...p, 'restartPolicy'], `required when restartPolicyRules is set: the ${init ? 'init container' : 'container'} must set its own restartPolicy (${init ? 'OnFailure or Never' : 'Always, OnFailure or Never'}), even if it is the pod's`);
   if (rules.length > maxRestartRules) sink.add(at, `must have at most ${maxRestartRules} rules, got ${rules.length}`);
   rules.forEach((rule, i) => restartRule(rule, [...at, i], sink));
 }

@@ -681,18 +681,22 @@ function resizePolicyRules(v: unknown, p: PathSegment[], sink: ProblemSink): voi
 }
 
 /**
- * validateInitContainers: restartPolicy on an init container may only be Always (a sidecar, KEP-753); an init
+ * validateInitContainers: restartPolicy on an init container is Always (a sidecar, KEP-753) or, from Kubernetes 1.34
+ * (ContainerRestartRules), OnFailure or Never, which override the pod's restartPolicy for that init container; its
+ * restartPolicyRules need that restartPolicy, and a sidecar "does not support restartPolicyRules" (pod lifecycle,
+ * "Individual container restart policy and rules"; Kubernetes 1.35's RestartAllContainers allows them there). An init
  * container that is not a sidecar runs to completion, so lifecycle hooks and probes mean nothing for it and are
  * refused ("may not be set for init containers without restartPolicy=Always"). terminationMessagePolicy is one of
  * the two values (validateContainers; checked here for containers too, below).
  */
 function initContainerRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
   const policy = c.restartPolicy;
-  if (policy !== undefined && policy !== null && policy !== 'Always') {
-    sink.add([...p, 'restartPolicy'], `must be Always (a sidecar) or unset, got ${describe(policy)}`);
+  if (policy !== undefined && policy !== null && policy !== 'Always' && policy !== 'OnFailure' && policy !== 'Never') {
+    sink.add([...p, 'restartPolicy'], `must be Always (a sidecar), OnFailure or Never (they override the pod's restartPolicy for this init container), or unset, got ${describe(policy)}`);
     return;
   }
   if (policy === 'Always') {
+    if (c.restartPolicyRules !== undefined && c.restartPolicyRules !== null) sink.add([...p, 'restartPolicyRules'], 'may not be set on a sidecar (an init container with restartPolicy: Always, which always restarts)');
     // A sidecar's startupProbe gates the next init container; its liveness and readiness probes are not run by
     // runpod yet, and a probe that is accepted but never run would be a silent lie.
     for (const f of ['livenessProbe', 'readinessProbe']) {
@@ -700,6 +704,7 @@ function initContainerRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
     }
     return;
   }
+  containerRestartRules(c, p, sink, true);
   for (const f of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
     if (c[f] !== undefined && c[f] !== null) sink.add([...p, f], 'may not be set for init containers without restartPolicy: Always');
   }

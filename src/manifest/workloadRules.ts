@@ -150,17 +150,6 @@ function podTemplate(obj: Obj, spec: Obj, template: Obj, s: PathSegment[], kind:
   }
   validatePod(pod, t, sink, { places: podTemplatePlaces, claimVolumes: claims });
   const ps = template.spec;
-  // A container's own restartPolicy and restartPolicyRules (Kubernetes 1.34): runpod honours them on bare Pods;
-  // its workload controllers (a Job's backoff count, a Deployment's availability) count restarts by the pod's
-  // restartPolicy, so in a template they are refused rather than half-honoured.
-  if (isObj(ps)) {
-    list(ps.containers).forEach((c, i) => {
-      if (!isObj(c)) return;
-      for (const f of ['restartPolicy', 'restartPolicyRules']) {
-        if (set(c[f])) sink.add([...t, 'spec', 'containers', i, f], `not supported by runpod in a ${kind}'s pod template (only on a bare Pod): the ${kind}'s controller here counts restarts by the pod's restartPolicy; remove it, or set spec.template.spec.restartPolicy`);
-      }
-    });
-  }
   if (kind === 'Job') {
     if (isObj(ps)) jobRestartPolicy(ps.restartPolicy, set(spec.podFailurePolicy) ? 'podFailurePolicy' : set(spec.backoffLimitPerIndex) ? 'backoffLimitPerIndex' : undefined, [...t, 'spec', 'restartPolicy'], sink);
     return;

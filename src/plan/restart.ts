@@ -55,12 +55,21 @@ export function containerRestart(c: Pick<Container, 'restartPolicy'> & { restart
 }
 
 /**
- * An init container that is not a sidecar runs to completion: exit 0 is final, and a failure is run again unless
- * the pod's restartPolicy is Never (Kubernetes: "If a Pod's init container fails, the kubelet repeatedly restarts
- * that init container until it succeeds. However, if the Pod has a restartPolicy of Never … the overall Pod as
- * failed"), which is OnFailure or Never.
+ * An init container that is not a sidecar runs to completion: exit 0 is final (it is done and the next one starts,
+ * whatever its rules say), and a failure is run again unless the pod's restartPolicy is Never (Kubernetes: "If a
+ * Pod's init container fails, the kubelet repeatedly restarts that init container until it succeeds. However, if the
+ * Pod has a restartPolicy of Never … the overall Pod as failed"), which is OnFailure or Never.
+ *
+ * Its own restartPolicy (OnFailure or Never; Always makes it a sidecar) and restartPolicyRules override that
+ * (Kubernetes 1.34, ContainerRestartRules: "Container restart policy and rules applies to app containers in the Pod
+ * and to regular init containers"; KEP-5307: "if the container exited with a code specified in the
+ * restartPolicyRules, the container will be restarted by kubelet, until it succeeds (exit=0) or fails (exited with a
+ * code not in the restartPolicyRules)"). So an init container with restartPolicy Never fails the pod on its first
+ * failure even under the pod's Always, and one with rules under the pod's Never is run again on the codes they name.
  */
-export function initContainerRestart(podPolicy: RestartPolicy): ContainerRestart {
+export function initContainerRestart(podPolicy: RestartPolicy, c?: Pick<Container, 'restartPolicy'> & { restartPolicyRules?: unknown }): ContainerRestart {
+  const own = c?.restartPolicy;
+  if (own === 'OnFailure' || own === 'Never') return { policy: own, rules: rulesOf(c?.restartPolicyRules) };
   return { policy: podPolicy === 'Never' ? 'Never' : 'OnFailure', rules: [] };
 }
 

@@ -249,7 +249,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   // policy); a sidecar restarts always (KEP-753), any other init container as initContainerRestart says.
   const initContainers = (pod.spec.initContainers ?? []).map((c): ContainerPlan => {
     const planned = asInitContainer(translateContainer(c, { policy: restartPolicy, rules: [] }, false, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c);
-    return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy) };
+    return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy, c) };
   });
   const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster), initContainers);
   const containers = pod.spec.containers.map((c) =>

@@ -14,7 +14,7 @@ import type { ContainerPlan, PodPlan } from '../plan/translate.js';
 import type { Action } from './decide.js';
 import type { ObservedContainer, ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates } from './history.js';
-import { restartsAfterExit } from '../plan/restart.js';
+import { describeRestart, restartCause, restartsAfterExit } from '../plan/restart.js';
 
 export interface InitOptions {
   /** Now, ms since the epoch: a failed init container is restarted only after its back-off (restartDelayMs). */
@@ -190,7 +190,7 @@ export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOption
         if (!restartsAfterExit(p.restart, newest.exitCode)) {
           // "If the Pod's restartPolicy is set to Never, and an init container fails during startup of that Pod,
           // Kubernetes treats the overall Pod as failed."
-          return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} and restartPolicy Never will not restart it`, newest, true);
+          return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} and ${describeRestart(p.restart, newest.exitCode)}`, newest, true);
         }
         const at = restartAt(newest, opts.now);
         if (at !== undefined) {
@@ -200,7 +200,7 @@ export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOption
           kind: 'create',
           container: p.name,
           attempt: next,
-          reason: `${what} exited with code ${newest.exitCode}; restartPolicy ${plan.restartPolicy} runs it again`,
+          reason: `${what} exited with code ${newest.exitCode}; ${p.restart.rules.length > 0 || p.restart.policy !== plan.restartPolicy ? restartCause(p.restart, newest.exitCode) : `restartPolicy ${plan.restartPolicy}`} runs it again`,
         });
         return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); running it again`, newest);
       }

@@ -2,6 +2,7 @@
 // would want now, with their names and labels, and how it changes them (pure). The pods are written as Pod objects
 // for the loader to default and check like any other; the run-once loop then drives each of them as a bare pod.
 import { type Obj, isObj } from '../manifest/validate.js';
+import { type ContainerRestart, containerRestart, initContainerRestart } from '../plan/restart.js';
 import { claimName, generatedPodName, ordinalPodName, podSuffix, podTemplateHash, replicaSetName } from './names.js';
 
 export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job';
@@ -39,6 +40,15 @@ export interface JobTerms {
   ttlSecondsAfterFinished?: number;
   /** restartPolicy OnFailure: a failed container restarts in place, and each restart counts against backoffLimit. */
   restartsInPlace: boolean;
+  /**
+   * restartPolicy Never, and a container (or regular init container) whose own restartPolicy or restartPolicyRules
+   * (Kubernetes 1.34) restart it in place: those restarts count toward nothing (the Job controller counts restarts
+   * only under the template's OnFailure, pastBackoffLimitOnFailure; KEP-5307: a restart leaves the pod Running, so
+   * podFailurePolicy and backoffLimit see only the pod that fails in the end).
+   */
+  restartsUncounted: boolean;
+  /** How each app container of the template restarts (its own restartPolicy and rules over the pod's). */
+  containerRestarts: Record<string, ContainerRestart>;
   /** suspend: true: no pods are made, and active ones are removed (the Job controller's suspended Job). */
   suspended: boolean;
   /** Indexed: failures allowed per index before that index fails (backoffLimitPerIndex). */
@@ -245,6 +255,7 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
         removeWhenFinished: spec.ttlSecondsAfterFinished === 0,
         ...(typeof spec.ttlSecondsAfterFinished === 'number' && spec.ttlSecondsAfterFinished > 0 ? { ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished } : {}),
         restartsInPlace: podSpec.restartPolicy === 'OnFailure',
+        ...jobRestarts(podSpec),
         suspended: spec.suspend === true,
         ...(typeof spec.backoffLimitPerIndex === 'number' ? { backoffLimitPerIndex: spec.backoffLimitPerIndex } : {}),
         ...(typeof spec.maxFailedIndexes === 'number' ? { maxFailedIndexes: spec.maxFailedIndexes } : {}),
@@ -292,4 +303,19 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
       };
     }
   }
+}
+
+/**
+ * A Job template's container restarts: each app container's (its own restartPolicy and restartPolicyRules over the
+ * pod's), and whether, under the pod's Never, some container or regular init container restarts in place anyway.
+ */
+function jobRestarts(podSpec: Obj): Pick<JobTerms, 'restartsUncounted' | 'containerRestarts'> {
+  const podPolicy = podSpec.restartPolicy === 'OnFailure' ? 'OnFailure' : 'Never';
+  const containers = (Array.isArray(podSpec.containers) ? podSpec.containers : []).filter(isObj);
+  const inits = (Array.isArray(podSpec.initContainers) ? podSpec.initContainers : []).filter(isObj).filter((c) => c.restartPolicy !== 'Always');
+  const restarts = [...containers.map((c) => containerRestart(c, podPolicy)), ...inits.map((c) => initContainerRestart(podPolicy, c))];
+  return {
+    restartsUncounted: podPolicy === 'Never' && restarts.some((r) => r.policy !== 'Never' || r.rules.length > 0),
+    containerRestarts: Object.fromEntries(containers.flatMap((c, i) => (typeof c.name === 'string' ? [[c.name, restarts[i]!]] : []))),
+  };
 }

@@ -1,6 +1,7 @@
 // Where a Job stands, as the Job controller counts it (pkg/controller/job), pure: its completed and failed indexes,
 // its failed pods as podFailurePolicy judges them, its containers' restarts under restartPolicy OnFailure, and the
 // verdict those give (finished: succeeded or failed with the controller's reason; or not yet).
+import { restartsAfterExit } from '../plan/restart.js';
 import type { JobTerms, PodFailureAction, PodFailureRule } from './expand.js';
 
 /** What one attempt at a slot left on the engine. */
@@ -161,13 +162,28 @@ export function tallyHistory(job: JobTerms, ref: string, history: readonly (read
       else if (a.state === 'failed') {
         const judged = failureAction(job.failureRules, a.exits);
         const said = judged.exit ? `${podName(slot, i)}: container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}` : `${podName(slot, i)} failed`;
-        // Under OnFailure a failed pod is one runpod halted when the Job failed on its restarts: those count.
-        if (job.restartsInPlace) tally.haltedRestarts += a.restarts;
+        // Under OnFailure a failed pod is one runpod halted when the Job failed on its restarts (those count), unless
+        // a container of it exited with a code its own restartPolicy and rules (Kubernetes 1.34) do not restart: that
+        // pod failed by itself, and counts as a failed pod (its restarts no longer count, as the controller counts
+        // only those of Running and Pending pods).
+        if (job.restartsInPlace && !failedByItself(job, a.exits)) tally.haltedRestarts += a.restarts;
         else tally.podFailed(slot, judged, `${said} (in an earlier run of ${ref})`);
       }
     });
   });
   return tally;
+}
+
+/**
+ * Under OnFailure, did a failed pod fail by itself: did one of its containers exit non-zero with a code its restart
+ * (its own restartPolicy and restartPolicyRules over the pod's OnFailure) does not restart? A pod runpod halted has
+ * only exits the pod's OnFailure restarts (its containers were stopped, and would be restarted).
+ */
+export function failedByItself(job: Pick<JobTerms, 'containerRestarts'>, exits: readonly ContainerExit[]): boolean {
+  return exits.some((e) => {
+    const r = job.containerRestarts[e.container];
+    return e.exitCode !== 0 && r !== undefined && !restartsAfterExit(r, e.exitCode);
+  });
 }
 
 /** When the Job finished: its pods' last container finish. */

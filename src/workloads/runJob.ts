@@ -94,6 +94,9 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     removed.push(...names);
   };
   // OnFailure: each look at a running pod updates its restarts; reaching the limit stops it (the Job has failed).
+  // Never, with containers that restart in place by their own restartPolicy or restartPolicyRules: the controller
+  // counts those restarts nowhere (pastBackoffLimitOnFailure is for the template's OnFailure only), so nothing bounds
+  // them but activeDeadlineSeconds (and --timeout); the loop spends no retries on them either.
   const watch = (slot: number): RestartWatch | undefined =>
     job.restartsInPlace
       ? (restarts) => {
@@ -102,7 +105,9 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
           const n = tally.failedOnRestarts!;
           return `the Job failed: its containers restarted ${n} time${n === 1 ? '' : 's'}, backoffLimit ${job.backoffLimit} (BackoffLimitExceeded)`;
         }
-      : undefined;
+      : job.restartsUncounted
+        ? () => undefined
+        : undefined;
   const start = (slot: number): void => {
     const attempt = next.get(slot)!;
     const counted = tally.backoffFailures(slot);

@@ -1,6 +1,6 @@
 // Validation of a container's restartPolicy and restartPolicyRules (Kubernetes 1.34, ContainerRestartRules,
-// KEP-5307; the Container API reference's constraints), one rule per row; and their refusal where runpod does
-// not honour them.
+// KEP-5307; the Container API reference's constraints), one rule per row, on containers, init containers and
+// workload templates.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatProblem } from '../../../src/errors.js';
@@ -31,11 +31,19 @@ describe('validation: container restartPolicy and restartPolicyRules', () => {
     { name: 'at most 255 values', text: pod(`    restartPolicy: Never\n    restartPolicyRules:\n    - action: Restart\n      exitCodes: {operator: In, values: [${Array.from({ length: 256 }, (_, i) => i + 1).join(', ')}]}`), expect: ['pod.yaml:13 spec.containers[0].restartPolicyRules[0].exitCodes.values: must have at most 255 values, got 256'] },
     { name: 'at most 20 rules', text: pod(`    restartPolicy: Never\n    restartPolicyRules:\n${Array.from({ length: 21 }, () => '    - {action: Restart, exitCodes: {operator: In, values: [42]}}').join('\n')}`), expect: ['pod.yaml:11 spec.containers[0].restartPolicyRules: must have at most 20 rules, got 21'] },
     { name: 'an unknown key inside a rule', text: pod('    restartPolicy: Never\n    restartPolicyRules:\n    - action: Restart\n      onExitCodes: {operator: In, values: [42]}'), expect: ['pod.yaml:12 spec.containers[0].restartPolicyRules[0].exitCodes: required: {operator: In or NotIn, values: [exit codes]}', 'pod.yaml:13 spec.containers[0].restartPolicyRules[0].onExitCodes: unknown field "onExitCodes"; did you mean "exitCodes"?'] },
-    { name: 'rules on an init container are refused as newer than the schema and not supported', text: ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  initContainers:', '  - name: setup', '    image: busybox', rule42, '  containers:', '  - name: app', '    image: busybox'].join('\n'), expect: ['pod.yaml:9 spec.initContainers[0].restartPolicyRules: a field from Kubernetes 1.34, newer than the 1.33 schema runpod validates against: not supported by runpod (on init containers (Kubernetes 1.34): runpod runs an init container again by the pod\'s restartPolicy only)'] },
+    { name: 'an init container\'s own restartPolicy OnFailure or Never (Kubernetes 1.34), with rules', text: ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  initContainers:', '  - name: setup', '    image: busybox', '    restartPolicy: Never', rule42, '  containers:', '  - name: app', '    image: busybox'].join('\n'), expect: [] },
+    { name: 'an init container\'s rules need its own restartPolicy', text: ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  initContainers:', '  - name: setup', '    image: busybox', rule42, '  containers:', '  - name: app', '    image: busybox'].join('\n'), expect: ['pod.yaml:7 spec.initContainers[0].restartPolicy: required when restartPolicyRules is set: the init container must set its own restartPolicy (OnFailure or Never), even if it is the pod\'s'] },
+    { name: 'an init container\'s restartPolicy is Always, OnFailure or Never', text: ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  initContainers:', '  - name: setup', '    image: busybox', '    restartPolicy: Sometimes', '  containers:', '  - name: app', '    image: busybox'].join('\n'), expect: ['pod.yaml:9 spec.initContainers[0].restartPolicy: must be Always (a sidecar), OnFailure or Never (they override the pod\'s restartPolicy for this init container), or unset, got "Sometimes"'] },
+    { name: 'a sidecar takes no rules', text: ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  initContainers:', '  - name: setup', '    image: busybox', '    restartPolicy: Always', rule42, '  containers:', '  - name: app', '    image: busybox'].join('\n'), expect: ['pod.yaml:10 spec.initContainers[0].restartPolicyRules: may not be set on a sidecar (an init container with restartPolicy: Always, which always restarts)'] },
     {
-      name: 'a workload\'s template refuses them',
-      text: ['apiVersion: batch/v1', 'kind: Job', 'metadata:', '  name: j', 'spec:', '  template:', '    spec:', '      restartPolicy: Never', '      containers:', '      - name: app', '        image: busybox', '        restartPolicy: Never'].join('\n'),
-      expect: ['pod.yaml:12 spec.template.spec.containers[0].restartPolicy: not supported by runpod in a Job\'s pod template (only on a bare Pod): the Job\'s controller here counts restarts by the pod\'s restartPolicy; remove it, or set spec.template.spec.restartPolicy'],
+      name: 'a Job\'s template takes them (the Job controller counts as Kubernetes does: jobTally.ts)',
+      text: ['apiVersion: batch/v1', 'kind: Job', 'metadata:', '  name: j', 'spec:', '  template:', '    spec:', '      restartPolicy: Never', '      containers:', '      - name: app', '        image: busybox', '        restartPolicy: Never', '        restartPolicyRules:', '        - action: Restart', '          exitCodes: {operator: In, values: [42]}'].join('\n'),
+      expect: [],
+    },
+    {
+      name: 'a Deployment\'s template takes them',
+      text: ['apiVersion: apps/v1', 'kind: Deployment', 'metadata:', '  name: d', 'spec:', '  selector: {matchLabels: {app: d}}', '  template:', '    metadata: {labels: {app: d}}', '    spec:', '      containers:', '      - name: app', '        image: busybox', '        restartPolicy: OnFailure'].join('\n'),
+      expect: [],
     },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(problems(c.text), c.expect));

@@ -5,11 +5,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PodPlan } from '../../../src/plan/translate.js';
-import { type ContainerRestart, containerRestart, restartsAfterExit } from '../../../src/plan/restart.js';
+import { type ContainerRestart, containerRestart, initContainerRestart, restartsAfterExit } from '../../../src/plan/restart.js';
+import { translatePod } from '../../../src/plan/translate.js';
+import type { LoadedPod } from '../../../src/manifest/types.js';
+import type { Container } from 'kubernetes-types/core/v1.js';
 import { observePod } from '../../../src/reconcile/observe.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 import type { MemoryEngine } from '../support/memoryEngine.js';
-import { memoryEngines, onePodPlan, runUntilRunning } from '../support/loop.js';
+import { image, infraImage, memoryEngines, onePodPlan, runUntilRunning } from '../support/loop.js';
 import { waitCompleted } from '../../../src/wait/strategies/completed.js';
 
 const newEngine = memoryEngines();
@@ -73,6 +76,59 @@ describe('container restartPolicyRules in the run-once loop', () => {
     assert.equal(out.status, 'succeeded', out.reason);
     const list = (await observePod(engine, plan.namespace, plan.name)).containers.get('main') ?? [];
     assert.deepEqual(list.map((c) => [c.attempt, c.state]), [[0, 'exited']]);
+  });
+});
+
+/** A pod with an init container setup (its own fields given) before main, under the pod's restartPolicy. */
+function initPlan(name: string, podPolicy: string, setup: Record<string, unknown>): PodPlan {
+  const c = (n: string, more: Record<string, unknown>) => ({ name: n, image, imagePullPolicy: 'Never', command: ['sleep', '3600'], ...more }) as Container;
+  const loaded = {
+    pod: { metadata: { name, namespace: 'default' }, spec: { restartPolicy: podPolicy, terminationGracePeriodSeconds: 0, initContainers: [c('setup', setup)], containers: [c('main', {})] } },
+    source: { file: '<stdin>' },
+    line: 1,
+  } as LoadedPod;
+  return translatePod(loaded, { infraImage });
+}
+
+/** Each instance of setup exits, as soon as it has started, with the next of these codes. */
+function setupExits(engine: MemoryEngine, codes: number[]): void {
+  engine.onCall('startContainer', async (args, next) => {
+    const r = await next(...args);
+    const c = engine.peek(args[0]);
+    if (c?.Config.Labels?.['io.kubernetes.container.name'] === 'setup' && codes.length > 0) engine.crash(args[0], codes.shift()!);
+    return r;
+  });
+}
+
+describe('an init container\'s own restartPolicy and restartPolicyRules (Kubernetes 1.34) in the run-once loop', () => {
+  it('under the pod\'s Never, an exit its rule matches (42) runs it again; exit 0 then completes it and main starts', async () => {
+    const engine = newEngine();
+    const plan = initPlan('init-rule', 'Never', { restartPolicy: 'Never', restartPolicyRules: rule42 });
+    assert.deepEqual(plan.initContainers[0]!.restart, { policy: 'Never', rules: [{ operator: 'In', values: [42] }] });
+    setupExits(engine, [42, 0]);
+    const out = await run(engine, plan);
+    assert.equal(out.status, 'succeeded', out.reason);
+    const setup = (await observePod(engine, plan.namespace, plan.name)).initContainers.get('setup') ?? [];
+    assert.deepEqual(setup.map((c) => [c.attempt, c.exitCode]), [[1, 0], [0, 42]]);
+  });
+  it('an exit its rules do not match fails the pod, saying why', async () => {
+    const engine = newEngine();
+    setupExits(engine, [3]);
+    const out = await run(engine, initPlan('init-miss', 'Never', { restartPolicy: 'Never', restartPolicyRules: rule42 }));
+    assert.equal(out.status, 'failed');
+    assert.match(out.reason, /exited with code 3 and restartPolicy Never and no restartPolicyRules entry matches exit code 3 will not restart it/);
+  });
+  it('restartPolicy Never on an init container under the pod\'s Always: its first failure fails the pod (the documentation\'s fail-pod-if-init-fails)', async () => {
+    const engine = newEngine();
+    setupExits(engine, [1]);
+    const out = await run(engine, initPlan('init-once', 'Always', { restartPolicy: 'Never' }));
+    assert.equal(out.status, 'failed');
+    assert.match(out.reason, /exited with code 1 and restartPolicy Never will not restart it/);
+  });
+  it('without its own restartPolicy, the pod\'s decides as before (Always and OnFailure run a failure again, Never does not)', () => {
+    assert.deepEqual(initContainerRestart('Always'), { policy: 'OnFailure', rules: [] });
+    assert.deepEqual(initContainerRestart('Never', {}), { policy: 'Never', rules: [] });
+    assert.deepEqual(initContainerRestart('Never', { restartPolicy: 'OnFailure' }), { policy: 'OnFailure', rules: [] });
   });
 });
 

@@ -31,6 +31,8 @@ class Stage {
   ) {}
   readonly halted: string[] = [];
   readonly messages: string[] = [];
+  /** The pods run with a bound on their restarts (the loop then spends no retries on them). */
+  readonly watched: string[] = [];
   run() {
     const name = (s: number, a: number) => jobPodName('pi', this.plan.job, s, a);
     return runJob(this.plan, {
@@ -40,6 +42,7 @@ class Stage {
         this.maxActive = Math.max(this.maxActive, this.active);
         await new Promise((r) => setTimeout(r, 2));
         this.ran.push(name(slot, attempt));
+        if (watch) this.watched.push(name(slot, attempt));
         for (let n = 1; n <= this.restartsOf(slot, attempt); n++) {
           const stop = watch?.(n);
           await new Promise((r) => setTimeout(r, 1));
@@ -191,6 +194,54 @@ describe('Job: restartPolicy OnFailure (pastBackoffLimitOnFailure)', () => {
     const out = await stage.run();
     assert.equal(out.status, 'failed');
     assert.deepEqual(stage.ran, [], 'nothing runs again');
+  });
+});
+
+/** A Job whose container sets its own restartPolicy (and rules): Kubernetes 1.34, ContainerRestartRules. */
+const jobWith = (spec: Record<string, unknown>, restartPolicy: string, container: Record<string, unknown>) =>
+  expandWorkload('Job', { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'pi', image: 'perl:5.34.0', ...container }] } }, ...spec } }, 'default') as WorkloadPlan & { job: JobTerms };
+const rule42 = { restartPolicy: 'Never', restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }] };
+
+describe("Job: a container's own restartPolicy and restartPolicyRules (Kubernetes 1.34)", () => {
+  it('the terms: under the pod\'s Never, a container that restarts in place makes restarts that count toward nothing', () => {
+    assert.equal(jobWith({}, 'Never', { restartPolicy: 'OnFailure' }).job.restartsUncounted, true);
+    assert.equal(jobWith({}, 'Never', rule42).job.restartsUncounted, true);
+    assert.equal(jobWith({}, 'Never', { restartPolicy: 'Never' }).job.restartsUncounted, false);
+    assert.equal(jobOf({}).job.restartsUncounted, false);
+    assert.equal(jobWith({}, 'OnFailure', { restartPolicy: 'Always' }).job.restartsUncounted, false, 'under OnFailure every restart counts (pastBackoffLimitOnFailure)');
+    assert.deepEqual(jobWith({}, 'Never', rule42).job.containerRestarts, { pi: { policy: 'Never', rules: [{ operator: 'In', values: [42] }] } });
+  });
+  it("the Kubernetes e2e case: pod Never, container OnFailure, podFailurePolicy FailJob on exit 1: restarts in place neither count nor fail the Job", async () => {
+    // test/e2e/apps/job.go "containers restarted by container restart policy should not trigger PodFailurePolicy":
+    // backoffLimit 1, the container fails once and is restarted in place, the Job completes.
+    const plan = jobWith({ backoffLimit: 1, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: 'pi', operator: 'In', values: [1] } }] } }, 'Never', { restartPolicy: 'OnFailure' });
+    const stage = new Stage(plan, () => false, new Map(), () => 1, () => 5);
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.equal(stage.ran.length, 1, 'one pod: its container restarted in place');
+    assert.deepEqual(stage.watched, stage.ran, 'the loop is told its restarts are the Job\'s to judge (and spends no retries on them)');
+    assert.deepEqual(stage.halted, []);
+  });
+  it('the pod that fails in the end (an exit no rule restarts) counts toward backoffLimit and is judged by podFailurePolicy', async () => {
+    const counted = await new Stage(jobWith({ backoffLimit: 1 }, 'Never', rule42), () => true, new Map(), () => 3, () => 4).run();
+    assert.equal(counted.status, 'failed');
+    assert.match(counted.reason, /BackoffLimitExceeded \(2 pods failed, backoffLimit 1\)/);
+    const failJob = await new Stage(jobWith({ backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [3] } }] } }, 'Never', rule42), () => true, new Map(), () => 3, () => 4).run();
+    assert.match(failJob.reason, /PodFailurePolicy .*exited with 3/);
+  });
+  it('under the pod\'s OnFailure, a container whose own restartPolicy is Never fails its pod: a failed pod, replaced, counted as one', async () => {
+    const stage = new Stage(jobWith({ backoffLimit: 1 }, 'OnFailure', { restartPolicy: 'Never' }), (_s, a) => a === 0, new Map(), () => 1);
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.equal(stage.ran.length, 2, 'the failed pod was replaced by a new one');
+  });
+  it('a re-run: under OnFailure, a pod an earlier run left failed by a container its own restartPolicy did not restart counts as a failed pod, not as restarts', async () => {
+    // backoffLimit 1: one failed pod is within it, so the Job runs its next attempt (were its 2 restarts counted
+    // as a halted pod's, 2 >= 1 would fail the Job).
+    const stage = new Stage(jobWith({ backoffLimit: 1 }, 'OnFailure', { restartPolicy: 'Never' }), () => false, new Map([[0, [left('failed', 1, { restarts: 2 })]]]));
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.equal(stage.ran.length, 1, 'the next attempt ran');
   });
 });
 
