@@ -1,9 +1,10 @@
 // A container's own restartPolicy and restartPolicyRules (Kubernetes 1.34, KEP-5307) on a real engine: an exit a
 // rule matches is restarted by runpod (a new attempt) and the pod reaches running; an exit no rule matches under
-// Never fails the pod, naming why.
+// Never fails the pod, naming why. In a Job's template: restarts in place under the pod's Never count toward
+// nothing and never meet podFailurePolicy; on an init container, a rule runs it again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { uniqueName } from './harness.js';
+import { docker, keyedWorkspace, show as showRun, uniqueName } from './harness.js';
 import { type Obj, busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, inspect, must, podContainerIds, podFile, podObject, runpod, show } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -57,4 +58,81 @@ test('an exit no restartPolicyRules entry matches under Never fails the pod, say
   assert.equal(r.code, 1, show(r));
   assert.match(r.stderr, /exited with code 1 and restartPolicy Never and no restartPolicyRules entry matches exit code 1 will not restart it/, show(r));
   assert.equal(podContainerIds(name).length, 2, 'the infra container and the one attempt: nothing restarted it');
+});
+
+/** The containers of a key's pods named so, newest attempt first: [attempt, state, exit code, engine restarts]. */
+function instances(key: string, container: string): Array<[string, string, number, number]> {
+  const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.container.name=${container}`]);
+  if (!ids) return [];
+  return inspect(ids.split('\n')).map((c): [string, string, number, number] => [c.Config.Labels['io.kubernetes.container.restartCount'] ?? '', c.State.Status, c.State.ExitCode, Number((c as unknown as { RestartCount?: number }).RestartCount ?? 0)]).sort((a, b) => b[0].localeCompare(a[0]));
+}
+
+// test/e2e/apps/job.go, "containers restarted by container restart policy should not trigger PodFailurePolicy": a
+// Job under restartPolicy Never whose container says OnFailure, with a FailJob rule on exit 1 and backoffLimit 1;
+// the container fails once, is restarted in place, and the Job completes.
+test("a Job: a container restarted in place by its own restartPolicy (the pod's Never) neither counts nor meets podFailurePolicy", async (t) => {
+  const w = keyedWorkspace(t, 'rr', {
+    'job.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: fail-once
+spec:
+  backoffLimit: 1
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes: {containerName: work, operator: In, values: [1]}
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      volumes: [{name: data, emptyDir: {}}]
+      containers:
+      - name: work
+        image: ${busybox}
+        restartPolicy: OnFailure
+        command: ["sh", "-c", "if [ -f /data/ran ]; then echo second; exit 0; fi; touch /data/ran; echo first; exit 1"]
+        volumeMounts: [{name: data, mountPath: /data}]
+`,
+  });
+  const r = await w.run(w.file('job.yaml'), '--retries', '3', '--retry-delay', '200ms');
+  assert.equal(r.code, 0, showRun(r));
+  assert.match(r.stderr, /job\/fail-once: completed \(1 of 1 succeeded\)/, showRun(r));
+  const work = instances(w.key, 'work');
+  assert.equal(work.length, 1, `one pod, its container restarted in place: ${JSON.stringify(work)}`);
+  assert.deepEqual(work[0]!.slice(1, 3), ['exited', 0]);
+  assert.ok(work[0]![3] >= 1, `the engine restarted it (on-failure): ${JSON.stringify(work)}`);
+});
+
+test('a Job: an init container with restartPolicy Never and a rule on 42 is run again on 42 (the pod\'s Never), then the Job completes', async (t) => {
+  const w = keyedWorkspace(t, 'rr', {
+    'job.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: init-rule
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      volumes: [{name: data, emptyDir: {}}]
+      initContainers:
+      - name: setup
+        image: ${busybox}
+        restartPolicy: Never
+        restartPolicyRules:
+        - action: Restart
+          exitCodes: {operator: In, values: [42]}
+        command: ["sh", "-c", "if [ -f /data/ran ]; then exit 0; fi; touch /data/ran; exit 42"]
+        volumeMounts: [{name: data, mountPath: /data}]
+      containers:
+      - name: work
+        image: ${busybox}
+        command: ["sh", "-c", "echo done"]
+`,
+  });
+  const r = await w.run(w.file('job.yaml'), '--retries', '6', '--retry-delay', '200ms');
+  assert.equal(r.code, 0, showRun(r));
+  assert.deepEqual(instances(w.key, 'setup').map((c) => c.slice(0, 3)), [['1', 'exited', 0], ['0', 'exited', 42]]);
 });
