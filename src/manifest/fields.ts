@@ -29,9 +29,24 @@ export interface FieldEntry {
 /** The Kubernetes version of the OpenAPI schema bundled in kubernetes-models 4.5.1 (README, "Supported fields"). */
 export const schemaKubernetesVersion = '1.33';
 
-/** "from Kubernetes 1.34, newer than the 1.33 schema runpod validates against". */
+/**
+ * The Kubernetes version whose API runpod's field tables follow (1.34: the schema's 1.33 and 1.34's fields, marked
+ * `since`). A field of a later Kubernetes that the tables do not list is unknown to runpod; its message says which
+ * version runpod knows, so a user of a newer cluster sees why. Fields that later versions added to the Pod API
+ * (kubernetes/api core/v1/types.go, v0.35.0 and v0.36.0) are listed with their `since` where they have a meaning on
+ * one host to speak of.
+ */
+export const tableKubernetesVersion = '1.34';
+
+/**
+ * "from Kubernetes 1.34, newer than the 1.33 schema runpod validates against"; for a version after the tables' own,
+ * "from Kubernetes 1.36, newer than the Kubernetes 1.34 API runpod knows".
+ */
 export function newerThanSchema(since: string): string {
-  return `from Kubernetes ${since}, newer than the ${schemaKubernetesVersion} schema runpod validates against`;
+  const [major, minor] = since.split('.').map(Number);
+  const [tMajor, tMinor] = tableKubernetesVersion.split('.').map(Number);
+  const afterTables = major! > tMajor! || (major === tMajor && minor! > tMinor!);
+  return afterTables ? `from Kubernetes ${since}, newer than the Kubernetes ${tableKubernetesVersion} API runpod knows` : `from Kubernetes ${since}, newer than the ${schemaKubernetesVersion} schema runpod validates against`;
 }
 
 export interface FieldLevel {
@@ -572,6 +587,11 @@ export const podSpecFields: FieldLevel = {
     schedulingGates: warn(scheduling),
     tolerations: warn(scheduling),
     topologySpreadConstraints: warn(scheduling),
+    // Gang scheduling (GangScheduling, alpha): the pod's place in a Workload's pod group, for a scheduler that
+    // places the group at once; one host has no scheduler. workloadRef was 1.35's; 1.36 replaced it with
+    // schedulingGroup (its protobuf tag tombstoned in kubernetes/api core/v1/types.go).
+    workloadRef: { ...warn(`${scheduling} (Kubernetes 1.35's gang scheduling; replaced by schedulingGroup in 1.36)`), since: '1.35' },
+    schedulingGroup: { ...warn(`${scheduling} (gang scheduling)`), since: '1.36' },
     activeDeadlineSeconds: later(),
     automountServiceAccountToken: later(),
     dnsConfig: supported('with dnsPolicy None only: the pod\'s resolv.conf', podDNSConfigFields),
@@ -1114,7 +1134,7 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
         break;
       case 'warn':
         if (entry.readOnly === true) out.settled.push(childPath);
-        if (!isEmptyValue(child)) out.warnings.push({ path: childPath, message: entry.note ?? 'ignored' });
+        if (!isEmptyValue(child)) out.warnings.push({ path: childPath, message: `${entry.note ?? 'ignored'}${entry.since !== undefined ? ` (a field ${newerThanSchema(entry.since)})` : ''}` });
         break;
       case 'supported':
         if (entry.fields === undefined) break;
@@ -1132,7 +1152,7 @@ export function unknownFieldMessage(key: string, level: FieldLevel, places: Fiel
     if (other !== level && Object.prototype.hasOwnProperty.call(other.fields, key)) return `${base} (${key} belongs in ${where})`;
   }
   const guess = closestName(key, Object.keys(level.fields));
-  return guess !== undefined ? `${base}; did you mean "${guess}"?` : base;
+  return guess !== undefined ? `${base}; did you mean "${guess}"?` : `${base} (not in the Kubernetes ${tableKubernetesVersion} API runpod knows)`;
 }
 
 /** The known name nearest to `key` when it is close enough to be a typo: a case slip or a few edits. */

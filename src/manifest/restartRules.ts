@@ -7,6 +7,7 @@
 import type { PathSegment } from './path.js';
 import type { ProblemAdder } from './ruleHelpers.js';
 import { describe } from './validate.js';
+import { newerThanSchema } from './fields.js';
 
 type Obj = Record<string, unknown>;
 
@@ -47,6 +48,9 @@ function restartRule(rule: unknown, at: PathSegment[], sink: ProblemAdder): void
   }
   const action = rule.action;
   if (action === undefined || action === null || action === '') sink.add([...at, 'action'], 'required: Restart');
+  // RestartAllContainers (Kubernetes 1.35, RestartAllContainersOnContainerExits, alpha, KEP-5532) restarts every
+  // container of the pod in place, init containers first, when the rule matches.
+  else if (action === 'RestartAllContainers') sink.add([...at, 'action'], `RestartAllContainers is ${newerThanSchema('1.35')} (it restarts every container of the pod in place): runpod does not support it yet; Restart is the action of Kubernetes 1.34`);
   else if (action !== 'Restart') sink.add([...at, 'action'], `must be Restart (the only action Kubernetes 1.34 has), got ${describe(action)}`);
   const codes = rule.exitCodes;
   if (codes === undefined || codes === null) {

@@ -199,7 +199,7 @@ describe('Job: one rule per row', () => {
     { name: 'a managedBy', text: piWith('managedBy: kueue.x-k8s.io/multikueue'), expect: ['j.yaml:14 spec.managedBy: not supported by runpod (hands the Job to another controller; not implemented yet)'] },
     { name: 'an unknown spec field, with a hint', text: piWith('backofLimit: 3'), expect: ['j.yaml:14 spec.backofLimit: unknown field "backofLimit"; did you mean "backoffLimit"?'] },
     { name: 'an unknown top-level field', text: `${pi}specs: {}\n`, expect: ['j.yaml:14 specs: unknown field "specs"; did you mean "spec"?'] },
-    { name: 'a Deployment field in a Job', text: piWith('replicas: 2'), expect: ['j.yaml:14 spec.replicas: unknown field "replicas"'] },
+    { name: 'a Deployment field in a Job', text: piWith('replicas: 2'), expect: ['j.yaml:14 spec.replicas: unknown field "replicas" (not in the Kubernetes 1.34 API runpod knows)'] },
   ];
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(problems(c.text), c.expect));

@@ -252,7 +252,7 @@ describe('Service: each rule, with its message and line', () => {
     { name: 'loadBalancerClass', text: edit(loadBalancer, '  type: LoadBalancer\n', '  type: LoadBalancer\n  loadBalancerClass: example.com/internal-vip\n'), expect: ['s.yaml:13 spec.loadBalancerClass: not supported by runpod (there is no load-balancer controller on one host to pick a class)'] },
     { name: 'healthCheckNodePort', text: edit(loadBalancer, '  type: LoadBalancer\n', '  type: LoadBalancer\n  healthCheckNodePort: 30100\n'), expect: ["s.yaml:13 spec.healthCheckNodePort: not supported by runpod (a cloud load balancer's health check of the nodes; there is none on one host)"] },
     { name: 'an unknown field, with the closest name', text: edit(myService, 'spec:\n', 'spec:\n  selectors: {a: b}\n'), expect: ['s.yaml:6 spec.selectors: unknown field "selectors"; did you mean "selector"?'] },
-    { name: 'a field of another level', text: edit(myService, '      port: 80\n', '      port: 80\n      containerPort: 80\n'), expect: ['s.yaml:11 spec.ports[0].containerPort: unknown field "containerPort"'] },
+    { name: 'a field of another level', text: edit(myService, '      port: 80\n', '      port: 80\n      containerPort: 80\n'), expect: ['s.yaml:11 spec.ports[0].containerPort: unknown field "containerPort" (not in the Kubernetes 1.34 API runpod knows)'] },
     { name: 'a port of the wrong type', text: edit(myService, 'port: 80', 'port: eighty'), expect: ['s.yaml:10 spec.ports[0].port: expected integer, got "eighty"'] },
   ];
   for (const c of cases) {

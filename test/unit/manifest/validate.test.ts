@@ -40,7 +40,7 @@ describe('validation: one rule per row', () => {
     { name: 'image with whitespace', text: pod().replace('image: busybox', 'image: "busybox "'), expect: ['pod.yaml:8 spec.containers[0].image: must not have leading or trailing whitespace'] },
     { name: 'restartPolicy under metadata', text: pod({ meta: '  restartPolicy: Never' }), expect: ['pod.yaml:5 metadata.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec)'] },
     { name: 'a typo gets a suggestion', text: pod({ container: '    imagePullPolicyy: Always' }), expect: ['pod.yaml:9 spec.containers[0].imagePullPolicyy: unknown field "imagePullPolicyy"; did you mean "imagePullPolicy"?'] },
-    { name: 'a field Kubernetes does not have at all', text: pod({ top: 'foo: bar' }), expect: ['pod.yaml:9 foo: unknown field "foo"'] },
+    { name: 'a field Kubernetes does not have at all', text: pod({ top: 'foo: bar' }), expect: ['pod.yaml:9 foo: unknown field "foo" (not in the Kubernetes 1.34 API runpod knows)'] },
     { name: 'unsupported pod field', text: pod({ spec: '  runtimeClassName: gvisor' }), expect: ['pod.yaml:6 spec.runtimeClassName: not supported by runpod'] },
     { name: 'unsupported container field, with its contents not checked', text: pod({ container: '    volumeDevices: [{name: 5, bogus: 1}]' }), expect: ['pod.yaml:9 spec.containers[0].volumeDevices: not supported by runpod'] },
     { name: 'generateName', text: pod({ meta: '  generateName: web-' }), expect: ['pod.yaml:5 metadata.generateName: not supported by runpod (runpod needs a stable name: set metadata.name)'] },

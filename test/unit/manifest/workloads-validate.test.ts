@@ -296,7 +296,7 @@ describe('workloads: one rule per row', () => {
     { name: 'negative replicas', text: edit(deployment, 'replicas: 3', 'replicas: -1'), expect: ['w.yaml:8 spec.replicas: must be greater than or equal to 0'] },
     { name: 'zero replicas are fine', text: edit(statefulSet, 'replicas: 3', 'replicas: 0'), expect: [] },
     { name: 'replicas of the wrong type', text: edit(replicaSet, 'replicas: 3', 'replicas: three'), expect: ['w.yaml:9 spec.replicas: expected integer, got "three"'] },
-    { name: 'a DaemonSet has no replicas', text: edit(daemonSet, '  selector:', '  replicas: 2\n  selector:'), expect: ['w.yaml:9 spec.replicas: unknown field "replicas"'] },
+    { name: 'a DaemonSet has no replicas', text: edit(daemonSet, '  selector:', '  replicas: 2\n  selector:'), expect: ['w.yaml:9 spec.replicas: unknown field "replicas" (not in the Kubernetes 1.34 API runpod knows)'] },
     { name: 'negative minReadySeconds', text: edit(replicationController, 'replicas: 3', 'replicas: 3\n  minReadySeconds: -5'), expect: ['w.yaml:7 spec.minReadySeconds: must be greater than or equal to 0'] },
     { name: 'progressDeadlineSeconds not above minReadySeconds', text: edit(deployment, 'replicas: 3', 'replicas: 3\n  minReadySeconds: 30\n  progressDeadlineSeconds: 30'), expect: ['w.yaml:10 spec.progressDeadlineSeconds: must be greater than minReadySeconds'] },
     { name: 'minReadySeconds over the default deadline', text: edit(deployment, 'replicas: 3', 'replicas: 3\n  minReadySeconds: 600'), expect: ['w.yaml:9 spec.minReadySeconds: must be less than progressDeadlineSeconds (default 600)'] },
