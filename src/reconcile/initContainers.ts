@@ -14,7 +14,7 @@ import type { ContainerPlan, PodPlan } from '../plan/translate.js';
 import type { Action } from './decide.js';
 import type { ObservedContainer, ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates } from './history.js';
-import { describeRestart, restartCause, restartsAfterExit } from '../plan/restart.js';
+import { type ContainerRestart, describeRestart, matchingRule, type RestartPolicy, restartCause, restartsAfterExit } from '../plan/restart.js';
 
 export interface InitOptions {
   /** Now, ms since the epoch: a failed init container is restarted only after its back-off (restartDelayMs). */
@@ -200,13 +200,22 @@ export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOption
           kind: 'create',
           container: p.name,
           attempt: next,
-          reason: `${what} exited with code ${newest.exitCode}; ${p.restart.rules.length > 0 || p.restart.policy !== plan.restartPolicy ? restartCause(p.restart, newest.exitCode) : `restartPolicy ${plan.restartPolicy}`} runs it again`,
+          reason: `${what} exited with code ${newest.exitCode}; ${restartedBy(p.restart, plan.restartPolicy, newest.exitCode)} runs it again`,
         });
         return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); running it again`, newest);
       }
     }
   }
   return { done: true, actions };
+}
+
+/**
+ * What runs a failed init container again, in words: a rule of its own (Kubernetes 1.34), else the pod's restartPolicy
+ * (Always or OnFailure), else, under the pod's Never, its own restartPolicy OnFailure.
+ */
+function restartedBy(r: ContainerRestart, podPolicy: RestartPolicy, exitCode: number): string {
+  if (matchingRule(r.rules, exitCode) !== undefined) return restartCause(r, exitCode);
+  return podPolicy === 'Never' ? `its own restartPolicy ${r.policy}` : `restartPolicy ${podPolicy}`;
 }
 
 /** The first step of a new sandbox: its first init container (or, without any, nothing here). */

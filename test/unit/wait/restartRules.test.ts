@@ -110,6 +110,8 @@ describe('an init container\'s own restartPolicy and restartPolicyRules (Kuberne
     assert.equal(out.status, 'succeeded', out.reason);
     const setup = (await observePod(engine, plan.namespace, plan.name)).initContainers.get('setup') ?? [];
     assert.deepEqual(setup.map((c) => [c.attempt, c.exitCode]), [[1, 0], [0, 42]]);
+    const again = out.results.find((r) => r.action.kind === 'create' && r.action.container === 'setup' && r.action.attempt === 1);
+    assert.equal(again?.action.reason, 'init container setup exited with code 42; restartPolicyRules (exit code in [42]) runs it again');
   });
   it('an exit its rules do not match fails the pod, saying why', async () => {
     const engine = newEngine();
