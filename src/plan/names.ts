@@ -1,6 +1,6 @@
 // Deterministic names and uids, so two runpod processes working on the same pod meet on the engine's
 // name uniqueness instead of creating two pods.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../lazyBuiltins.js';
 
 /**
  * metadata.uid when the manifest gives one, else a UUID-shaped hash of namespace/name (a name-based UUID in
@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 export function podUid(namespace: string, name: string, given?: string, project?: string): string {
   if (given && project === undefined) return given;
   const seed = project === undefined ? `runpod/${namespace}/${name}` : `runpod/${project}/${given ? `uid/${given}` : `${namespace}/${name}`}`;
-  const h = createHash('sha256').update(seed).digest('hex');
+  const h = nodeCrypto().createHash('sha256').update(seed).digest('hex');
   const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -31,7 +31,7 @@ export function namespacePart(namespace: string, project?: string): string {
 
 /** A short, stable hex digest of a JSON value with sorted keys: the same spec always hashes the same. */
 export function specHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+  return nodeCrypto().createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
 }
 
 function canonicalJson(value: unknown): string {

@@ -1,7 +1,7 @@
 // Names of a workload's pods, as its controller would give them, but stable: a cluster draws a pod's random suffix
 // once and keeps the pod; runpod has no store to keep it in, so each suffix is derived from what identifies the pod
 // (its ReplicaSet and replica index), and re-running the manifest names the same pods. Pure.
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../lazyBuiltins.js';
 import { specHash } from '../plan/names.js';
 
 /**
@@ -12,7 +12,7 @@ const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** Characters of alphabet drawn from the bytes of a SHA-256 digest of seed. */
 function encode(seed: string, length: number): string {
-  const digest = createHash('sha256').update(seed).digest();
+  const digest = nodeCrypto().createHash('sha256').update(seed).digest();
   let out = '';
   for (let i = 0; i < length; i++) out += alphabet[digest[i]! % alphabet.length];
   return out;
