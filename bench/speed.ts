@@ -2,6 +2,8 @@
 // side, as medians of BENCH_RUNS runs (default 5), with each child's peak memory (/usr/bin/time's maximum RSS).
 // Needs a running engine and the test image (scripts/engine-up.sh). Prints a Markdown table for BENCHMARKS.md.
 //   npm run bench            BENCH_RUNS=9 npm run bench
+//   BENCH_SECTIONS='start-up,one pod,no-op re-run' npm run bench    (only those; the 20-pod section loads the
+//   machine for minutes, which the rows measured after it feel)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -204,7 +206,10 @@ async function upDown(what: string, target: string, inputs: string[], prefix: st
 const failures: string[] = [];
 
 /** One section of the benchmark; a failure (the engine refusing, say) is reported and the others still run. */
+const sections = process.env.BENCH_SECTIONS ? new Set(process.env.BENCH_SECTIONS.split(',').map((s) => s.trim())) : undefined;
+
 async function section(what: string, body: () => Promise<void> | void): Promise<void> {
+  if (sections !== undefined && !sections.has(what)) return;
   try {
     await body();
   } catch (err) {

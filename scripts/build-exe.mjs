@@ -31,13 +31,14 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
 /**
- * For the snapshot, also run the commands that need no engine in the builder (dist/src/snapshotWarmup.js: validate
- * of a few manifests from stdin, each command's option builder up to a usage error), so that their modules come
- * initialised in the deserialized heap and their functions compiled (Node 20 keeps the bytecode of what ran in the
- * builder). `validate` measured 0.89× of the code-cache executable with its modules loaded there, 0.99× without;
- * see BENCHMARKS.md for the warm-up's figures. The engine modules cannot be run there (they import node:http, which
- * a Node 20 snapshot builder refuses); they load after start-up. A warm-up that fails stops the snapshot build
- * (the code-cache executable is made instead). RUNPOD_EXE_PREWARM=0 leaves it out.
+ * For the snapshot, also run in the builder what needs no engine (dist/src/snapshotWarmup.js: every command's module
+ * evaluated, validate of a few manifests from stdin, each command's option builder up to a usage error, and the
+ * pure plan, decide and check steps of a run), so that their modules come initialised in the deserialized heap and
+ * their functions compiled (Node 20 keeps the bytecode of what ran in the builder). `validate` measured 0.89× of the
+ * code-cache executable with its modules loaded there, 0.99× without; see BENCHMARKS.md for the warm-up's figures.
+ * node:http, https and http2, which a Node 20 snapshot builder refuses, are loaded on first use (src/lazyBuiltins.ts),
+ * after start-up. A warm-up that fails stops the snapshot build (the code-cache executable is made instead).
+ * RUNPOD_EXE_PREWARM=0 leaves it out.
  */
 function prewarm(snapshot) {
   if (!snapshot || process.env.RUNPOD_EXE_PREWARM === '0') return '';
@@ -125,8 +126,8 @@ async function bundle(snapshot) {
   const main = path.join(root, 'dist', 'src', 'main.js').replaceAll('\\', '/');
   const start = snapshot
     ? // Inside the snapshot builder the bundle's top level runs (its static imports: yargs, the CLI
-      // definitions, js-yaml …) and the warm-up above; what it needs at run time (node:http and tls for the engine)
-      // is reached through the lazy command modules, which load after the snapshot is deserialized.
+      // definitions, js-yaml …) and the warm-up above; node:http, https and tls for the engine are loaded on the
+      // first request, after the snapshot is deserialized.
       `import v8 from 'node:v8';
        v8.startupSnapshot.setDeserializeMainFunction(() => { void mainAndExit(process.argv.slice(2)); });`
     : `void mainAndExit(process.argv.slice(2));`;
