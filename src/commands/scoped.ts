@@ -15,6 +15,14 @@ import type { CommandContext } from './context.js';
 import { removePod } from './down.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
+import { StopWaiting, bounded } from '../wait/bounded.js';
+
+/**
+ * How long the takedown may take beyond the pods' longest grace period: room for the removes on a busy engine (20
+ * pods' down took 4 s on the bench). An engine that accepts connections and never answers (a frozen dockerd) must
+ * not hold runpod for ever after the command, or after the signal CI sends it.
+ */
+export const takeDownMarginMs = 30_000;
 
 export interface ScopedOptions {
   /** The command and its arguments, exactly as given after "--". */
@@ -60,7 +68,7 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
       return false;
     }
     reporter.info(`taking down ${keys}`);
-    try {
+    const work = async (): Promise<void> => {
       await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
       // The run's Services go with its pods, and the networks nothing is left on.
       await tearDownCluster(run.engine, { namespaces: run.plans.map((p) => p.namespace), services: run.services, project: run.project, image: run.serviceImage });
@@ -68,9 +76,17 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
         const mounted = run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName));
         await Promise.all([...new Set([...mounted, ...run.claimVolumes])].map((v) => run.engine.removeVolume(v)));
       }
+    };
+    const limitMs = Math.max(0, ...run.plans.map((p) => p.gracePeriodSeconds)) * 1000 + takeDownMarginMs;
+    try {
+      await bounded(work(), { until: ctx.now() + limitMs, now: ctx.now });
       return true;
     } catch (err) {
-      reporter.warn(`could not take down ${keys}: ${err instanceof Error ? err.message : String(err)}`);
+      const key = run.project !== undefined ? ` --project ${run.project}` : '';
+      const why = err instanceof StopWaiting
+        ? `the Docker engine at ${run.engine.address} did not finish within ${Math.round(limitMs / 1000)}s (the pods' grace period and ${takeDownMarginMs / 1000}s more; is dockerd frozen or overloaded?); remove what is left with: runpod down${key} ${run.plans.map((p) => p.key).join(' ')}`
+        : err instanceof Error ? err.message : String(err);
+      reporter.warn(`could not take down ${keys}: ${why}`);
       return false;
     }
   };

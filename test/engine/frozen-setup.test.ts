@@ -89,3 +89,26 @@ test('the engine freezes during set-up and SIGTERM comes: exit 143 at once', asy
   assert.equal(r.code, 143, show(r));
   assert.ok(Date.now() - signalled < 10_000, `took ${Date.now() - signalled} ms after SIGTERM`);
 });
+
+test('a scoped run whose engine freezes while the pods are taken down: it ends within the grace period and 30 s, with the command\'s code and the down to run', async (t) => {
+  const name = uniqueName('frz-down');
+  cleanupPod(t, name);
+  // Grace 0: the takedown kills (POST …/kill) rather than stops; the first of either is where the engine freezes.
+  const file = podFile({ name, containers: [sleeper('main')] });
+  cleanupFile(t, file);
+  const proxy = await freezingProxy(t, /^POST \/[^ ]*containers\/[0-9a-f]+\/(stop|kill)/m);
+  const started = Date.now();
+  const r = await runpod(['--host', proxy.host, '--timeout', '2m', file, '--', 'sh', '-c', 'exit 3'], { timeoutMs: 120_000 });
+  const took = Date.now() - started;
+  assert.ok(proxy.frozen(), `the takedown never sent a stop\n${show(r)}`);
+  assert.equal(r.signal, null, `runpod hung in the takedown and was killed\n${show(r)}`);
+  assert.equal(r.code, 3, show(r));
+  const advice = new RegExp(`could not take down default/${name}: the Docker engine at unix://.* did not finish within 30s .*; remove what is left with: runpod down (--project run-[0-9a-f]{8}) default/${name}`).exec(r.stderr);
+  assert.ok(advice, show(r));
+  assert.ok(took < 90_000, `took ${took} ms`);
+  // The advice works on the engine itself: the pod and its key's network go.
+  const down = await runpod(['down', '--project', advice[1]!.slice('--project '.length), `default/${name}`]);
+  assert.equal(down.code, 0, show(down));
+  assert.match(down.stdout, new RegExp(`default/${name}: removed`), show(down));
+  assert.match(down.stdout, /network runpod_default\.run-[0-9a-f]{8}: removed/, show(down));
+});
