@@ -29,9 +29,19 @@ stop_engine() {
   rm -f /var/run/docker.pid
 }
 
-# Everything in the state directory but the earlier state put aside.
+# The bridge interfaces of user-defined networks (br-<network id>) that the engine had before: a stopped dockerd
+# leaves its bridges on the host, and one whose state is then deleted leaves them for good, each holding one of the
+# address pools every engine on the host draws from (about thirty): the runs' leftovers would exhaust them.
+bridges() { ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep '^br-' || true; }
+bridges_before=$(bridges)
+
+# Everything in the state directory but the earlier state put aside, and the bridges that state's networks had.
 empty_state() {
   find "$state" -mindepth 1 -maxdepth 1 ! -path "$aside" -exec rm -rf {} +
+  local b
+  for b in $(bridges); do
+    grep -qx "$b" <<<"$bridges_before" || ip link delete "$b" 2>/dev/null || true
+  done
 }
 
 restore() {

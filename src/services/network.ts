@@ -214,8 +214,15 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
   });
 }
 
-/** runpod's networks (under any key) that no container is attached to: what `gc` removes. */
+/**
+ * runpod's networks (under any key) that no container is attached to: what `gc` removes. A network a pod container
+ * is created on but not yet started (a run setting that pod up; the network's list does not show it) is not empty.
+ */
 export async function emptyNetworks(engine: Engine): Promise<NetworkInfo[]> {
-  const list = await engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]);
-  return list.filter((n) => Object.keys(n.containers).length === 0);
+  const [list, containers] = await Promise.all([
+    engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]),
+    engine.listContainers([`${Label.managedBy}=${managedByValue}`, Label.podNamespace]),
+  ]);
+  const settingUp = new Set(containers.filter((c) => c.state === 'created').map((c) => namespaceNetwork(c.labels[Label.podNamespace] ?? '', c.labels[Label.project])));
+  return list.filter((n) => Object.keys(n.containers).length === 0 && !settingUp.has(n.name));
 }

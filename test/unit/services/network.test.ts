@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EngineRequestError } from '../../../src/engine/engine.js';
 import { ServiceSetupError } from '../../../src/errors.js';
 import { Role, ServiceLabel } from '../../../src/services/names.js';
-import { ensureNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';
+import { emptyNetworks, ensureNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 
 const image = 'runpod/pause:test';
@@ -157,6 +157,14 @@ describe('the namespace network, made by runs at once', () => {
     await engine.createContainer('k8s_POD_web_default_v_0', { Image: image, Labels: { ...labels, 'io.runpod.project': 'ci-1' }, HostConfig: { NetworkMode: 'runpod_default' } });
     assert.equal(await removeNetworkIfUnused(engine, 'default', undefined), true);
     assert.equal((await engine.listNetworks([])).length, 0);
+  });
+
+  it('gc\'s empty networks leave out one a pod container is created on and not yet started, under its own key', async () => {
+    const engine = racy();
+    await Promise.all([ensureNetwork(engine, 'default', undefined, image, fast), ensureNetwork(engine, 'default', 'ci-1', image, fast), ensureNetwork(engine, 'web', undefined, image, fast)]);
+    const labels = { 'app.kubernetes.io/managed-by': 'runpod', 'io.kubernetes.pod.namespace': 'default', 'io.runpod.project': 'ci-1' };
+    await engine.createContainer('k8s_POD_web_default_u_0', { Image: image, Labels: labels, HostConfig: { NetworkMode: 'runpod_default.ci-1' } });
+    assert.deepEqual((await emptyNetworks(engine)).map((n) => n.name).sort(), ['runpod_default', 'runpod_web']);
   });
 
   it('another key\'s network, or a name that is not runpod\'s pattern, is never made by the repair', async () => {
