@@ -33,7 +33,11 @@ export class EndpointsController {
   private readonly markers = new Map<string, Marker>();
   private readonly pending = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
-  private failure: Error | undefined;
+  /**
+   * Each namespace's failure in its latest pass. A later pass that succeeds clears it: an engine lost for a while
+   * during the wait (every request failing) and back by the end leaves the Services as up to date as any other run.
+   */
+  private readonly failures = new Map<string, Error>();
 
   constructor(
     private readonly engine: Engine,
@@ -41,9 +45,9 @@ export class EndpointsController {
     private readonly image: string,
   ) {}
 
-  /** The first failure to write rules (ServiceSetupError), if any. */
+  /** The failure of a namespace's latest pass (ServiceSetupError, the engine lost), if any. */
   get error(): Error | undefined {
-    return this.failure;
+    return this.failures.values().next().value;
   }
 
   watch(uid: string): void {
@@ -74,8 +78,9 @@ export class EndpointsController {
         this.again.delete(namespace);
         try {
           await this.sync(namespace);
+          this.failures.delete(namespace);
         } catch (err) {
-          this.failure ??= err instanceof Error ? err : new Error(String(err));
+          this.failures.set(namespace, err instanceof Error ? err : new Error(String(err)));
         }
       } while (this.again.has(namespace));
     })().finally(() => this.pending.delete(namespace));
