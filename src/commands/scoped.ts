@@ -62,9 +62,11 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
   const { reporter } = run;
   const takeDown = async (): Promise<boolean> => {
     const keys = run.plans.map((p) => p.key).join(', ');
+    const key = run.project !== undefined ? ` --project ${run.project}` : '';
+    // What removes the pods by hand, when they are left up (--keep) or the takedown could not finish.
+    const downLine = `runpod down${key} ${run.plans.map((p) => p.key).join(' ')}`;
     if (s.keep) {
-      const key = run.project !== undefined ? ` --project ${run.project}` : '';
-      reporter.info(`--keep: leaving ${keys} up${key ? ` under isolation key ${run.project}` : ''}; remove with: runpod down${key} ${run.plans.map((p) => p.key).join(' ')}`);
+      reporter.info(`--keep: leaving ${keys} up${key ? ` under isolation key ${run.project}` : ''}; remove with: ${downLine}`);
       return false;
     }
     reporter.info(`taking down ${keys}`);
@@ -82,9 +84,8 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
       await bounded(work(), { until: ctx.now() + limitMs, now: ctx.now });
       return true;
     } catch (err) {
-      const key = run.project !== undefined ? ` --project ${run.project}` : '';
       const why = err instanceof StopWaiting
-        ? `the Docker engine at ${run.engine.address} did not finish within ${Math.round(limitMs / 1000)}s (the pods' grace period and ${takeDownMarginMs / 1000}s more; is dockerd frozen or overloaded?); remove what is left with: runpod down${key} ${run.plans.map((p) => p.key).join(' ')}`
+        ? `the Docker engine at ${run.engine.address} did not finish within ${Math.round(limitMs / 1000)}s (the pods' grace period and ${takeDownMarginMs / 1000}s more; is dockerd frozen or overloaded?); remove what is left with: ${downLine}`
         : err instanceof Error ? err.message : String(err);
       reporter.warn(`could not take down ${keys}: ${why}`);
       return false;

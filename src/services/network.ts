@@ -145,11 +145,7 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
     if (!guest) return false;
     guests.push(id);
   }
-  // A container that is created and not started yet is not on the network's list, yet it joins the network when
-  // it starts: a pod of the namespace being set up by a concurrent run (or one whose start failed and is retried).
-  // Removing the network under it would fail that start.
-  const setUp = await engine.listContainers([`${Label.managedBy}=${managedByValue}`, `${Label.podNamespace}=${namespace}`]);
-  if (setUp.some((c) => c.state === 'created' && inProject(c.labels, project))) return false;
+  if ((await networksBeingSetUp(engine, namespace)).has(n.name)) return false;
   for (const id of guests) await engine.disconnectNetwork(n.id, id);
   try {
     await engine.removeNetwork(n.id);
@@ -215,14 +211,17 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
 }
 
 /**
- * runpod's networks (under any key) that no container is attached to: what `gc` removes. A network a pod container
- * is created on but not yet started (a run setting that pod up; the network's list does not show it) is not empty.
+ * The namespace networks (of one namespace, or all) that a pod container is created on and not started yet. Such a
+ * container is not on the network's list, yet it joins the network when it starts: a pod being set up by a
+ * concurrent run (or one whose start failed and is retried). Removing the network under it would fail that start.
  */
+async function networksBeingSetUp(engine: Engine, namespace?: string): Promise<Set<string>> {
+  const created = (await engine.listContainers([`${Label.managedBy}=${managedByValue}`, namespace === undefined ? Label.podNamespace : `${Label.podNamespace}=${namespace}`])).filter((c) => c.state === 'created');
+  return new Set(created.map((c) => namespaceNetwork(c.labels[Label.podNamespace] ?? '', c.labels[Label.project])));
+}
+
+/** runpod's networks (under any key) that no container is attached to, nor being set up on: what `gc` removes. */
 export async function emptyNetworks(engine: Engine): Promise<NetworkInfo[]> {
-  const [list, containers] = await Promise.all([
-    engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]),
-    engine.listContainers([`${Label.managedBy}=${managedByValue}`, Label.podNamespace]),
-  ]);
-  const settingUp = new Set(containers.filter((c) => c.state === 'created').map((c) => namespaceNetwork(c.labels[Label.podNamespace] ?? '', c.labels[Label.project])));
+  const [list, settingUp] = await Promise.all([engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]), networksBeingSetUp(engine)]);
   return list.filter((n) => Object.keys(n.containers).length === 0 && !settingUp.has(n.name));
 }
