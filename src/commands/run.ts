@@ -214,6 +214,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
             translate: (loaded) => translatePod(loaded, planOptions(o, infraImage, project, plan, cluster.plan)),
             runPod: (plan, d, watch) => runOne(plan, o.wait === 'none' ? 'none' : jobOwners.has(`${plan.namespace}/${plan.owner}`) ? 'completed' : workloadMode, d, watch),
             project,
+            ...(o.replace ? { replace: true } : {}),
             onRemoved: (ns) => void cluster.endpoints.refresh(ns),
             signal: ctx.signal,
             now: ctx.now,
@@ -463,11 +464,21 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
-  // Pods admission refused have nothing on the engine to inspect or take down.
-  if (outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) detail.push(`nothing was created for ${names}`);
-  else if (!leftInPlace) detail.push('the pods were taken down (--keep leaves them for inspection)');
-  else if (!o.manifests.includes('-')) {
-    const key = project !== undefined ? ` --project ${project}` : '';
+  const key = project !== undefined ? ` --project ${project}` : '';
+  // A Job that failed in an earlier run ran nothing now: its pods are there to read, and --replace runs it again.
+  const before = rolloutOnly.filter((r) => r.finishedBefore === true);
+  for (const r of before) {
+    const ns = r.plan.namespace === 'default' ? '' : ` -n ${r.plan.namespace}`;
+    detail.push(`${r.plan.ref} failed in an earlier run and does not run again; its pods are kept for runpod logs${key}${ns} ${r.plan.ref}; to run it again: runpod --replace${key} ${manifests}`);
+  }
+  if (before.length > 0 && before.length === rolloutOnly.length && bad.length === 0) {
+    // Nothing was made now: the lines above say what is there and what to run.
+  } else if (outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) {
+    // Pods admission refused have nothing on the engine to inspect or take down.
+    detail.push(`nothing was created for ${names}`);
+  } else if (!leftInPlace) {
+    detail.push('the pods were taken down (--keep leaves them for inspection)');
+  } else if (!o.manifests.includes('-')) {
     detail.push(`what runpod made is left for inspection (runpod status${key}, runpod logs${key}); remove it with: runpod down${key} ${manifests}`);
   }
   const lost = outcomes.find((x) => x.engineError)?.engineError;

@@ -33,6 +33,8 @@ export interface WorkloadContext {
    */
   runPod(plan: PodPlan, stepDeadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
   project: string | undefined;
+  /** --replace: a Job's pods are taken down first and it runs anew (a finished Job runs again). */
+  replace?: boolean;
   /** Pods of the namespace were taken down (a rollout's old ones): the Services there are brought up to date. */
   onRemoved?(namespace: string): void;
   signal: AbortSignal;
@@ -43,7 +45,7 @@ export interface WorkloadContext {
 /** A workload's rollout, or a Job's run to completion; under --wait none a Job's first pods are only started. */
 export function rollOut(w: WorkloadPlan, startOnly: boolean, c: WorkloadContext): Promise<WorkloadOutcome> {
   if (!w.job) return runWorkload(w, workloadDeps(w, c));
-  return startOnly ? startJob({ ...w, job: w.job }, c) : runJob({ ...w, job: w.job }, jobDeps({ ...w, job: w.job }, c));
+  return startOnly ? startJob({ ...w, job: w.job }, c) : runJob({ ...w, job: w.job }, jobDeps({ ...w, job: w.job }, c), { replace: c.replace === true });
 }
 
 /** --wait none: the Job's first `parallelism` pods are started (each slot's first attempt), and nothing is awaited. */

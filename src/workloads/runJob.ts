@@ -6,7 +6,7 @@
 // pods. The engine work is passed in.
 import type { PodOutcome } from '../wait/runOnce.js';
 import type { JobTerms, WorkloadPlan } from './expand.js';
-import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory } from './jobTally.js';
+import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory, type Verdict } from './jobTally.js';
 import type { WorkloadOutcome } from './runWorkload.js';
 
 export { type Attempt, type AttemptState, failureAction, jobBackoffMs } from './jobTally.js';
@@ -42,7 +42,44 @@ function exitsOf(outcome: PodOutcome): ContainerExit[] {
   });
 }
 
-export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDeps): Promise<WorkloadOutcome> {
+/**
+ * How a run opens a Job, from what earlier runs left (pure): a run and --dry-run decide it alike.
+ * - anew: every pod of the Job goes first and it runs from nothing: --replace asks it (as `kubectl replace --force`
+ *   deletes the Job and makes it again), or ttlSecondsAfterFinished has passed since it finished (on a cluster the TTL
+ *   controller has deleted it; applying the manifest again makes it anew);
+ * - suspended: no pod is made, and its active pods go (the controller deletes a suspended Job's active pods); a
+ *   finished Job stays finished;
+ * - finished: it finished in an earlier run; that verdict stands and nothing runs again.
+ */
+export interface JobOpening {
+  /** why: what a user reads before the pods' names (runJob says it, and --dry-run). */
+  anew?: { pods: string[]; why: string };
+  suspended?: { remove: string[] };
+  finished?: Verdict;
+}
+
+export function openJob(plan: WorkloadPlan & { job: JobTerms }, history: readonly (readonly Attempt[])[], podName: (slot: number, attempt: number) => string, now: number, replace = false): JobOpening {
+  const { job } = plan;
+  const tally = tallyHistory(job, plan.ref, history, podName);
+  const active = history.flatMap((attempts, slot) => (attempts.at(-1)?.state === 'active' ? [podName(slot, attempts.length - 1)] : []));
+  const verdict = tally.verdict(plan.ref);
+  const finishedBefore = verdict !== undefined && active.length === 0;
+  const pods = everyAttempt(history, podName);
+  const ended = finishedAt(history);
+  // ttlSecondsAfterFinished 0 removes the pods as the Job finishes; ones still there (a run cut short) are past it.
+  const ttl = job.removeWhenFinished ? 0 : job.ttlSecondsAfterFinished;
+  let anew: JobOpening['anew'];
+  if (replace && pods.length > 0) anew = { pods, why: '--replace: taking down its pods' };
+  else if (finishedBefore && ttl !== undefined && ended !== undefined && now >= ended + ttl * 1000) {
+    anew = { pods, why: `finished ${Math.round((now - ended) / 1000)}s ago, past ttlSecondsAfterFinished ${ttl}: removing its pods` };
+  }
+  if (anew) return { anew, ...(job.suspended ? { suspended: { remove: [] } } : {}) };
+  if (finishedBefore) return { finished: verdict };
+  if (job.suspended) return { suspended: { remove: active } };
+  return {};
+}
+
+export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDeps, options: { replace?: boolean } = {}): Promise<WorkloadOutcome> {
   const { job } = plan;
   const outcomes = new Map<string, PodOutcome>();
   const removed: string[] = [];
@@ -51,32 +88,29 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
 
   // What earlier runs left: a slot done, its failures judged again, a pod still active (adopted and awaited again).
   let history = await Promise.all(slots.map((s) => deps.attempts(s)));
-  let tally = tallyHistory(job, plan.ref, history, deps.podName);
-  const activeBefore = (): number[] => slots.filter((s) => history[s]!.at(-1)?.state === 'active');
-  const finishedBefore = tally.verdict(plan.ref) !== undefined && activeBefore().length === 0;
-
-  // ttlSecondsAfterFinished N: a Job that finished N seconds ago has been deleted with its pods on a cluster; applying
-  // the manifest again makes it anew. So its pods go, and it runs again.
-  const ended = finishedAt(history);
-  if (finishedBefore && job.ttlSecondsAfterFinished !== undefined && ended !== undefined && deps.now() >= ended + job.ttlSecondsAfterFinished * 1000) {
-    const names = everyAttempt(history, deps);
-    deps.info(`${plan.ref}: finished ${Math.round((deps.now() - ended) / 1000)}s ago, past ttlSecondsAfterFinished ${job.ttlSecondsAfterFinished}: removing its pods (${names.join(', ')}) and running it anew, as a cluster would have deleted it`);
-    await deps.remove(names);
-    removed.push(...names);
+  const opening = openJob(plan, history, deps.podName, deps.now(), options.replace);
+  if (opening.anew) {
+    deps.info(`${plan.ref}: ${opening.anew.why} (${opening.anew.pods.join(', ')}) and running it anew${options.replace ? '' : ', as a cluster would have deleted it'}`);
+    await deps.remove(opening.anew.pods);
+    removed.push(...opening.anew.pods);
     history = slots.map(() => []);
-    tally = tallyHistory(job, plan.ref, history, deps.podName);
   }
+  const tally = tallyHistory(job, plan.ref, history, deps.podName);
 
-  // suspend: a finished Job stays finished; otherwise no pod is made, and active ones are deleted (the controller
-  // deletes a suspended Job's active pods).
-  if (job.suspended && !finishedBefore) {
-    const active = activeBefore().map((s) => deps.podName(s, history[s]!.length - 1));
+  if (opening.suspended) {
+    const active = opening.suspended.remove;
     if (active.length > 0) {
       deps.info(`${plan.ref}: suspended: removing its active pods ${active.join(', ')}`);
       await deps.remove(active);
       removed.push(...active);
     }
     return result('succeeded', `${plan.ref}: suspended (spec.suspend: true): no pods are created (${tally.done.size} of ${job.completions} completed so far); run it again with suspend: false to start it`, { suspended: true });
+  }
+  // Finished in an earlier run: nothing runs again. Said so, with how to run it again.
+  if (opening.finished) {
+    const v = opening.finished;
+    // A failure's how-to is the run's detail line (run.ts runError); a success has none, so it is said here.
+    return result(v.status, `${v.reason}, in an earlier run${v.status === 'succeeded' ? '; nothing runs again (--replace runs it anew)' : ''}`, { finishedBefore: true });
   }
 
   const started = deps.now();
@@ -186,8 +220,8 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
 }
 
 /** Every attempt of every slot a history holds, by name. */
-function everyAttempt(history: readonly (readonly Attempt[])[], deps: Pick<JobDeps, 'podName'>): string[] {
-  return history.flatMap((attempts, slot) => attempts.map((_a, i) => deps.podName(slot, i)));
+function everyAttempt(history: readonly (readonly Attempt[])[], podName: (slot: number, attempt: number) => string): string[] {
+  return history.flatMap((attempts, slot) => attempts.map((_a, i) => podName(slot, i)));
 }
 
 /** ttlSecondsAfterFinished 0: every pod the Job made goes as soon as it has finished. */

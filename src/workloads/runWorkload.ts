@@ -29,6 +29,8 @@ export interface WorkloadOutcome {
   leftAlone: string[];
   /** A suspended Job: nothing was run (the run succeeds, with a warning saying so). */
   suspended?: boolean;
+  /** A Job that finished in an earlier run: its verdict stands, nothing was run (--replace runs it anew). */
+  finishedBefore?: boolean;
 }
 
 export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Promise<WorkloadOutcome> {

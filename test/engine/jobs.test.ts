@@ -109,6 +109,43 @@ test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before t
   assert.notEqual((await w.run('logs', 'job/short')).stdout, before, 'the Job ran again');
 });
 
+test("--replace runs a completed Job again, and a failed one; a failed Job's plain re-run runs nothing and names --replace", async (t) => {
+  const w = keyedWorkspace(t, 'job', {
+    'done.yaml': job('done', '', 'date +%s%N'),
+    'fails.yaml': job('fails', '  backoffLimit: 0\n', 'echo attempt; exit 3'),
+  });
+  const first = await w.run(w.file('done.yaml'));
+  assert.equal(first.code, 0, show(first));
+  const before = (await w.run('logs', 'job/done')).stdout;
+  const plain = await w.run(w.file('done.yaml'));
+  assert.equal(plain.code, 0, show(plain));
+  assert.match(plain.stderr, /job\/done: completed \(1 of 1 succeeded\), in an earlier run; nothing runs again \(--replace runs it anew\)/, show(plain));
+  assert.equal((await w.run('logs', 'job/done')).stdout, before, 'a plain re-run runs nothing');
+  const replaced = await w.run('--replace', w.file('done.yaml'));
+  assert.equal(replaced.code, 0, show(replaced));
+  assert.match(replaced.stderr, /job\/done: --replace: taking down its pods \(done-\S+\) and running it anew/, show(replaced));
+  assert.match(replaced.stderr, /job\/done: completed \(1 of 1 succeeded\)\n/, show(replaced));
+  assert.notEqual((await w.run('logs', 'job/done')).stdout, before, 'the Job ran again');
+  assert.equal(podNames(w.key, 'done').length, 1);
+
+  const failed = await w.run(w.file('fails.yaml'));
+  assert.equal(failed.code, 1, show(failed));
+  const again = await w.run(w.file('fails.yaml'));
+  assert.equal(again.code, 1, show(again));
+  assert.match(again.stderr, new RegExp(`job/fails failed in an earlier run and does not run again; its pods are kept for runpod logs --project ${w.key} job/fails; to run it again: runpod --replace --project ${w.key} \\S+fails\\.yaml`), show(again));
+  assert.doesNotMatch(again.stderr, /nothing was created/, show(again));
+  assert.doesNotMatch(again.stderr, /starting|creating container/, 'nothing runs again');
+  const stillFailing = await w.run('--replace', w.file('fails.yaml'));
+  assert.equal(stillFailing.code, 1, show(stillFailing));
+  assert.match(stillFailing.stderr, /job\/fails: --replace: taking down its pods/, show(stillFailing));
+  assert.match(stillFailing.stderr, /creating container main/, 'it ran again');
+  fs.writeFileSync(w.file('fails.yaml'), job('fails', '  backoffLimit: 0\n', 'echo attempt; exit 0'));
+  const mended = await w.run('--replace', w.file('fails.yaml'));
+  assert.equal(mended.code, 0, show(mended));
+  assert.match(mended.stderr, /job\/fails: completed \(1 of 1 succeeded\)/, show(mended));
+  assert.equal(podNames(w.key, 'fails').length, 1, 'the failed attempt went with --replace');
+});
+
 test("backoffLimitPerIndex with FailIndex: the documentation's example fails indexes 0 (after one retry) and 1 (exit 42, no retry), runs 2 and 3, and ends FailedIndexes", async (t) => {
   // kubernetes.io examples/controllers/job-backoff-limit-per-index-failindex.yaml, its python script said in sh.
   const w = keyedWorkspace(t, 'job', {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandWorkload, jobPodName, type JobTerms, type WorkloadPlan } from '../../../src/workloads/expand.js';
-import { type Attempt, type AttemptState, failureAction, jobBackoffMs, type RestartWatch, runJob } from '../../../src/workloads/runJob.js';
+import { type Attempt, type AttemptState, failureAction, jobBackoffMs, openJob, type RestartWatch, runJob } from '../../../src/workloads/runJob.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
 const jobOf = (spec: Record<string, unknown>, restartPolicy = 'Never') =>
@@ -33,7 +33,7 @@ class Stage {
   readonly messages: string[] = [];
   /** The pods run with a bound on their restarts (the loop then spends no retries on them). */
   readonly watched: string[] = [];
-  run() {
+  run(options: { replace?: boolean } = {}) {
     const name = (s: number, a: number) => jobPodName('pi', this.plan.job, s, a);
     return runJob(this.plan, {
       attempts: async (slot) => (this.before.get(slot) ?? []).map((a) => (typeof a === 'string' ? left(a) : a)),
@@ -67,7 +67,7 @@ class Stage {
       },
       now: this.clock,
       info: (m) => void this.messages.push(m),
-    });
+    }, options);
   }
 }
 
@@ -333,11 +333,75 @@ describe('Job: a re-run judges what an earlier run left by its exit codes', () =
   it('a failure FailJob named fails the re-run at once', async () => {
     const stage = new Stage(jobOf({ backoffLimit: 6, ...policy }), () => false, new Map([[0, [left('failed', 42)]]]));
     const out = await stage.run();
-    assert.match(out.reason, /^job\/pi failed: PodFailurePolicy \(pi-\S+: container pi exited with 42, podFailurePolicy rule 1: FailJob \(in an earlier run of job\/pi\)\)$/);
+    assert.match(out.reason, /^job\/pi failed: PodFailurePolicy \(pi-\S+: container pi exited with 42, podFailurePolicy rule 1: FailJob \(in an earlier run of job\/pi\)\), in an earlier run$/);
     assert.deepEqual(stage.ran, []);
   });
   it('an attempt whose exit codes are unknown counts, as before', async () => {
     const out = await new Stage(jobOf({ backoffLimit: 0, ...policy }), () => false, new Map([[0, ['failed']]])).run();
     assert.equal(out.status, 'failed');
   });
+});
+
+describe('Job: --replace runs it anew; a finished Job otherwise runs nothing', () => {
+  const name = (s: number, a: number) => jobPodName('pi', { indexed: false, completions: 1 }, s, a);
+  it('a completed Job is taken down whole and runs again', async () => {
+    const stage = new Stage(jobOf({}), () => false, new Map([[0, ['succeeded']]]));
+    const out = await stage.run({ replace: true });
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.deepEqual(stage.removed, [name(0, 0)]);
+    assert.deepEqual(stage.ran, [name(0, 0)], 'attempt 0 runs again, as a new Job would');
+    assert.equal(out.finishedBefore, undefined);
+    assert.ok(stage.messages.some((m) => m.startsWith(`job/pi: --replace: taking down its pods (${name(0, 0)}) and running it anew`)), stage.messages.join('\n'));
+  });
+  it('a failed Job: every attempt goes, its failures no longer count, and it runs again', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 1 }), () => false, new Map([[0, [left('failed', 3), left('failed', 3)]]]));
+    const out = await stage.run({ replace: true });
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.deepEqual(stage.removed, [name(0, 0), name(0, 1)]);
+    assert.deepEqual(stage.ran, [name(0, 0)]);
+  });
+  it('without --replace a failed Job runs nothing and says it failed before', async () => {
+    const stage = new Stage(jobOf({ backoffLimit: 0 }), () => false, new Map([[0, [left('failed', 3)]]]));
+    const out = await stage.run();
+    assert.equal(out.status, 'failed');
+    assert.equal(out.finishedBefore, true);
+    assert.match(out.reason, /^job\/pi failed: BackoffLimitExceeded \(1 pod failed, backoffLimit 0\), in an earlier run$/);
+    assert.deepEqual(stage.ran, []);
+    assert.deepEqual(stage.removed, []);
+  });
+  it('without --replace a completed Job runs nothing and says how to run it again', async () => {
+    const stage = new Stage(jobOf({}), () => false, new Map([[0, ['succeeded']]]));
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded');
+    assert.equal(out.reason, 'job/pi: completed (1 of 1 succeeded), in an earlier run; nothing runs again (--replace runs it anew)');
+    assert.deepEqual(stage.ran, []);
+  });
+  it('--replace of a Job never run before runs it as a first run', async () => {
+    const stage = new Stage(jobOf({}));
+    const out = await stage.run({ replace: true });
+    assert.equal(out.status, 'succeeded');
+    assert.deepEqual(stage.removed, []);
+    assert.deepEqual(stage.ran, [name(0, 0)]);
+  });
+});
+
+describe('openJob: how a run opens a Job (a run and --dry-run alike)', () => {
+  const name = (s: number, a: number) => jobPodName('pi', { indexed: false, completions: 1 }, s, a);
+  const done = left('succeeded', 0, { finishedAt: 1_000 });
+  const cases: { what: string; spec: Record<string, unknown>; history: Attempt[]; now?: number; replace?: boolean; want: object }[] = [
+    { what: 'never run: it runs', spec: {}, history: [], want: {} },
+    { what: 'completed: finished, nothing runs', spec: {}, history: [done], want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } } },
+    { what: 'completed, --replace: anew', spec: {}, history: [done], replace: true, want: { anew: { pods: [name(0, 0)], why: '--replace: taking down its pods' } } },
+    { what: 'active: it runs on (adopted)', spec: {}, history: [left('active')], want: {} },
+    { what: 'suspended and active: its active pod goes', spec: { suspend: true }, history: [left('failed', 1), left('active')], want: { suspended: { remove: [name(0, 1)] } } },
+    { what: 'suspended and finished: stays finished', spec: { suspend: true }, history: [done], want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } } },
+    { what: 'ttl passed: anew', spec: { ttlSecondsAfterFinished: 5 }, history: [done], now: 6_000, want: { anew: { pods: [name(0, 0)], why: 'finished 5s ago, past ttlSecondsAfterFinished 5: removing its pods' } } },
+    { what: 'ttl not yet passed: finished', spec: { ttlSecondsAfterFinished: 5 }, history: [done], now: 5_999, want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } } },
+    { what: 'ttl 0 and pods a cut-short run left: anew', spec: { ttlSecondsAfterFinished: 0 }, history: [done], now: 1_000, want: { anew: { pods: [name(0, 0)], why: 'finished 0s ago, past ttlSecondsAfterFinished 0: removing its pods' } } },
+  ];
+  for (const c of cases) {
+    it(c.what, () => {
+      assert.deepEqual(openJob(jobOf(c.spec), [c.history], name, c.now ?? 0, c.replace), c.want);
+    });
+  }
 });
