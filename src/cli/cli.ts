@@ -60,6 +60,7 @@ const runOptions = (y: Argv) =>
     .option('prune', { type: 'boolean', default: false, describe: 'then take down every other runpod pod from the same file or directory' })
     .option('prune-all', { type: 'boolean', default: false, describe: 'then take down every other runpod pod' })
     .option('keep', { type: 'boolean', default: false, describe: 'with -- <command>: leave the pods up after it' })
+    .option('keep-claims', { type: 'boolean', default: false, describe: 'with -- <command>: take the pods down but keep their claims (data) for the next run under the key' })
     .option('replace', { type: 'boolean', default: false, describe: 'take each pod down first and run it afresh (a finished one-shot pod runs again)' })
     .option('skip-kind', skipKindOption)
     .option('from-cronjob', { type: 'string', describe: "run this CronJob's job template once, as the Job <name>-manual (may repeat)" })
@@ -75,10 +76,12 @@ const manifestsOf = (a: { manifests?: unknown; filename?: unknown }): string[] =
  * run … -- <command> [args...]: everything after the first "--" is the command, exactly as given (yargs would
  * turn "007" into 7). Checked here, before anything touches the engine.
  */
-function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-run': boolean }): { command: string[]; keep: boolean } | undefined {
+function scopedOptions(argv: string[], a: { keep: boolean; 'keep-claims': boolean; output: string; 'dry-run': boolean }): { command: string[]; keep: boolean; keepClaims?: boolean } | undefined {
   const dashDash = argv.indexOf('--');
   if (dashDash < 0) {
     if (a.keep) throw new UsageError('--keep applies to a run with a command: runpod run <manifest...> --keep -- <command...>');
+    // A run without a command keeps its claims anyway, as a cluster does; only a scoped run removes them.
+    if (a['keep-claims']) throw new UsageError('--keep-claims applies to a run with a command (which removes its claims at its end): runpod run <manifest...> --keep-claims -- <command...>');
     if (a.output === 'env' && a['dry-run']) throw new UsageError('-o env prints the addresses of running pods; --dry-run runs none');
     return undefined;
   }
@@ -86,7 +89,7 @@ function scopedOptions(argv: string[], a: { keep: boolean; output: string; 'dry-
   if (command.length === 0) throw new UsageError('nothing after "--": give the command to run, e.g. runpod pod.yaml -- npm test');
   // stdout belongs to the command; the pods' account is on stderr and the addresses are in its environment.
   if (a.output !== 'text') throw new UsageError(`-o ${a.output} cannot share stdout with the command; the command gets the RUNPOD_* variables in its environment`);
-  return { command, keep: a.keep };
+  return { command, keep: a.keep, ...(a['keep-claims'] ? { keepClaims: true } : {}) };
 }
 
 /** --seccomp-profile-root, for run and validate: where Localhost seccomp profiles are read (on this machine). */

@@ -182,7 +182,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
     },
     {
       command: 'gc',
-      describe: "remove dead containers runpod made (the kubelet's policy), what is left of pods that no longer exist, and the pods of finished Jobs past their ttlSecondsAfterFinished",
+      describe: "remove dead containers runpod made (the kubelet's policy), what is left of pods that no longer exist, the pods of finished Jobs past their ttlSecondsAfterFinished, and with --claims the claims no pod uses",
       builder: (y) =>
         y
           .option('host', hostOption)
@@ -190,6 +190,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
           .option('max-per-container', { type: 'string', default: '1', describe: 'dead instances kept per container of a pod (-1: no limit)' })
           .option('max-containers', { type: 'string', default: '-1', describe: 'dead containers kept in all (-1: no limit)' })
           .option('dry-run', { type: 'boolean', default: false, describe: 'say what would be removed; remove nothing' })
+          .option('claims', { type: 'boolean', default: false, describe: 'also remove claim volumes (their data) no pod uses any more, older than --min-age' })
           .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' }) as Argv<Args>,
       handler: async (a) => {
         const { gcCommand } = await import('../commands/gc.js');
@@ -200,6 +201,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
               maxPerContainer: integer('max-per-container', a['max-per-container'], -1),
               maxContainers: integer('max-containers', a['max-containers'], -1),
               dryRun: Boolean(a['dry-run']),
+              ...(a.claims === true ? { claims: true } : {}),
               quiet: Boolean(a.quiet),
               ...host(a),
             },

@@ -3,8 +3,8 @@
 import type { Engine } from '../engine/engine.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
 import type { ClusterPlan } from '../plan/translate.js';
-import { setUpCluster } from '../services/cluster.js';
-import { networkAddress } from '../services/serviceContainers.js';
+import { findServiceContainer, type ServiceFound, setUpCluster } from '../services/cluster.js';
+import { listServiceContainers, networkAddress, type ServiceContainer } from '../services/serviceContainers.js';
 import { EndpointsController } from '../services/endpointsController.js';
 
 export interface PreparedCluster {
@@ -26,11 +26,56 @@ export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly
  * before any pod is made. The Services that earlier runs made in these namespaces count too: their variables go
  * into the pods, and the pods of this run become their endpoints.
  */
-export async function prepareCluster(engine: Engine, o: { pods: readonly LoadedPod[]; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll: boolean }): Promise<PreparedCluster> {
+export async function prepareCluster(engine: Engine, o: ClusterInput): Promise<PreparedCluster> {
   const namespaces = clusterNamespaces(o.pods, o.services);
   const { running, all } = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
   const hosts = new Map<string, string>();
   for (const [k, r] of running) hosts.set(k, r.ip);
+  const endpoints = new EndpointsController(engine, o.project, o.image);
+  // Only where a Service is: a namespace without one has no endpoints to write.
+  const served = new Set(all.filter((c) => c.running).map((c) => c.namespace));
+  await Promise.all([...namespaces].filter((ns) => served.has(ns)).map((ns) => endpoints.refresh(ns)));
+  if (endpoints.error !== undefined) throw endpoints.error;
+  return { plan: await clusterPlan(engine, o, namespaces, hosts, all), endpoints, namespaces };
+}
+
+export interface ClusterInput {
+  pods: readonly LoadedPod[];
+  services: readonly ServiceObject[];
+  project: string | undefined;
+  /** The image of the Services' containers. */
+  image: string;
+  publishAll: boolean;
+}
+
+/**
+ * --dry-run: the ClusterPlan a run would plan its pods with, read from the engine and changing nothing: the
+ * input's Services at the addresses their containers have (one a run would make, or make again, has none yet: its
+ * placeholder says so, and a pod that reads it would be replaced), and those earlier runs made in these namespaces.
+ * Also, for each of the input's Services with an address, what a run would do about its container.
+ */
+export async function observeCluster(engine: Engine, o: ClusterInput): Promise<{ plan: ClusterPlan; found: Map<string, ServiceFound> }> {
+  const namespaces = clusterNamespaces(o.pods, o.services);
+  const found = new Map<string, ServiceFound>();
+  const hosts = new Map<string, string>();
+  await Promise.all(
+    o.services.filter((s) => !s.headless).map(async (s) => {
+      const key = `${s.namespace}/${s.name}`;
+      const f = await findServiceContainer(engine, s, o.project, o.image, o.publishAll);
+      found.set(key, f);
+      hosts.set(key, f.state === 'up' ? f.ip : `<the address of service ${key}, once made>`);
+    }),
+  );
+  return { plan: await clusterPlan(engine, o, namespaces, hosts, await listServiceContainers(engine)), found };
+}
+
+/**
+ * The Services a run's pods are planned with (their variables are part of each container's hash): the input's, at
+ * the addresses given, and the running ones earlier runs made in these namespaces, at theirs. One place, so a run
+ * and --dry-run plan the pods alike.
+ */
+async function clusterPlan(engine: Engine, o: ClusterInput, namespaces: ReadonlySet<string>, inputHosts: ReadonlyMap<string, string>, all: readonly ServiceContainer[]): Promise<ClusterPlan> {
+  const hosts = new Map(inputHosts);
   const known = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   await Promise.all(
     all.map(async (c) => {
@@ -41,10 +86,5 @@ export async function prepareCluster(engine: Engine, o: { pods: readonly LoadedP
       if (ip !== undefined) hosts.set(`${s.namespace}/${s.name}`, ip);
     }),
   );
-  const endpoints = new EndpointsController(engine, o.project, o.image);
-  // Only where a Service is: a namespace without one has no endpoints to write.
-  const served = new Set(all.filter((c) => c.running).map((c) => c.namespace));
-  await Promise.all([...namespaces].filter((ns) => served.has(ns)).map((ns) => endpoints.refresh(ns)));
-  if (endpoints.error !== undefined) throw endpoints.error;
-  return { plan: { services: [...known.values()], hosts }, endpoints, namespaces };
+  return { services: [...known.values()], hosts };
 }

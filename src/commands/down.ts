@@ -11,7 +11,7 @@ import { stopGracefully } from '../reconcile/hooks.js';
 import { liveStates } from '../reconcile/history.js';
 import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
-import { VolumeLabel } from '../plan/volumes.js';
+import { type ClaimVolume, listClaimVolumes, type MountSeen, mountUses, ofStatefulSet, removeClaimVolumes } from '../reconcile/claims.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
@@ -50,10 +50,15 @@ export interface PodRef {
 /** The pods the targets name, the workloads whose pods they are, and what of the manifests could not be read. */
 export interface Targets {
   refs: PodRef[];
-  /** Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). */
-  owners: { namespace: string; ref: string; desired?: number; suspended?: boolean }[];
+  /**
+   * Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). A
+   * StatefulSet's claim templates, and whether its claims go with it (whenDeleted: Delete), when a manifest says.
+   */
+  owners: { namespace: string; ref: string; desired?: number; suspended?: boolean; claimTemplates?: string[]; claimsGoWithOwner?: boolean }[];
   /** Services the manifests hold: their containers go too. */
   services: PodRef[];
+  /** Claims the manifests name (PersistentVolumeClaims, and the pods' and templates' claim volumes). */
+  claims: PodRef[];
   problems: NameProblem[];
 }
 
@@ -83,16 +88,25 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
     if ('owner' in arg) owners.push({ namespace: arg.namespace, ref: arg.owner });
     else refs.push(arg);
   }
-  if (manifests.length === 0) return { refs: uniqueRefs(refs), owners, services: [], problems: [] };
+  if (manifests.length === 0) return { refs: uniqueRefs(refs), owners, services: [], claims: [], problems: [] };
   const read = await readPodNames(manifests, namespace, () => readAll(ctx.stdin));
   if (read.pods.length + read.owners.length + read.services.length === 0 && refs.length + owners.length === 0 && read.problems.length > 0) {
     throw new UsageError(`no pod could be named from ${manifests.join(', ')}`).withDetail(read.problems.map(formatNameProblem));
   }
   for (const p of read.pods) refs.push({ namespace: p.namespace, name: p.name });
   for (const w of read.owners) {
-    if (!owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) owners.push({ namespace: w.namespace, ref: w.ref, ...(w.desired !== undefined ? { desired: w.desired } : {}), ...(w.suspended ? { suspended: true } : {}) });
+    if (owners.some((x) => x.namespace === w.namespace && x.ref === w.ref)) continue;
+    owners.push({
+      namespace: w.namespace,
+      ref: w.ref,
+      ...(w.desired !== undefined ? { desired: w.desired } : {}),
+      ...(w.suspended ? { suspended: true } : {}),
+      ...(w.claimTemplates ? { claimTemplates: w.claimTemplates } : {}),
+      ...(w.claimsGoWithOwner ? { claimsGoWithOwner: true } : {}),
+    });
   }
-  return { refs: uniqueRefs(refs), owners, services: uniqueRefs(read.services.map((v) => ({ namespace: v.namespace, name: v.name }))), problems: read.problems };
+  const services = uniqueRefs(read.services.map((v) => ({ namespace: v.namespace, name: v.name })));
+  return { refs: uniqueRefs(refs), owners, services, claims: read.claims.map((c) => ({ namespace: c.namespace, name: c.name })), problems: read.problems };
 }
 
 /** The named pods, and those of the named workloads as they are on the engine now. */
@@ -131,27 +145,12 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const info = await connectEngine(engine, ctx);
   const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
-  // Claims outlive their pods, as on a cluster; only asked for, the ones these pods mounted go too (after them).
-  // A StatefulSet taken down (by manifest or kind/name) whose retention policy says whenDeleted: Delete takes its
-  // pods' claims along.
-  const owned = new Set((targets?.owners ?? []).map((w) => `${w.namespace}/${w.ref}`));
-  const claimVolumes = o.deleteClaims
-    ? await claimsMounted(engine, refs)
-    : owned.size === 0
-      ? [] // no workload named, so no claim can go with its owner: nothing to list
-      : await claimsMounted(engine, refs, (labels) => labels[Label.claimsWithOwner] === 'delete' && owned.has(`${labels[Label.podNamespace]}/${labels[Label.owner]}`));
+  // Claims outlive their pods, as on a cluster; only asked for (--delete-claims), the pods' and the manifests' claims
+  // go too, after the pods. A StatefulSet taken down (by manifest or kind/name) whose retention policy says
+  // whenDeleted: Delete takes its claims along. Which they are is read before the pods go (their mounts).
+  const claimVolumes = await claimsToRemove(engine, refs, targets, { deleteClaims: o.deleteClaims === true, all: o.all === true });
   const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
-  const claims = await Promise.all(
-    claimVolumes.map(async (volume) => {
-      try {
-        await engine.removeVolume(volume);
-        return { volume, removed: true };
-      } catch (err) {
-        // Another pod (not taken down) still mounts it: the engine says so, and it stays.
-        return { volume, removed: false, error: err instanceof Error ? err.message : String(err) };
-      }
-    }),
-  );
+  const claims = claimVolumes.length > 0 ? await removeClaimVolumes(engine, claimVolumes) : [];
   for (const c of claims) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
   // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
   const services = o.all ? await managedServiceRefs(engine) : (targets?.services ?? []);
@@ -175,17 +174,40 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   return ExitCode.ok;
 }
 
-/** The claims' engine volumes (runpod's pvc_ volumes) that the pods' containers mount (those whose labels pass). */
-async function claimsMounted(engine: Engine, refs: readonly PodRef[], which: (labels: Record<string, string>) => boolean = () => true): Promise<string[]> {
-  const names = new Set<string>();
+/**
+ * The claim volumes `down` removes, read before the pods go: with --delete-claims, those the pods' containers mount
+ * (a subPath's bind included), those the manifests name (PersistentVolumeClaims, pods' and templates' claim volumes,
+ * a StatefulSet's claims of every ordinal), and under --all every claim of the key; without it, only the claims of
+ * a StatefulSet taken down whose retention policy says whenDeleted: Delete. Only volumes with runpod's claim labels.
+ */
+async function claimsToRemove(engine: Engine, refs: readonly PodRef[], targets: Targets | undefined, o: { deleteClaims: boolean; all: boolean }): Promise<ClaimVolume[]> {
+  const owners = targets?.owners ?? [];
+  const goWithOwner = new Set(owners.map((w) => `${w.namespace}/${w.ref}`));
+  // Without --delete-claims and no workload named, no claim can go: nothing to list.
+  if (!o.deleteClaims && owners.length === 0) return [];
+  const volumes = await listClaimVolumes(engine);
+  if (volumes.length === 0) return [];
+  if (o.deleteClaims && o.all) return volumes;
+  const wanted = new Set<string>();
+  // Mounted by the pods taken down: all of them with --delete-claims; else those a StatefulSet with whenDeleted:
+  // Delete made (their containers carry the policy).
   for (const r of refs) {
     for (const c of await engine.listContainers(podSelector(r.namespace, r.name))) {
-      if (!which(c.labels)) continue;
-      const info = await engine.inspectContainer(c.id);
-      for (const m of info?.Mounts ?? []) if (m.Type === 'volume' && m.Name?.startsWith('pvc_')) names.add(m.Name);
+      if (!o.deleteClaims && !(c.labels[Label.claimsWithOwner] === 'delete' && goWithOwner.has(`${c.labels[Label.podNamespace]}/${c.labels[Label.owner]}`))) continue;
+      const mounts = ((await engine.inspectContainer(c.id))?.Mounts ?? []) as MountSeen[];
+      for (const v of volumes) if (mounts.some((m) => mountUses(m, v))) wanted.add(v.name);
     }
   }
-  return [...names].sort();
+  // Named by the manifests, whether or not a pod of them is still there.
+  const named = o.deleteClaims ? new Set((targets?.claims ?? []).map((c) => `${c.namespace}/${c.name}`)) : new Set<string>();
+  for (const v of volumes) {
+    if (named.has(`${v.namespace}/${v.claim}`)) wanted.add(v.name);
+    for (const w of owners) {
+      if (w.namespace !== v.namespace || w.claimTemplates === undefined || !w.ref.startsWith('statefulset/')) continue;
+      if ((o.deleteClaims || w.claimsGoWithOwner === true) && ofStatefulSet(v.claim, w.ref.slice('statefulset/'.length), w.claimTemplates)) wanted.add(v.name);
+    }
+  }
+  return volumes.filter((v) => wanted.has(v.name));
 }
 
 /** How one container of a pod was stopped: the seconds it was given from the pod's budget, and what it took. */
@@ -253,8 +275,7 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
 export async function removeEverythingUnderKey(engine: Engine, project: string | undefined, image: string): Promise<void> {
   const refs = await managedPodRefs(engine);
   await Promise.all(refs.map((r) => removePod(engine, r)));
-  const claims = await engine.listVolumes([managedSelector, `${VolumeLabel.type}=persistentVolumeClaim`]);
-  await Promise.all(claims.map((v) => engine.removeVolume(v.name)));
+  await removeClaimVolumes(engine, await listClaimVolumes(engine));
   const services = await managedServiceRefs(engine);
   const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(await networkNamespaces(engine))]);
   if (namespaces.size > 0) await tearDownCluster(engine, { namespaces, services, project, image });

@@ -13,9 +13,12 @@ import { Role, ServiceLabel } from '../services/names.js';
 import { projectEngine } from '../engine/project.js';
 import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
 import { removePod } from './down.js';
+import { claimUsers, listClaimVolumes, type UnusedClaim, unusedClaims } from '../reconcile/claims.js';
 
 export interface GcOptions extends GcPolicy {
   dryRun: boolean;
+  /** --claims: also remove the claim volumes no pod uses any more (their data): asked for, as docker volume prune is. */
+  claims?: boolean;
   quiet: boolean;
   host?: string;
 }
@@ -49,6 +52,15 @@ export async function collectGarbage(engine: Engine, policy: GcPolicy, now: numb
     return { name: v.name, ...(uid ? { podUid: uid } : {}), ...(ns ? { namespace: ns } : {}), ...(pod ? { pod } : {}), ...(Number.isNaN(created) ? {} : { createdAt: created }) };
   });
   return planGc(inspected.map(toGcContainer), gcVolumes, policy, now);
+}
+
+/** The claim volumes (of every key) no runpod container uses, old enough and in no key and namespace a run is busy in. */
+async function findUnusedClaims(engine: Engine, now: number, minAgeMs: number): Promise<UnusedClaim[]> {
+  const volumes = await listClaimVolumes(engine);
+  if (volumes.length === 0) return [];
+  const [users, containers] = await Promise.all([claimUsers(engine, volumes), engine.listContainers([managedSelector])]);
+  const busy = new Set(containers.filter((c) => now - c.created * 1000 < minAgeMs).map((c) => `${c.labels[Label.project] ?? ''}/${c.labels[Label.podNamespace] ?? ''}`));
+  return unusedClaims(volumes, users, busy, now, minAgeMs);
 }
 
 /** The Jobs whose pods carry a ttlSecondsAfterFinished that has passed since they finished (reconcile/jobTtl.ts). */
@@ -134,9 +146,21 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
     removedNetworks++;
     if (!o.quiet) ctx.stdout.write(`${verb} network ${n.name}: no container is attached to it\n`);
   }
+  // Claims hold data: only with --claims do the ones no pod uses any more go (older than --min-age, as the rest).
+  const unused = await findUnusedClaims(engine, now, o.minAgeMs);
+  let removedClaims = 0;
+  for (const { volume: v, reason } of o.claims ? unused : []) {
+    if (!(await attempt(`claim volume ${v.name}`, () => engine.removeVolume(v.name)))) continue;
+    removedClaims++;
+    if (!o.quiet) ctx.stdout.write(`${verb} claim volume ${v.name} (created ${formatAge(now - (v.createdAt ?? now))} ago): ${reason}\n`);
+  }
+  if (!o.quiet && !o.claims && unused.length > 0) {
+    const n = unused.length;
+    ctx.stderr.write(`gc: kept ${n} claim volume${n === 1 ? '' : 's'} no pod uses any more (${unused.map((u) => u.volume.name).join(', ')}): their data stays unless asked; runpod gc --claims removes them\n`);
+  }
   if (!o.quiet) {
     const n = plan.containers.length + helpers.length;
-    const m = plan.volumes.length;
+    const m = plan.volumes.length + removedClaims;
     ctx.stderr.write(
       n + m + removedNetworks === 0
         ? 'gc: nothing to remove\n'

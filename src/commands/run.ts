@@ -12,12 +12,12 @@ import { loadManifests } from '../manifest/load.js';
 import { sortByFileAndLine } from '../manifest/parse.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
 import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
-import type { ClaimObject, LoadedPod, ServiceObject, SkippedObject } from '../manifest/types.js';
+import type { LoadedPod, LoadResult } from '../manifest/types.js';
 import { namespaceNetwork, serviceContainerName } from '../services/names.js';
 import { claimVolume } from '../plan/volumes.js';
 import { containerRestart } from '../plan/restart.js';
 import { type ClusterPlan, type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
-import { prepareCluster } from './cluster.js';
+import { observeCluster, prepareCluster } from './cluster.js';
 import { StopWaiting, bounded } from '../wait/bounded.js';
 import { describeServices } from '../services/cluster.js';
 import { withNetworkRepair } from '../services/network.js';
@@ -41,7 +41,8 @@ import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
 import { removeEverythingUnderKey, removePod } from './down.js';
-import { rollOut } from './workloadRun.js';
+import { type JobPodPreview, previewJob, rollOut } from './workloadRun.js';
+import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
 import type { WorkloadOutcome } from '../workloads/runWorkload.js';
 import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
@@ -116,7 +117,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const step = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline, now: ctx.now, signal: ctx.signal }).catch(stopped);
     const waitPhase = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline === undefined ? undefined : deadline + waitPhaseGraceMs, now: ctx.now }).catch(stopped);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
-    if (o.dryRun) return await step(dryRun(pods, skipped, claims, services, o, project, engine, host, ctx, seccomp.profiles, reporter));
+    if (o.dryRun) return await step(dryRun({ pods, skipped, claims, services, workloads }, o, project, engine, host, ctx, seccomp.profiles, reporter));
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
@@ -264,7 +265,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       leftUnderOwnKey = undefined;
       return await runScoped(
         o.scoped,
-        { engine, project, ownProject: o.project === undefined, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), manifestWords: shellWords(o.manifests), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }
@@ -453,6 +454,11 @@ function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, repo
   for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
+/** Manifest paths as a shell reads them back: a path with spaces or quotes single-quoted. */
+function shellWords(paths: readonly string[]): string {
+  return paths.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
+}
+
 /** The one line that says what failed, then the detail and how to clean up. */
 function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace: boolean, project: string | undefined, rollouts: WorkloadOutcome[]): RunpodError {
   // A pod of a workload that succeeded (a Job's failed attempt, retried) is no failure of the run.
@@ -463,7 +469,7 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => `${r.plan.namespace}/${r.plan.ref}`)].join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
-  const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
+  const manifests = shellWords(o.manifests);
   const key = project !== undefined ? ` --project ${project}` : '';
   // A Job that failed in an earlier run ran nothing now: its pods are there to read, and --replace runs it again.
   const before = rolloutOnly.filter((r) => r.finishedBefore === true);
@@ -493,8 +499,13 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   return err.withDetail(detail);
 }
 
-/** --dry-run: the plan, and what a run would do to the engine as it is now (when it answers). */
-async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: ClaimObject[], services: ServiceObject[], o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
+/**
+ * --dry-run: the plan, and what a run would do to the engine as it is now (when it answers), read from the same
+ * inputs a run plans with (the Services' addresses, what earlier runs left of each Job) and decided by the same
+ * steps (translatePod, openJob, decidePodActions); nothing is created.
+ */
+async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 'services' | 'workloads'>, o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
+  const { pods, skipped, claims, services, workloads } = input;
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   // Without an engine, this machine's architecture, in the engine's (Go's) terms: Node says x64 for amd64.
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? (process.arch === 'x64' ? 'amd64' : process.arch));
@@ -502,28 +513,44 @@ async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: Claim
   const facts = info ? await engine.facts() : undefined;
   if (facts) checkEngineSupport(pods, facts, reporter);
   else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
-  // A dry run makes no Service container, so the pods' Service variables have no address to show.
-  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, { services, hosts: new Map() })));
+  // The Services' addresses as a run would plan with them (those there now; one a run makes has none yet). Without
+  // an engine there is none to show, and the pods' Service variables are left out.
+  const serviceImage = info ? pauseImageRef(info.arch) : infraImage;
+  const cluster = info ? await observeCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }) : undefined;
+  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, cluster?.plan ?? { services, hosts: new Map() })));
+  // Each Job as a run would open it (what earlier runs left of it, --replace, its ttl): which of its pods run.
+  const jobs = info && o.wait !== 'none' ? await Promise.all(workloads.filter((w): w is WorkloadPlan & { job: JobTerms } => w.job !== undefined).map(async (w) => ({ w, preview: await previewJob(engine, w, ctx.now(), o.replace === true) }))) : [];
+  const jobPod = new Map<string, JobPodPreview>(jobs.flatMap(({ w, preview }) => [...preview.pods].map(([name, p]): [string, JobPodPreview] => [`${w.namespace}/${name}`, p])));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));
-  const serviceDoc = services.map((s) => ({
-    namespace: s.namespace,
-    name: s.name,
-    type: s.headless ? 'headless' : s.type,
-    network: namespaceNetwork(s.namespace, project),
-    ...(s.headless ? {} : { container: serviceContainerName(s.namespace, s.name, project) }),
-    ports: s.ports.map((p) => `${p.port}/${p.protocol}→${p.targetPort}${p.nodePort !== undefined ? ` (host ${p.nodePort})` : ''}`),
-  }));
-  const pruneDoc = { ...(serviceDoc.length > 0 ? { services: serviceDoc } : {}), ...(claimDoc.length > 0 ? { claims: claimDoc } : {}), ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+  const serviceDoc = services.map((s) => {
+    const found = cluster?.found.get(`${s.namespace}/${s.name}`);
+    return {
+      namespace: s.namespace,
+      name: s.name,
+      type: s.headless ? 'headless' : s.type,
+      network: namespaceNetwork(s.namespace, project),
+      ...(s.headless ? {} : { container: serviceContainerName(s.namespace, s.name, project) }),
+      ports: s.ports.map((p) => `${p.port}/${p.protocol}→${p.targetPort}${p.nodePort !== undefined ? ` (host ${p.nodePort})` : ''}`),
+      ...(found === undefined ? {} : found.state === 'up' ? { ip: found.ip } : { wouldMake: found.why }),
+    };
+  });
+  const jobDoc = jobs.flatMap(({ w, preview }) => (preview.line !== undefined ? [{ namespace: w.namespace, ref: w.ref, plan: preview.line, ...(preview.remove.length > 0 ? { remove: preview.remove } : {}) }] : []));
+  const pruneDoc = { ...(jobDoc.length > 0 ? { jobs: jobDoc } : {}), ...(serviceDoc.length > 0 ? { services: serviceDoc } : {}), ...(claimDoc.length > 0 ? { claims: claimDoc } : {}), ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
   // Admission as a run would decide it now: a refused pod would fail with nothing created.
   const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(host)) : new Map<string, string>();
   const doc = await Promise.all(
     plans.map(async (plan) => {
       const refusal = refused.get(plan.key);
+      const job = jobPod.get(plan.key);
+      // A Job's pod that does not run (its Job finished, or is suspended) or whose slot runs a later attempt.
+      if (job?.kind === 'none') return { plan: planDocument(plan), actions: [], job: `${job.why}: it runs nothing` };
+      if (job?.kind === 'attempt') return { plan: planDocument(plan), actions: [], job: job.active ? `its attempt ${job.attempt}, ${job.name}, is running and would be awaited` : `its slot would run attempt ${job.attempt} as a new pod ${job.name}` };
       const observed = info && refusal === undefined ? await observePod(engine, plan.namespace, plan.name) : undefined;
-      // --replace: what exists goes first, so the actions are those for a pod not there yet.
-      const replaces = o.replace === true && observed !== undefined && observed.infra.length + observed.containers.size + observed.initContainers.size > 0;
+      // --replace (or a Job run anew): what exists goes first, so the actions are those for a pod not there yet.
+      const exists = observed !== undefined && observed.infra.length + observed.containers.size + observed.initContainers.size > 0;
+      const replaces = exists && (job?.kind === 'fresh' || (o.replace === true && job === undefined));
       const actions = observed ? allActions(decidePodActions(plan, replaces ? groupPod([]) : observed)) : undefined;
       const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions, ...(replaces ? { replace: true } : {}) } : { actions: `unknown: the engine at ${engine.address} does not answer` };
       return { plan: planDocument(plan), ...known };
@@ -538,18 +565,23 @@ async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: Claim
       for (const c of d.plan.containers) ctx.stdout.write(`  container ${c.name}: ${c.image} (pull ${c.pullPolicy}, hash ${c.hash})\n`);
       if (d.plan.project !== undefined) ctx.stdout.write(`  isolation key ${d.plan.project}${o.scoped && o.project === undefined ? " (the scoped run's own, new each run)" : ''}\n`);
       if ('replace' in d) ctx.stdout.write('  would take the pod down first (--replace), then:\n');
-      if ('admission' in d) ctx.stdout.write(`  would refuse the pod, creating nothing: ${d.admission}\n`);
+      if ('job' in d) ctx.stdout.write(`  actions: none (${d.job})\n`);
+      else if ('admission' in d) ctx.stdout.write(`  would refuse the pod, creating nothing: ${d.admission}\n`);
       else if (typeof d.actions === 'string') ctx.stdout.write(`  actions: ${d.actions}\n`);
       else if (d.actions.length === 0) ctx.stdout.write('  actions: none, the pod is up to date\n');
       else for (const a of d.actions) ctx.stdout.write(`  would ${a.kind} ${'container' in a ? a.container : 'POD'}: ${a.reason}\n`);
     }
-    for (const v of serviceDoc) ctx.stdout.write(`service ${v.namespace}/${v.name} (${v.type}) on network ${v.network}${v.container !== undefined ? `, container ${v.container}` : ''}: ${v.ports.join(', ') || 'no ports'}\n`);
+    for (const j of jobDoc) ctx.stdout.write(`${j.namespace}/${j.plan}\n`);
+    for (const v of serviceDoc) {
+      const state = 'ip' in v ? `, at ${v.ip}` : 'wouldMake' in v ? ` (would be made: ${v.wouldMake})` : '';
+      ctx.stdout.write(`service ${v.namespace}/${v.name} (${v.type}) on network ${v.network}${v.container !== undefined ? `, container ${v.container}` : ''}${state}: ${v.ports.join(', ') || 'no ports'}\n`);
+    }
     for (const c of claimDoc) ctx.stdout.write(`claim ${c.namespace}/${c.name}: engine volume ${c.engineVolume} (made if missing)\n`);
     for (const k of skipped) ctx.stdout.write(`skipped ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} (${k.file}:${k.line}): ${k.why}\n`);
     if (typeof prune === 'string') ctx.stdout.write(`prune: ${prune}\n`);
     else if (prune && prune.length === 0) ctx.stdout.write('prune: nothing to remove\n');
     else for (const p of prune ?? []) ctx.stdout.write(`would prune ${p.namespace}/${p.name}${p.source !== undefined ? ` (source ${p.source})` : ''}\n`);
-    if (o.scoped) ctx.stdout.write(`then would run: ${o.scoped.command.join(' ')}${o.scoped.keep ? '' : ', and take the pods down'}\n`);
+    if (o.scoped) ctx.stdout.write(`then would run: ${o.scoped.command.join(' ')}${o.scoped.keep ? '' : `, and take the pods down${o.scoped.keepClaims ? '' : ' with their claims'}`}\n`);
   }
   return ExitCode.ok;
 }

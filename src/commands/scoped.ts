@@ -14,6 +14,7 @@ import type { PodResult, ServiceResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
 import { removePod } from './down.js';
 import { tearDownCluster } from '../services/cluster.js';
+import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';
 import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 import { StopWaiting, bounded } from '../wait/bounded.js';
 
@@ -29,6 +30,8 @@ export interface ScopedOptions {
   command: string[];
   /** --keep: leave the pods up afterwards. */
   keep: boolean;
+  /** --keep-claims: take the pods down but keep their claims (their data) for the next run under the same key. */
+  keepClaims?: boolean;
 }
 
 /** What the run left for the scoped part: the pods as they came up, and the run's own verdict. */
@@ -36,10 +39,10 @@ export interface ScopedRun {
   engine: Engine;
   /** The isolation key the pods run under: the one given, else the run's own (run.ts). */
   project: string | undefined;
-  /** The key is the run's own (none was given): nobody can come back to its claims, so they go with the pods. */
-  ownProject: boolean;
   /** The engine volumes of the input's PersistentVolumeClaims (made by the run, mounted or not). */
   claimVolumes: string[];
+  /** The manifests as a runpod down line names them (shell-quoted), for the claims --keep-claims keeps. */
+  manifestWords: string;
   /** The run's Services (namespace and name), taken down with its pods. */
   services: ReadonlyArray<{ namespace: string; name: string }>;
   /** Where the run's Services answer, for the command's environment. */
@@ -74,10 +77,20 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
       await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
       // The run's Services go with its pods, and the networks nothing is left on.
       await tearDownCluster(run.engine, { namespaces: run.plans.map((p) => p.namespace), services: run.services, project: run.project, image: run.serviceImage });
-      if (run.ownProject) {
-        const mounted = run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName));
-        await Promise.all([...new Set([...mounted, ...run.claimVolumes])].map((v) => run.engine.removeVolume(v)));
+      // The claims go too, unless asked to keep them: a run with a command is one CI job's, and the next job under
+      // the same key must not find this one's database.
+      const mounted = run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName));
+      const claims = new Set([...mounted, ...run.claimVolumes]);
+      if (claims.size === 0) return;
+      const volumes = (await listClaimVolumes(run.engine)).filter((v) => claims.has(v.name));
+      if (s.keepClaims) {
+        if (volumes.length > 0) reporter.info(`--keep-claims: keeping ${volumes.map((v) => v.name).join(', ')}; remove with: runpod down --delete-claims${key} ${run.manifestWords}`);
+        return;
       }
+      const removed = await removeClaimVolumes(run.engine, volumes);
+      const gone = removed.filter((c) => c.removed).map((c) => c.volume);
+      if (gone.length > 0) reporter.info(`removed claim volume${gone.length === 1 ? '' : 's'} ${gone.join(', ')} (--keep-claims keeps them for the next run under the key)`);
+      for (const c of removed) if (!c.removed) reporter.warn(`claim volume ${c.volume} stays: ${c.error ?? ''}`);
     };
     const limitMs = Math.max(0, ...run.plans.map((p) => p.gracePeriodSeconds)) * 1000 + takeDownMarginMs;
     try {

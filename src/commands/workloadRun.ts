@@ -8,7 +8,8 @@ import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
-import { type Attempt, type JobDeps, type RestartWatch, runJob } from '../workloads/runJob.js';
+import { type Attempt, type JobDeps, openJob, type RestartWatch, runJob } from '../workloads/runJob.js';
+import { tallyHistory } from '../workloads/jobTally.js';
 import { Label, infraContainerName, podSelector } from '../plan/labels.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
 import type { LoadedPod } from '../manifest/types.js';
@@ -64,23 +65,26 @@ async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext)
   };
 }
 
+/**
+ * What earlier runs left of a Job, read from the engine and changing nothing: each slot's attempts (0, 1, … until one
+ * is absent), with their phase, exit codes and restarts. What runJob starts from, and what --dry-run decides with.
+ */
+export async function jobHistory(engine: Engine, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
+  const owned = await ownedPods(engine, w.namespace, w.ref);
+  const known = new Map((await findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
+  return [...Array(w.job.completions).keys()].map((slot) => {
+    const list: Attempt[] = [];
+    for (let a = 0; known.has(jobPodName(w.name, w.job, slot, a)); a++) list.push(attemptOf(known.get(jobPodName(w.name, w.job, slot, a))!));
+    return list;
+  });
+}
+
 function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDeps {
   const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
-  // What earlier runs left, asked once: each pod of the Job by name, with its phase, exit codes and restarts.
-  let found: Promise<Map<string, PodSummary>> | undefined;
-  const pods = (): Promise<Map<string, PodSummary>> =>
-    (found ??= (async () => {
-      const owned = await ownedPods(c.engine, w.namespace, w.ref);
-      const summaries = await findPods(c.engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })));
-      return new Map(summaries.map((p) => [p.name, p]));
-    })());
+  // Asked once: every slot's attempts together.
+  let history: Promise<Attempt[][]> | undefined;
   return {
-    attempts: async (slot) => {
-      const known = await pods();
-      const list: Attempt[] = [];
-      for (let a = 0; known.has(name(slot, a)); a++) list.push(attemptOf(known.get(name(slot, a))!));
-      return list;
-    },
+    attempts: async (slot) => (await (history ??= jobHistory(c.engine, w)))[slot] ?? [],
     run: (slot, attempt, deadline, watch) => {
       const first = c.loaded.get(`${w.namespace}/${name(slot, 0)}`)!;
       const plan = attempt === 0 ? c.plans.get(`${w.namespace}/${name(slot, 0)}`)! : c.translate(renamed(first, name(slot, attempt)));
@@ -167,4 +171,63 @@ export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDe
     now: c.now,
     info: (m) => c.reporter.info(m),
   };
+}
+
+/** What a run would do for one pod of a Job's first attempts, as --dry-run shows it. */
+export type JobPodPreview =
+  /** The Job runs nothing for it (finished before, suspended): no action. */
+  | { kind: 'none'; why: string }
+  /** It is taken down first (--replace, ttlSecondsAfterFinished), then made anew: decided against nothing. */
+  | { kind: 'fresh' }
+  /** Run as it stands: decided against what the engine has (an attempt 0 not made yet, or active). */
+  | { kind: 'decide' }
+  /** Its slot is past attempt 0: a new pod of that name runs next (or the active one is awaited). */
+  | { kind: 'attempt'; name: string; attempt: number; active: boolean };
+
+export interface JobPreview {
+  /** What the run would do with the Job as a whole, for a line of its own (undefined: it simply runs). */
+  line?: string;
+  /** Pods taken down first. */
+  remove: string[];
+  /** By the name of each slot's first attempt (the plans the input holds). */
+  pods: Map<string, JobPodPreview>;
+}
+
+/**
+ * --dry-run: how a run would open a Job (openJob, on what earlier runs left), changing nothing, and so which of its
+ * pods would run and how.
+ */
+export async function previewJob(engine: Engine, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
+  const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
+  const history = await jobHistory(engine, w);
+  const opening = openJob(w, history, name, now, replace);
+  const first = (slot: number): string => name(slot, 0);
+  const slots = [...Array(w.job.completions).keys()];
+  const all = (p: JobPodPreview): Map<string, JobPodPreview> => new Map(slots.map((s) => [first(s), p]));
+  if (opening.suspended && !opening.anew) {
+    const r = opening.suspended.remove;
+    return { line: `${w.ref}: suspended (spec.suspend: true): would create no pods${r.length > 0 ? `, and remove its active pods ${r.join(', ')}` : ''}`, remove: r, pods: all({ kind: 'none', why: 'suspended' }) };
+  }
+  if (opening.finished) {
+    const v = opening.finished;
+    const why = `${v.reason}, in an earlier run; nothing runs again (--replace runs it anew)`;
+    return { line: why, remove: [], pods: all({ kind: 'none', why: `${w.ref} ${v.status === 'succeeded' ? 'completed' : 'failed'} in an earlier run` }) };
+  }
+  if (opening.anew) {
+    const line = `${w.ref}: ${opening.anew.why} (${opening.anew.pods.join(', ')}), then would run it anew${opening.suspended ? ' (suspended: no pods are created)' : ''}`;
+    return { line, remove: opening.anew.pods, pods: all(opening.suspended ? { kind: 'none', why: 'suspended' } : { kind: 'fresh' }) };
+  }
+  // It runs: each slot not done yet goes on from its last attempt (an active one is awaited, a failed one followed
+  // by the next); a slot done already runs nothing.
+  const tally = tallyHistory(w.job, w.ref, history, name);
+  const pods = new Map<string, JobPodPreview>();
+  for (const slot of slots) {
+    const attempts = history[slot]!;
+    const active = attempts.at(-1)?.state === 'active';
+    const next = active ? attempts.length - 1 : attempts.length;
+    if (!tally.open(slot)) pods.set(first(slot), { kind: 'none', why: tally.done.has(slot) ? 'its slot has completed' : 'its index has failed' });
+    else if (next === 0) pods.set(first(slot), { kind: 'decide' });
+    else pods.set(first(slot), { kind: 'attempt', name: name(slot, next), attempt: next, active });
+  }
+  return { remove: [], pods };
 }

@@ -32,6 +32,19 @@ export interface NamedOwner {
   desired?: number;
   /** A Job (or a CronJob's job template) with spec.suspend: true. */
   suspended?: boolean;
+  /** A StatefulSet's volumeClaimTemplates' names: its pods' claims are <template>-<name>-<ordinal>. */
+  claimTemplates?: string[];
+  /** A StatefulSet whose persistentVolumeClaimRetentionPolicy.whenDeleted is Delete: its claims go with it. */
+  claimsGoWithOwner?: boolean;
+}
+
+/**
+ * A claim the inputs name: a PersistentVolumeClaim, or a persistentVolumeClaim volume of a Pod or of a workload's
+ * pod template (what `down --delete-claims` removes, even when the pods that mounted it are gone).
+ */
+export interface NamedClaim {
+  namespace: string;
+  name: string;
 }
 
 /** A Service the inputs name: what runpod made for it on the engine goes when `down` takes the input down. */
@@ -52,6 +65,7 @@ export interface NameProblem {
 interface Found {
   pods: NamedPod[];
   owners: NamedOwner[];
+  claims: NamedClaim[];
   services: NamedService[];
   problems: NameProblem[];
 }
@@ -66,16 +80,16 @@ export async function readPodNames(
   paths: readonly string[],
   defaultNamespace: string,
   readStdin: () => Promise<Buffer>,
-): Promise<{ pods: NamedPod[]; owners: NamedOwner[]; services: NamedService[]; problems: NameProblem[] }> {
+): Promise<{ pods: NamedPod[]; owners: NamedOwner[]; services: NamedService[]; claims: NamedClaim[]; problems: NameProblem[] }> {
   const read = await readManifestTexts(paths, readStdin);
-  const found: Found = { pods: [], owners: [], services: [], problems: read.problems.map(toNameProblem) };
+  const found: Found = { pods: [], owners: [], services: [], claims: [], problems: read.problems.map(toNameProblem) };
   for (const { source, text } of read.texts) {
     const parsed = parseEachDocument(text, source.file);
     found.problems.push(...parsed.problems.map(toNameProblem));
     for (const doc of parsed.documents) namesOfDocument(doc, source.file, defaultNamespace, found);
   }
   const owners = sortByFileAndLine(found.owners, read.fileOrder).filter((o, i, all) => all.findIndex((x) => x.namespace === o.namespace && x.ref === o.ref) === i);
-  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), owners, services: unique(sortByFileAndLine(found.services, read.fileOrder)), problems: sortByFileAndLine(found.problems, read.fileOrder) };
+  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), owners, services: unique(sortByFileAndLine(found.services, read.fileOrder)), claims: unique(found.claims), problems: sortByFileAndLine(found.problems, read.fileOrder) };
 }
 
 function toNameProblem(p: ManifestProblem): NameProblem {
@@ -149,15 +163,23 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
   const object = (obj: Obj, at: readonly PathSegment[]): void => {
     const line = lineOf(doc.lines, at) ?? doc.line;
     const kind = obj.kind;
+    if (kind === 'PersistentVolumeClaim') {
+      const named = podName(obj, defaultNamespace);
+      if (!('problem' in named)) found.claims.push(named);
+      return;
+    }
     // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips.
-    if (kind === 'ConfigMap' || kind === 'Secret' || kind === 'PersistentVolumeClaim') return;
+    if (kind === 'ConfigMap' || kind === 'Secret') return;
     if (typeof kind === 'string' && typeof obj.apiVersion === 'string' && kindVerdict(obj.apiVersion, kind, new Set(), new Set())?.action === 'skip') return;
     // A CronJob's pods are those of the Job --from-cronjob made of it: <name>-manual.
     const workload = typeof kind === 'string' ? (kind === 'CronJob' ? 'job' : workloadRefName(kind)) : undefined;
     if (workload !== undefined) {
       const named = podName(obj, defaultNamespace);
       if ('problem' in named) problem([...at, ...named.path], [...at, ...named.path], line, `${named.problem}; runpod cannot name this ${String(kind)}`);
-      else found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line, ...desiredOf(obj, String(kind)) });
+      else {
+        found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line, ...desiredOf(obj, String(kind)), ...claimTemplatesOf(obj, String(kind)) });
+        found.claims.push(...claimVolumesOf(templateSpecOf(obj, String(kind))).map((name) => ({ namespace: named.namespace, name })));
+      }
       return;
     }
     // A Service's name is a DNS-1035 label (ValidateServiceName); one that is not was never run.
@@ -177,6 +199,7 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
       problem(path, path, line, `${named.problem}; runpod cannot name this Pod`);
     } else {
       found.pods.push({ ...named, file, line });
+      found.claims.push(...claimVolumesOf(isObj(obj.spec) ? obj.spec : {}).map((name) => ({ namespace: named.namespace, name })));
     }
   };
 
@@ -217,6 +240,35 @@ function desiredOf(obj: Obj, kind: string): { desired?: number; suspended?: bool
   const count = (v: unknown): number | undefined => (v === undefined || v === null ? 1 : typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
   const desired = kind === 'DaemonSet' ? 1 : kind === 'Job' || kind === 'CronJob' ? count(spec.completions) : count(spec.replicas);
   return { ...(desired !== undefined ? { desired } : {}), ...((kind === 'Job' || kind === 'CronJob') && spec.suspend === true ? { suspended: true } : {}) };
+}
+
+/** A workload's pod spec: spec.template.spec; a CronJob's, spec.jobTemplate.spec.template.spec. Read leniently. */
+function templateSpecOf(obj: Obj, kind: string): Obj {
+  const outer = isObj(obj.spec) ? obj.spec : {};
+  const spec = kind === 'CronJob' ? (isObj(outer.jobTemplate) && isObj(outer.jobTemplate.spec) ? outer.jobTemplate.spec : {}) : outer;
+  const template = isObj(spec.template) ? spec.template : {};
+  return isObj(template.spec) ? template.spec : {};
+}
+
+/** The claims a pod spec's volumes name (volumes[].persistentVolumeClaim.claimName), read leniently. */
+function claimVolumesOf(spec: Obj): string[] {
+  const volumes = Array.isArray(spec.volumes) ? spec.volumes : [];
+  return volumes.flatMap((v: unknown) => {
+    const claim = isObj(v) && isObj(v.persistentVolumeClaim) ? v.persistentVolumeClaim.claimName : undefined;
+    return typeof claim === 'string' && claim !== '' ? [claim] : [];
+  });
+}
+
+/** A StatefulSet's claim templates' names and whether its claims go with it (whenDeleted: Delete), read leniently. */
+function claimTemplatesOf(obj: Obj, kind: string): { claimTemplates?: string[]; claimsGoWithOwner?: boolean } {
+  if (kind !== 'StatefulSet') return {};
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  const templates = (Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []).flatMap((t: unknown) => {
+    const name = isObj(t) && isObj(t.metadata) ? t.metadata.name : undefined;
+    return typeof name === 'string' && name !== '' ? [name] : [];
+  });
+  const policy = isObj(spec.persistentVolumeClaimRetentionPolicy) ? spec.persistentVolumeClaimRetentionPolicy : {};
+  return { ...(templates.length > 0 ? { claimTemplates: templates } : {}), ...(policy.whenDeleted === 'Delete' ? { claimsGoWithOwner: true } : {}) };
 }
 
 function podName(pod: Obj, defaultNamespace: string, nameRule: (v: string) => string | undefined = dns1123Subdomain): PodName {

@@ -77,6 +77,31 @@ export async function ensureServiceContainer(engine: Engine, service: ServiceObj
   throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
 }
 
+/** What a run would find of a Service's container, read only (--dry-run): its address if it stays as it is. */
+export type ServiceFound =
+  | { state: 'up'; ip: string }
+  /** Missing, stopped, changed or not runpod's: a run makes (or starts) it, and its address is known only then. */
+  | { state: 'made'; why: string };
+
+/**
+ * The Service's container as ensureServiceContainer would find it, changing nothing: one that is runpod's, as the
+ * Service says and running, keeps its address; any other is made (again) or started by a run (a stopped container
+ * has no address), or, when it is not runpod's, refused.
+ */
+export async function findServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<ServiceFound> {
+  const name = serviceContainerName(service.namespace, service.name, project);
+  const found = await engine.inspectContainer(name);
+  if (found === undefined) return { state: 'made', why: 'its container does not exist' };
+  const labels = found.Config.Labels ?? {};
+  if (labels[ServiceLabel.role] !== Role.service || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
+    return { state: 'made', why: `a container named ${name} exists and is not runpod's: a run stops there` };
+  }
+  const wanted = serviceContainerSpec(service, namespaceNetwork(service.namespace, project), image, publishAll).Labels?.[ServiceLabel.hash];
+  if (labels[ServiceLabel.hash] !== wanted) return { state: 'made', why: 'the Service changed: its container is made again' };
+  const ip = found.State.Running ? networkAddress(found, service.namespace, project) : undefined;
+  return ip !== undefined ? { state: 'up', ip } : { state: 'made', why: 'its container is stopped: a run starts it' };
+}
+
 /** A Service container's start; a host port it publishes that something else holds is said as the Service's. */
 async function startService(engine: Engine, id: string, service: ServiceObject): Promise<void> {
   try {

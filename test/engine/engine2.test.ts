@@ -192,6 +192,60 @@ spec:
     assert.deepEqual(pods(), []);
   });
 
+  test("gc --claims removes the claims no pod uses any more, older than --min-age, and --dry-run says so; a claim a pod mounts (even by a subPath) and a volume not runpod's stay", async () => {
+    const u = uniqueName('gc-claims');
+    const claim = (name: string): string => `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: ${name}}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}\n`;
+    const file = writeManifest(`${claim(`${u}-free`)}---\n${claim(`${u}-used`)}---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${u}}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+    - name: main
+      image: ${busybox}
+      command: [sh, -c, 'echo in-use > /data/file; exec sleep 3600']
+      volumeMounts: [{name: data, mountPath: /data, subPath: sub}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: ${u}-used}}]
+`, 'claims.yaml');
+    const r = await runpod([...host(), '--timeout', '60s', file]);
+    assert.equal(r.code, 0, show(r));
+    const foreign = `pvc_default_${u}-foreign`;
+    engine.docker(['volume', 'create', '--label', 'io.runpod.volume.type=persistentVolumeClaim', '--label', `io.runpod.pvc.name=${u}-foreign`, foreign]);
+    const volumes = (): string[] => engine.docker(['volume', 'ls', '-q']).split('\n').filter((v) => v.includes(u)).sort();
+    const all = [`pvc_default_${u}-free`, `pvc_default_${u}-used`, foreign].sort();
+    assert.deepEqual(volumes(), all);
+
+    // Younger than the default --min-age 1m: nothing is said of them.
+    const young = await runpod(['gc', ...host(), '--claims', '--dry-run']);
+    assert.equal(young.code, 0, show(young));
+    assert.doesNotMatch(`${young.stdout}${young.stderr}`, new RegExp(`${u}-free`), show(young));
+    // Without --claims: kept, and said so.
+    const plain = await runpod(['gc', ...host(), '--min-age', '0s', '--dry-run']);
+    assert.equal(plain.code, 0, show(plain));
+    assert.match(plain.stderr, new RegExp(`gc: kept 1 claim volume no pod uses any more \\(pvc_default_${u}-free\\): their data stays unless asked; runpod gc --claims removes them`), show(plain));
+    const dry = await runpod(['gc', ...host(), '--claims', '--min-age', '0s', '--dry-run']);
+    assert.equal(dry.code, 0, show(dry));
+    assert.match(dry.stdout, new RegExp(`would remove claim volume pvc_default_${u}-free \\(created .* ago\\): no pod uses claim default/${u}-free any more`), show(dry));
+    assert.doesNotMatch(dry.stdout, new RegExp(`${u}-used|${u}-foreign`), show(dry));
+    assert.deepEqual(volumes(), all, 'a dry run removes nothing');
+
+    const gc = await runpod(['gc', ...host(), '--claims', '--min-age', '0s']);
+    assert.equal(gc.code, 0, show(gc));
+    assert.match(gc.stdout, new RegExp(`removed claim volume pvc_default_${u}-free `), show(gc));
+    assert.deepEqual(volumes(), [`pvc_default_${u}-used`, foreign].sort(), 'the claim mounted by a subPath (a bind, to the engine) stays');
+    assert.equal(engine.docker(['exec', containerId(u, 'main'), 'cat', '/data/file']), 'in-use');
+
+    // Once its pod is gone, it is no pod's any more.
+    const down = await runpod(['down', ...host(), file]);
+    assert.equal(down.code, 0, show(down));
+    const after = await runpod(['gc', ...host(), '--claims', '--min-age', '0s']);
+    assert.equal(after.code, 0, show(after));
+    assert.match(after.stdout, new RegExp(`removed claim volume pvc_default_${u}-used `), show(after));
+    assert.deepEqual(volumes(), [foreign], "a volume without runpod's labels is never gc's");
+    engine.docker(['volume', 'rm', foreign]);
+  });
+
   test('down --all removes every runpod pod in every namespace, and nothing else', async () => {
     const a = uniqueName('all-a');
     const b = uniqueName('all-b');

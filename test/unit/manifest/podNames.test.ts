@@ -197,3 +197,20 @@ describe('readPodNames', () => {
     ]);
   });
 });
+
+describe('readPodNames: the claims a manifest names (for down --delete-claims with the pods gone)', () => {
+  it('PersistentVolumeClaims, the claim volumes of Pods and templates, and a StatefulSet\'s claim templates and retention', async () => {
+    const dir = await folder({
+      'claims.yaml': [
+        'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: uploads, namespace: shop}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n',
+        podText('reader', '  volumes:\n  - name: up\n    persistentVolumeClaim: {claimName: uploads}\n'),
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      volumes: [{name: cache, persistentVolumeClaim: {claimName: api-cache}}]\n      containers: [{name: api, image: busybox:1.36}]\n',
+        'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete}\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: db, image: busybox:1.36}]}\n  volumeClaimTemplates:\n  - metadata: {name: data}\n  - metadata: {name: wal}\n',
+      ].join('---\n'),
+    });
+    const r = await readPodNames([dir], 'default', noStdin);
+    assert.deepEqual(r.claims, [{ namespace: 'shop', name: 'uploads' }, { namespace: 'default', name: 'uploads' }, { namespace: 'default', name: 'api-cache' }]);
+    assert.deepEqual(r.owners.map((o) => [o.ref, o.claimTemplates, o.claimsGoWithOwner]), [['deployment/api', undefined, undefined], ['statefulset/db', ['data', 'wal'], true]]);
+    assert.deepEqual(r.problems, []);
+  });
+});
