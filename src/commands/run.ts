@@ -29,6 +29,7 @@ import { ImagePuller } from '../reconcile/images.js';
 import { groupPod, observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
 import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
+import { shellLine } from '../report/env.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
 import { type PodResult, type PrunedPod, type RunResult, type ServiceResult, type WorkloadResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
@@ -265,7 +266,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       leftUnderOwnKey = undefined;
       return await runScoped(
         o.scoped,
-        { engine, project, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), manifestWords: shellWords(o.manifests), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), manifestWords: shellLine(o.manifests), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }
@@ -454,11 +455,6 @@ function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, repo
   for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
-/** Manifest paths as a shell reads them back: a path with spaces or quotes single-quoted. */
-function shellWords(paths: readonly string[]): string {
-  return paths.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
-}
-
 /** The one line that says what failed, then the detail and how to clean up. */
 function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[], o: RunOptions, ctx: CommandContext, leftInPlace: boolean, project: string | undefined, rollouts: WorkloadOutcome[]): RunpodError {
   // A pod of a workload that succeeded (a Job's failed attempt, retried) is no failure of the run.
@@ -469,7 +465,7 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => `${r.plan.namespace}/${r.plan.ref}`)].join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
-  const manifests = shellWords(o.manifests);
+  const manifests = shellLine(o.manifests);
   const key = project !== undefined ? ` --project ${project}` : '';
   // A Job that failed in an earlier run ran nothing now: its pods are there to read, and --replace runs it again.
   const before = rolloutOnly.filter((r) => r.finishedBefore === true);

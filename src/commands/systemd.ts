@@ -8,7 +8,8 @@ import { ExitCode, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import type { CommandContext } from './context.js';
-import { executableProblem, stopBudgetSeconds, unitName, unitText, type UnitSpec } from './systemdUnit.js';
+import { executableProblem, unitCommands, unitName, unitText, type UnitSpec } from './systemdUnit.js';
+import { shellLine } from '../report/env.js';
 
 export interface SystemdOptions {
   manifests: string[];
@@ -91,12 +92,6 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
     manifests,
     wait: o.wait,
     timeoutMs: o.timeoutMs,
-    stopSeconds: stopBudgetSeconds(
-      loaded.pods.map((p) => ({
-        graceSeconds: p.pod.spec.terminationGracePeriodSeconds ?? 30,
-        sidecars: (p.pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').length,
-      })),
-    ),
     ...(o.namespace !== 'default' ? { namespace: o.namespace } : {}),
     ...(o.project !== undefined ? { project: o.project } : {}),
     ...(o.skipKinds !== undefined && o.skipKinds.length > 0 ? { skipKinds: o.skipKinds } : {}),
@@ -127,6 +122,8 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
   if (!o.quiet) {
     ctx.stdout.write(`wrote ${file}\n`);
     ctx.stdout.write(`next: systemctl daemon-reload && systemctl enable --now ${named.name}\n`);
+    // Stopping the unit leaves the pods (a reboot keeps them); taking them down is said once, here and in the unit.
+    ctx.stdout.write(`to take the pods down for good: systemctl disable --now ${named.name} && ${shellLine(unitCommands(spec).down)}\n`);
   }
   return ExitCode.ok;
 }

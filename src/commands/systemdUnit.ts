@@ -1,8 +1,12 @@
 // The systemd service unit `runpod systemd` writes for a set of manifests, after the shape of Podman quadlet's
-// `.kube` units: start runs the pods (`runpod run`, waiting, bounded), stop takes them down (`runpod down`).
+// `.kube` units: start runs the pods (`runpod run`, waiting, bounded). Unlike quadlet's, its stop does not take them
+// down: a reboot or an engine restart is a node reboot, not a redeploy (the engine stops the containers and brings
+// them back by their restart policies, completed ones stay completed, volumes keep their data; the next start repairs
+// and applies the manifests). Taking the pods down is `runpod down`, on purpose.
 // Pure: the same spec gives the same text; reading manifests, finding the program and writing files is the
 // command's job (systemd.ts).
 import type { WaitMode } from '../wait/strategies/index.js';
+import { shellLine } from '../report/env.js';
 
 export interface UnitSpec {
   /** The words that start runpod, absolute: [node, script] or [single executable]. */
@@ -11,8 +15,6 @@ export interface UnitSpec {
   manifests: readonly string[];
   wait: WaitMode;
   timeoutMs: number;
-  /** Seconds `runpod down` may take: the longest pod's grace budget (see stopBudgetSeconds). */
-  stopSeconds: number;
   /** Passed through as -n when the manifests name no namespace. */
   namespace?: string;
   project?: string;
@@ -28,23 +30,12 @@ export interface UnitSpec {
 
 /** Seconds runpod's own --timeout leaves for Node's start and the final report before systemd gives up on it. */
 export const startMarginSeconds = 30;
-/** Seconds past the grace budget for `runpod down`'s engine calls (list, remove containers and volumes). */
-export const stopMarginSeconds = 30;
 /**
  * systemd.service(5) Restart=: a failed start is tried again after RestartSec. The default start limit (5 starts
  * within 10 s, DefaultStartLimitIntervalSec/DefaultStartLimitBurst in systemd-system.conf(5)) is never reached at
  * one start per 10 s or more, so a pod whose image is still being loaded at boot is retried until it comes up.
  */
 export const restartSeconds = 10;
-
-/**
- * The budget `runpod down` takes for a pod (README "One grace period per pod"): its grace period, then at least
- * 2 s for each sidecar (an init container with restartPolicy Always), the last started first.
- */
-export function stopBudgetSeconds(pods: readonly { graceSeconds: number; sidecars: number }[]): number {
-  const longest = Math.max(0, ...pods.map((p) => p.graceSeconds + 2 * p.sidecars));
-  return longest + stopMarginSeconds;
-}
 
 // systemd.unit(5): unit names are at most 255 characters (UNIT_NAME_MAX) of [A-Za-z0-9:_.\-], with
 // "\" only in \xNN escapes.
@@ -129,8 +120,11 @@ export function durationWord(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-/** The words the unit runs at start and at stop (before quoting): what the engine test runs by hand. */
-export function unitCommands(spec: UnitSpec): { start: string[]; stop: string[] } {
+/**
+ * The words the unit runs at start (before quoting), and the `runpod down` that takes the pods down on purpose (not
+ * run by the unit: a stop of the unit, at shutdown or with the engine, leaves the pods to the engine).
+ */
+export function unitCommands(spec: UnitSpec): { start: string[]; down: string[] } {
   const scope = [
     ...(spec.namespace !== undefined ? ['-n', spec.namespace] : []),
     ...(spec.project !== undefined ? ['--project', spec.project] : []),
@@ -138,7 +132,7 @@ export function unitCommands(spec: UnitSpec): { start: string[]; stop: string[] 
   const skip = (spec.skipKinds ?? []).flatMap((k) => ['--skip-kind', k]);
   return {
     start: [...spec.runpod, 'run', '--wait', spec.wait, '--timeout', durationWord(spec.timeoutMs), ...scope, ...skip, ...spec.manifests],
-    stop: [...spec.runpod, 'down', ...scope, ...spec.manifests],
+    down: [...spec.runpod, 'down', ...scope, ...spec.manifests],
   };
 }
 
@@ -152,12 +146,16 @@ export function engineIsLocal(dockerHost: string | undefined): boolean {
 
 const execLine = (words: readonly string[]): string => words.map((w, i) => execWord(w, i === 0)).join(' ');
 
+
 export function unitText(spec: UnitSpec): string {
-  const { start, stop } = unitCommands(spec);
+  const { start, down } = unitCommands(spec);
   const local = engineIsLocal(spec.dockerHost);
   const lines = [
     `# Written by runpod systemd: the pods of ${spec.manifests.join(', ')}, brought up at every boot and every start`,
-    '# of the engine, taken down when the unit stops. Regenerate it (runpod systemd --install) after moving a file.',
+    '# of the engine. Stopping the unit (a shutdown, an engine restart) leaves the pods to the engine, as a node keeps its',
+    '# pods across a reboot: to take them down, disable the unit (systemctl disable --now <unit>), then run',
+    `#   ${shellLine(down)}`,
+    '# Regenerate it (runpod systemd --install) after moving a file.',
     '[Unit]',
     `Description=${settingValue(`runpod: ${spec.manifests.join(' ')}`)}`,
     // systemd.special(7): network-online.target is how a unit waits for the network to be configured (an engine,
@@ -166,10 +164,11 @@ export function unitText(spec: UnitSpec): string {
     ...(local
       ? [
           // systemd.unit(5): BindsTo= with After= on the same unit means this unit may only be active while
-          // docker.service is: when the engine stops (or fails), the pods' unit is stopped first (After= reversed
-          // on stop), and a restart of docker.service (by hand, or its own Restart=) restarts this unit too, as
-          // Requires= would. Requires= alone would leave the unit "active" over an engine that died, and the
-          // engine restores the pod's containers in no order (moby#11777): runpod run must come after it again.
+          // docker.service is: when the engine stops (or fails), the pods' unit is stopped with it (its stop runs
+          // nothing: the engine stops the containers itself, each within its grace period, its StopTimeout), and a
+          // restart of docker.service (by hand, or its own Restart=) restarts this unit too, as Requires= would.
+          // Requires= alone would leave the unit "active" over an engine that died, and the engine restores the
+          // pod's containers in no order (moby#11777): runpod run must come after it again, to repair them.
           'After=network-online.target docker.service',
           'BindsTo=docker.service',
         ]
@@ -177,7 +176,9 @@ export function unitText(spec: UnitSpec): string {
     '',
     '[Service]',
     // systemd.service(5): Type=oneshot is up once ExecStart= has exited, so units ordered after this one start
-    // when the pods have reached the wait; RemainAfterExit=yes keeps it active, so ExecStop= runs when it stops.
+    // when the pods have reached the wait; RemainAfterExit=yes keeps it active (so a start while it is up runs
+    // nothing, and systemctl restart runs it again). No ExecStop=: the kubelet does not delete its pods when the
+    // node shuts down, and a Job that completed must not run again at the next boot.
     // Restart=on-failure is allowed with oneshot since systemd 244 (systemd#13754; Debian 12 has 252; always and
     // on-success are still refused for oneshot): a run that failed (exit 1, 3, 124) is tried again, and runpod repairs what it left.
     'Type=oneshot',
@@ -187,11 +188,9 @@ export function unitText(spec: UnitSpec): string {
       ([k, v]) => `Environment=${execWord(`${k}=${v}`, true)}`,
     ),
     `ExecStart=${execLine(start)}`,
-    `ExecStop=${execLine(stop)}`,
     // systemd.service(5) TimeoutStartSec=: runpod's own --timeout ends the run first, with its report (exit 124);
     // systemd's is the backstop, a little later.
     `TimeoutStartSec=${Math.ceil(spec.timeoutMs / 1000) + startMarginSeconds}`,
-    `TimeoutStopSec=${spec.stopSeconds}`,
     'Restart=on-failure',
     `RestartSec=${restartSeconds}`,
     // Exit 2 is a usage or manifest error (README "Exit codes"): no retry mends it.

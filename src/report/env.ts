@@ -25,6 +25,11 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Words as a POSIX shell reads them back, for a command line a user copies: quoted only where they must be. */
+export function shellLine(words: readonly string[]): string {
+  return words.map((w) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : shellQuote(w))).join(' ');
+}
+
 /** The variables of one pod, each name after the given prefix (RUNPOD_<POD>_ or, short, RUNPOD_). */
 function podVars(prefix: string, p: EnvPod): [string, string][] {
   const out: [string, string][] = [];

@@ -22,6 +22,9 @@ describe('runpod systemd: the unit passes systemd-analyze verify', () => {
     assert.equal(v.stderr, '', 'no warning either');
     // It runs this very runpod: the node running it and bin/runpod, resolved.
     assert.match(r.stdout, new RegExp(`^ExecStart=${process.execPath} ${fs.realpathSync(path.join(repoRoot, 'bin', 'runpod'))} run --wait running --timeout 300s ${demo}$`, 'm'));
+    // Its stop runs nothing: a shutdown or an engine restart leaves the pods to the engine, as a node reboot does.
+    assert.doesNotMatch(r.stdout, /^ExecStop/m);
+    assert.match(r.stdout, new RegExp(`^#   ${process.execPath} \\S+ down ${demo}$`, 'm'), 'how to take them down on purpose');
   });
 
   it('the validator can fail: the same unit with Restart=always (refused for oneshot) does not pass', async () => {
@@ -39,7 +42,8 @@ describe('runpod systemd: the unit passes systemd-analyze verify', () => {
     const r = await runpod(['systemd', '--install', '--unit-dir', dir, '--project', 'boot-1', demo]);
     assert.equal(r.code, 0, r.stderr);
     const file = path.join(dir, 'runpod-boot-1-web-and-client.service');
-    assert.equal(r.stdout, `wrote ${file}\nnext: systemctl daemon-reload && systemctl enable --now runpod-boot-1-web-and-client.service\n`);
+    const runpodWords = `${process.execPath} ${fs.realpathSync(path.join(repoRoot, 'bin', 'runpod'))}`;
+    assert.equal(r.stdout, `wrote ${file}\nnext: systemctl daemon-reload && systemctl enable --now runpod-boot-1-web-and-client.service\nto take the pods down for good: systemctl disable --now runpod-boot-1-web-and-client.service && ${runpodWords} down --project boot-1 ${demo}\n`);
     assert.equal(fs.readFileSync(file, 'utf8'), printed.stdout);
     assert.deepEqual(fs.readdirSync(dir), ['runpod-boot-1-web-and-client.service'], 'no partial file left');
     assert.equal(systemdVerify(file).code, 0);

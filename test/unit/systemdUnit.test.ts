@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { engineIsLocal, escapeUnitWord, execWord, executableProblem, manifestStem, stopBudgetSeconds, unitCommands, unitName, unitText, type UnitSpec } from '../../src/commands/systemdUnit.js';
+import { engineIsLocal, escapeUnitWord, execWord, executableProblem, manifestStem, unitCommands, unitName, unitText, type UnitSpec } from '../../src/commands/systemdUnit.js';
+import { shellLine } from '../../src/report/env.js';
 import { execWords } from './support/execLine.js';
 
 const spec: UnitSpec = {
@@ -8,7 +9,6 @@ const spec: UnitSpec = {
   manifests: ['/etc/runpod/web.yaml'],
   wait: 'ready',
   timeoutMs: 300_000,
-  stopSeconds: 60,
 };
 
 /** The value of every line `Key=` of a section, in order. */
@@ -73,17 +73,23 @@ describe('Exec*= words (systemd.service(5) "Command lines") read back as given',
 });
 
 describe('the commands the unit runs', () => {
-  it('start: run --wait --timeout, then -n and --project, then the manifests; stop: down with the same scope', () => {
+  it('start: run --wait --timeout, then -n and --project, then the manifests; down (on purpose, not the unit\'s): the same scope', () => {
     const got = unitCommands({ ...spec, namespace: 'ci', project: 'ci-42', skipKinds: ['Service'] });
     assert.deepEqual(got.start, [...spec.runpod, 'run', '--wait', 'ready', '--timeout', '300s', '-n', 'ci', '--project', 'ci-42', '--skip-kind', 'Service', '/etc/runpod/web.yaml']);
-    assert.deepEqual(got.stop, [...spec.runpod, 'down', '-n', 'ci', '--project', 'ci-42', '/etc/runpod/web.yaml']);
+    assert.deepEqual(got.down, [...spec.runpod, 'down', '-n', 'ci', '--project', 'ci-42', '/etc/runpod/web.yaml']);
   });
   it('a timeout that is not whole seconds is given in ms', () => assert.deepEqual(unitCommands({ ...spec, timeoutMs: 1500 }).start.slice(5, 7), ['--timeout', '1500ms']));
-  it('the unit text holds exactly these words', () => {
+  it('the unit text holds exactly these words at start, and runs nothing at stop (a reboot keeps the pods)', () => {
     const text = unitText({ ...spec, project: 'ci-42' });
-    const { start, stop } = unitCommands({ ...spec, project: 'ci-42' });
+    const { start, down } = unitCommands({ ...spec, project: 'ci-42' });
     assert.deepEqual(settings(text, 'ExecStart').map(execWords), [start]);
-    assert.deepEqual(settings(text, 'ExecStop').map(execWords), [stop]);
+    assert.deepEqual(settings(text, 'ExecStop'), []);
+    assert.deepEqual(settings(text, 'ExecStopPost'), []);
+    // How to take them down on purpose is in the unit, as a shell line.
+    assert.ok(text.includes(`#   ${shellLine(down)}\n`), text);
+  });
+  it('shellLine quotes what a shell would split or expand', () => {
+    assert.equal(shellLine(['/usr/bin/runpod', 'down', '/srv/my pod.yaml', "it's", '$HOME', '']), "/usr/bin/runpod down '/srv/my pod.yaml' 'it'\\''s' '$HOME' ''");
   });
 });
 
@@ -99,7 +105,7 @@ describe('unit settings (systemd.unit(5), systemd.service(5))', () => {
     ['Restart', ['on-failure']],
     ['RestartPreventExitStatus', ['2']],
     ['TimeoutStartSec', ['330']],
-    ['TimeoutStopSec', ['60']],
+    ['TimeoutStopSec', []],
     ['WantedBy', ['multi-user.target docker.service']],
     ['Environment', []],
   ];
@@ -123,14 +129,4 @@ describe('unit settings (systemd.unit(5), systemd.service(5))', () => {
   });
   it('Description= doubles "%" (a specifier otherwise)', () => assert.deepEqual(settings(unitText({ ...spec, manifests: ['/srv/50%.yaml'] }), 'Description'), ['runpod: /srv/50%%.yaml']));
   it('the same spec gives the same text', () => assert.equal(unitText(spec), unitText({ ...spec })));
-});
-
-describe('stop budget: one grace period per pod, 2 s per sidecar, plus a margin', () => {
-  const cases: [Parameters<typeof stopBudgetSeconds>[0], number][] = [
-    [[], 30],
-    [[{ graceSeconds: 30, sidecars: 0 }], 60],
-    [[{ graceSeconds: 5, sidecars: 0 }, { graceSeconds: 10, sidecars: 3 }], 46],
-    [[{ graceSeconds: 0, sidecars: 0 }], 30],
-  ];
-  for (const [pods, want] of cases) it(`${JSON.stringify(pods)} -> ${want}`, () => assert.equal(stopBudgetSeconds(pods), want));
 });
