@@ -9,6 +9,7 @@ import { restartCause, restartsAfterExit } from '../plan/restart.js';
 import type { ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
+import { stalePodIP } from './podAddress.js';
 
 export interface RemoveAction { kind: 'remove'; container: string; id: string; reason: string }
 export interface CreateInfraAction { kind: 'createInfra'; attempt: number; reason: string }
@@ -237,6 +238,15 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
       // Joined to an earlier life of the infra container: its network namespace is not the pod's any more.
       if (newest.state === 'running' && newest.startedAt !== undefined && infra.startedAt !== undefined && newest.startedAt < infra.startedAt) {
         const reason = 'the infra container restarted after it, so it is outside the pod\'s namespaces';
+        add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
+        add(d, { kind: 'create', container: c.name, attempt: next, reason });
+        continue;
+      }
+      // The engine brought the infra container back with another address (a restart of the engine, a reboot): a
+      // value of status.podIP it was created with is stale, as a new sandbox's containers would have the new one.
+      const stale = newest.state === 'running' && c.runtime === true ? stalePodIP(c.create.Env, newest.env, infra.ip) : undefined;
+      if (stale !== undefined) {
+        const reason = `the pod's IP is now ${infra.ip ?? ''} (the engine gave its infra container another address), and its ${stale} (status.podIP) holds the old one`;
         add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
         add(d, { kind: 'create', container: c.name, attempt: next, reason });
       }

@@ -33,6 +33,8 @@ export interface ObservedContainer {
   initKind?: InitKind;
   /** The cgroup settings the engine has applied (HostConfig): what an in-place resize compares (resize.ts); absent: unknown. */
   resources?: EngineResources;
+  /** The environment the instance was created with (Config.Env): engine-time values as they were resolved. */
+  env?: readonly string[];
 }
 
 export interface ObservedPod {
@@ -78,6 +80,7 @@ export function toObservedContainer(info: ContainerInspect): ObservedContainer {
     ...(ip ? { ip } : {}),
     ...initKindOfLabels(labels),
     resources: engineResources(info.HostConfig),
+    ...(info.Config.Env ? { env: info.Config.Env } : {}),
   };
 }
 

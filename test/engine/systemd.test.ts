@@ -167,6 +167,10 @@ test("a reboot is a node reboot, not a redeploy: the unit's stop and start aroun
   assert.equal(inPod('api', 'cat', '/var/cache/api/kept'), 'from-before', "the emptyDir's file survived");
   assert.equal(inPod('db', 'cat', '/var/lib/db/kept'), 'from-before', "the claim's file survived");
   assert.equal(inPod('api', 'cat', '/tmp/index.html'), 'hello-after-reboot', 'the changed manifest was applied');
+  // The pod's IP is the one its infra container has now (the engine may have given it another).
+  const apiPod = engine.docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.name"}}', containerOf('api')]);
+  const infraIP = engine.docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', engine.docker(['ps', '-q', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.pod.name=${apiPod}`, '--filter', 'label=io.kubernetes.container.name=POD'])]);
+  assert.equal(inPod('api', 'sh', '-c', 'echo $POD_IP'), infraIP);
   // And the start after that has nothing left to do.
   const dry = await runpod(['--host', engine.socket, '--project', key, '--dry-run', '-o', 'json', stack]);
   assert.equal(dry.code, 0, show(dry));
