@@ -548,7 +548,8 @@ async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 's
       const exists = observed !== undefined && observed.infra.length + observed.containers.size + observed.initContainers.size > 0;
       const replaces = exists && (job?.kind === 'fresh' || (o.replace === true && job === undefined));
       const actions = observed ? allActions(decidePodActions(plan, replaces ? groupPod([]) : observed)) : undefined;
-      const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions, ...(replaces ? { replace: true } : {}) } : { actions: `unknown: the engine at ${engine.address} does not answer` };
+      const taken = replaces ? (job?.kind === 'fresh' ? { anew: true } : { replace: true }) : {};
+      const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions, ...taken } : { actions: `unknown: the engine at ${engine.address} does not answer` };
       return { plan: planDocument(plan), ...known };
     }),
   );
@@ -561,6 +562,7 @@ async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 's
       for (const c of d.plan.containers) ctx.stdout.write(`  container ${c.name}: ${c.image} (pull ${c.pullPolicy}, hash ${c.hash})\n`);
       if (d.plan.project !== undefined) ctx.stdout.write(`  isolation key ${d.plan.project}${o.scoped && o.project === undefined ? " (the scoped run's own, new each run)" : ''}\n`);
       if ('replace' in d) ctx.stdout.write('  would take the pod down first (--replace), then:\n');
+      if ('anew' in d) ctx.stdout.write('  would take the pod down first (its Job runs anew), then:\n');
       if ('job' in d) ctx.stdout.write(`  actions: none (${d.job})\n`);
       else if ('admission' in d) ctx.stdout.write(`  would refuse the pod, creating nothing: ${d.admission}\n`);
       else if (typeof d.actions === 'string') ctx.stdout.write(`  actions: ${d.actions}\n`);

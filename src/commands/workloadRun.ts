@@ -8,7 +8,7 @@ import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
-import { type Attempt, type JobDeps, openJob, type RestartWatch, runJob } from '../workloads/runJob.js';
+import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from '../workloads/runJob.js';
 import { tallyHistory } from '../workloads/jobTally.js';
 import { Label, infraContainerName, podSelector } from '../plan/labels.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
@@ -210,8 +210,7 @@ export async function previewJob(engine: Engine, w: WorkloadPlan & { job: JobTer
   }
   if (opening.finished) {
     const v = opening.finished;
-    const why = `${v.reason}, in an earlier run; nothing runs again (--replace runs it anew)`;
-    return { line: why, remove: [], pods: all({ kind: 'none', why: `${w.ref} ${v.status === 'succeeded' ? 'completed' : 'failed'} in an earlier run` }) };
+    return { line: finishedEarlier(v, true), remove: [], pods: all({ kind: 'none', why: `${w.ref} ${v.status === 'succeeded' ? 'completed' : 'failed'} in an earlier run` }) };
   }
   if (opening.anew) {
     const line = `${w.ref}: ${opening.anew.why} (${opening.anew.pods.join(', ')}), then would run it anew${opening.suspended ? ' (suspended: no pods are created)' : ''}`;

@@ -79,6 +79,11 @@ export function openJob(plan: WorkloadPlan & { job: JobTerms }, history: readonl
   return {};
 }
 
+/** A Job that finished in an earlier run, as a line says it; with how to run it again. */
+export function finishedEarlier(v: Verdict, howTo: boolean): string {
+  return `${v.reason}, in an earlier run${howTo ? '; nothing runs again (--replace runs it anew)' : ''}`;
+}
+
 export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDeps, options: { replace?: boolean } = {}): Promise<WorkloadOutcome> {
   const { job } = plan;
   const outcomes = new Map<string, PodOutcome>();
@@ -110,7 +115,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   if (opening.finished) {
     const v = opening.finished;
     // A failure's how-to is the run's detail line (run.ts runError); a success has none, so it is said here.
-    return result(v.status, `${v.reason}, in an earlier run${v.status === 'succeeded' ? '; nothing runs again (--replace runs it anew)' : ''}`, { finishedBefore: true });
+    return result(v.status, finishedEarlier(v, v.status === 'succeeded'), { finishedBefore: true });
   }
 
   const started = deps.now();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { docker, keyedWorkspace, repoRoot, runpod, show } from './harness.js';
 
 interface PlanDoc {
-  pods: { plan: { pod: string }; actions: { kind: string; container?: string; reason: string }[] | string; replace?: boolean; job?: string; admission?: string }[];
+  pods: { plan: { pod: string }; actions: { kind: string; container?: string; reason: string }[] | string; replace?: boolean; anew?: boolean; job?: string; admission?: string }[];
   jobs?: { ref: string; plan: string; remove?: string[] }[];
   services?: { name: string; ip?: string; wouldMake?: string }[];
 }
@@ -49,6 +49,7 @@ for (const manifest of runnable) {
       assert.ok(Array.isArray(p.actions), `${p.plan.pod}: the engine answered, so the actions are known: ${JSON.stringify(p.actions)}`);
       assert.deepEqual(p.actions, [], `${p.plan.pod} would change: ${JSON.stringify(p.actions)}`);
       assert.equal(p.replace, undefined, p.plan.pod);
+      assert.equal(p.anew, undefined, p.plan.pod);
       assert.equal(p.admission, undefined, p.plan.pod);
     }
     for (const j of plan.jobs ?? []) assert.equal(j.remove, undefined, `${j.ref} would remove pods: ${j.plan}`);

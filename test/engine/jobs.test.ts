@@ -121,6 +121,12 @@ test("--replace runs a completed Job again, and a failed one; a failed Job's pla
   assert.equal(plain.code, 0, show(plain));
   assert.match(plain.stderr, /job\/done: completed \(1 of 1 succeeded\), in an earlier run; nothing runs again \(--replace runs it anew\)/, show(plain));
   assert.equal((await w.run('logs', 'job/done')).stdout, before, 'a plain re-run runs nothing');
+  // --dry-run says the same of each, as a run decides it.
+  const dryPlain = await w.run('--dry-run', w.file('done.yaml'));
+  assert.match(dryPlain.stdout, /actions: none \(job\/done completed in an earlier run: it runs nothing\)/, show(dryPlain));
+  const dryReplace = await w.run('--dry-run', '--replace', w.file('done.yaml'));
+  assert.match(dryReplace.stdout, /default\/job\/done: --replace: taking down its pods \(done-\S+\), then would run it anew/, show(dryReplace));
+  assert.match(dryReplace.stdout, /would take the pod down first \(its Job runs anew\), then:\n\s+would createInfra POD: the pod does not exist\n\s+would create main: the pod does not exist/, show(dryReplace));
   const replaced = await w.run('--replace', w.file('done.yaml'));
   assert.equal(replaced.code, 0, show(replaced));
   assert.match(replaced.stderr, /job\/done: --replace: taking down its pods \(done-\S+\) and running it anew/, show(replaced));
