@@ -6,7 +6,7 @@ import { LineSplitter } from '../engine/demux.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../plan/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
-import type { CommandContext } from './context.js';
+import { abortedExitCode, type CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPodArg, findPods, parsePodArg, pickContainer } from './pods.js';
 
@@ -59,7 +59,7 @@ export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<
     });
   if (o.follow) await Promise.all(targets.map(read)); // followed together, as they are written
   else for (const t of targets) await read(t); // one container after the other, each whole
-  if (ctx.signal.aborted) return ctx.interruptedBy() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
+  if (ctx.signal.aborted) return abortedExitCode(ctx);
   return ExitCode.ok;
 }
 

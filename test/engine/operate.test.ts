@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runpod, runpodBin, uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, eventually, freePort, logsOf, podContainers, podFile, show, sleeper, tempDir,
+  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, freePort, logsOf, podContainers, podFile, show, sleeper, tempDir,
 } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -306,4 +306,34 @@ test('completion: bash and zsh scripts; pod and container names from the engine'
     env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
   });
   assert.equal(run.stdout, 'alpha\nbeta\n', run.stderr);
+});
+
+test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kubectl: status | head -1, logs | head -1, logs -f | grep -m1', async (t) => {
+  const name = uniqueName('pipe');
+  // More log than a pipe holds at once (about 1.3 MB), then a line every 100 ms for as long as it runs.
+  const ticker = 'seq 1 200000; while :; do echo ready; sleep 0.1; done';
+  await up(t, { name, containers: [{ name: 'ticker', image: busybox, command: ['sh', '-c', ticker] }] });
+  const id = podContainers(name).get('ticker')!.Id;
+  await eventually('the ticker wrote its numbers', () => (dockerTry(['logs', '--tail', '1', id]).stdout === 'ready\n' ? true : undefined), 20_000);
+
+  // status | head -1 with the reader gone before the table is written (a table that fits the pipe's buffer is
+  // written whole before head leaves, for runpod as for kubectl).
+  const status = await runpod(['status', name], { closeStdoutWhen: () => true });
+  assert.equal(status.code, 141, show(status));
+  assert.equal(status.stderr, '', 'no stack, no error line');
+
+  const logs = await runpod(['logs', name], { closeStdoutWhen: (out) => out.includes('\n') });
+  assert.equal(logs.code, 141, show(logs));
+  assert.equal(logs.stderr, '', 'no stack, no error line');
+
+  // -f ends at its next write after the reader left, not when the container ends (it never does).
+  const follow = await runpod(['logs', '-f', name], { closeStdoutWhen: (out) => out.includes('ready\n'), timeoutMs: 60_000 });
+  assert.equal(follow.code, 141, show(follow));
+  assert.equal(follow.stderr, '', 'no stack, no error line');
+
+  // The same in a shell pipeline, as a user writes it.
+  const shell = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" logs -f "$2" | grep -m1 ready', process.execPath, runpodBin, name], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  assert.equal(shell.status, 141, `${shell.stdout}\n${shell.stderr}`);
+  assert.equal(shell.stdout, 'ready\n');
+  assert.equal(shell.stderr, '');
 });
