@@ -18,6 +18,8 @@ export interface GcOptions extends GcPolicy {
   dryRun: boolean;
   quiet: boolean;
   host?: string;
+  /** Only what was made under this isolation key; without one, every key's (gc is the host's housekeeping). */
+  project?: string;
 }
 
 function toGcContainer(info: ContainerInspect): GcContainer {
@@ -82,7 +84,8 @@ async function leftHelpers(engine: Engine, now: number, minAgeMs: number): Promi
 }
 
 export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {
-  const engine = await openHostEngine(o.host, ctx.env);
+  const host = await openHostEngine(o.host, ctx.env);
+  const engine = o.project !== undefined ? projectEngine(host, o.project) : host;
   await connectEngine(engine, ctx);
   const now = ctx.now();
   const verb = o.dryRun ? 'would remove' : 'removed';
