@@ -64,7 +64,7 @@ const runOptions = (y: Argv) =>
     .option('skip-kind', skipKindOption)
     .option('from-cronjob', { type: 'string', describe: "run this CronJob's job template once, as the Job <name>-manual (may repeat)" })
     .option('seccomp-profile-root', seccompRootOption)
-    .option('exit-code-from', { type: 'string', describe: "with --wait completed or -- <command>: exit with this container's exit code ([pod/]container)" })
+    .option('exit-code-from', { type: 'string', describe: "a Job's container, or with --wait completed or -- <command> any: exit with its exit code ([pod/]container)" })
     .epilogue(runEpilogue);
 
 /** The manifests given as arguments and with -f, in that order. */
@@ -223,10 +223,8 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const manifests = needManifests(manifestsOf(a));
         // A command run against the pods should find them ready, not merely started (a database still starting).
         const wait = (a.wait ?? (scoped ? 'ready' : 'running')) as WaitMode;
+        // Whether --wait allows it depends on whose container it is (a Job's is always awaited): checked once loaded.
         const exitCodeFrom = a['exit-code-from'];
-        if (exitCodeFrom !== undefined && !scoped && wait !== 'completed') {
-          throw new UsageError(`--exit-code-from ${exitCodeFrom} needs --wait completed, or a command after --: only then does the container end before runpod does`);
-        }
         const { runCommand } = await import('../commands/run.js');
         exitCode = await runCommand(
           {

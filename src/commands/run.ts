@@ -43,7 +43,7 @@ import { runScoped, type ScopedOptions } from './scoped.js';
 import { removeEverythingUnderKey, removePod } from './down.js';
 import { rollOut } from './workloadRun.js';
 import type { WorkloadOutcome } from '../workloads/runWorkload.js';
-import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
+import { checkExitCodeFromWait, resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface RunOptions {
   manifests: string[];
@@ -96,6 +96,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
+    if (exitFrom) checkExitCodeFromWait(o.exitCodeFrom!, exitFrom, o.wait, o.scoped !== undefined);
     // Localhost seccomp profiles are read here, on the client, as the kubelet reads them on its node.
     const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
     if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);

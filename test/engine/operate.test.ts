@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runpod, runpodBin, uniqueName } from './harness.js';
+import { keyedWorkspace, runpod, runpodBin, uniqueName } from './harness.js';
 import {
   busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, freePort, logsOf, podContainers, podFile, show, sleeper, tempDir,
 } from './run-helpers.js';
@@ -336,4 +336,63 @@ test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kube
   assert.equal(shell.status, 141, `${shell.stdout}\n${shell.stderr}`);
   assert.equal(shell.stdout, 'ready\n');
   assert.equal(shell.stderr, '');
+});
+
+test('logs reads init containers as kubectl does: -c names one, --all-containers has them first, in the order they ran', async (t) => {
+  const name = uniqueName('logs-init');
+  // Named so that the order they ran in is not the order of their names.
+  await up(t, {
+    name,
+    initContainers: [{ name: 'wait-for-db', image: busybox, command: ['sh', '-c', 'echo waited'] }, { name: 'seed', image: busybox, command: ['sh', '-c', 'echo seeded'] }],
+    containers: [{ name: 'api', image: busybox, command: ['sh', '-c', 'echo api up; exec sleep 3600'] }],
+  });
+  const init = await runpod(['logs', name, '-c', 'wait-for-db']);
+  assert.equal(init.code, 0, show(init));
+  assert.equal(init.stdout, 'waited\n');
+  // Without -c: the pod's only app container, as before.
+  const app = await runpod(['logs', name]);
+  assert.equal(app.stdout, 'api up\n', show(app));
+  const all = await runpod(['logs', name, '--all-containers', '--prefix']);
+  assert.equal(all.code, 0, show(all));
+  assert.equal(all.stdout, `[pod/${name}/wait-for-db] waited\n[pod/${name}/seed] seeded\n[pod/${name}/api] api up\n`);
+  const bad = await runpod(['logs', name, '-c', 'nope']);
+  assert.equal(bad.code, 1, show(bad));
+  assert.match(bad.stderr, /container nope not found in pod default\/\S+; its containers: api; its init containers: wait-for-db, seed/, show(bad));
+  const none = await runpod(['logs']);
+  assert.equal(none.code, 2, show(none));
+  assert.match(none.stderr, /^runpod: logs of which pod\? give one \(name, namespace\/name, or kind\/name such as job\/migrate\), or -l <selector>/, show(none));
+});
+
+test("logs job/X reads the Job's newest attempt and says which pod; --exit-code-from a Job's container needs no --wait completed", async (t) => {
+  const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: marks}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n---\n';
+  const job = (name: string, backoffLimit: number, script: string): string => `apiVersion: batch/v1
+kind: Job
+metadata: {name: ${name}}
+spec:
+  backoffLimit: ${backoffLimit}
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: main
+        image: ${busybox}
+        command: [sh, -c, '${script}']
+        volumeMounts: [{name: marks, mountPath: /marks}]
+      volumes: [{name: marks, persistentVolumeClaim: {claimName: marks}}]
+`;
+  // The attempts count themselves in the claim they share: the first fails with 3, the second succeeds.
+  const w = keyedWorkspace(t, 'logs-job', {
+    'flaky.yaml': claim + job('flaky', 1, 'n=$(ls /marks | wc -l); touch /marks/$n; echo "attempt $n"; [ $n -ge 1 ] || exit 3'),
+    'doomed.yaml': claim + job('doomed', 0, 'echo doomed; exit 4'),
+  });
+  const flaky = await w.run('--exit-code-from', 'main', w.file('flaky.yaml'));
+  assert.equal(flaky.code, 0, `the newest attempt's code, not the first one's 3\n${show(flaky)}`);
+  const logs = await w.run('logs', 'job/flaky');
+  assert.equal(logs.code, 0, show(logs));
+  assert.equal(logs.stdout, 'attempt 1\n');
+  assert.match(logs.stderr, /^Found 2 pods, using pod\/flaky-\S+ \(the newest attempt\)\n$/, show(logs));
+  const doomed = await w.run('--exit-code-from', 'main', w.file('doomed.yaml'));
+  assert.equal(doomed.code, 4, show(doomed));
+  assert.match(doomed.stderr, /container main of pod default\/doomed-\S+ exited with code 4 \(--exit-code-from\)/, show(doomed));
 });

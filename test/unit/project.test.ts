@@ -4,7 +4,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execCommandWords } from '../../src/cli/cli.js';
 import { projectOf } from '../../src/cli/operate.js';
-import { resolveExitCodeFrom, withContainerCode } from '../../src/commands/exitCodeFrom.js';
+import { checkExitCodeFromWait, resolveExitCodeFrom, withContainerCode } from '../../src/commands/exitCodeFrom.js';
 import { projectEngine } from '../../src/engine/project.js';
 import { ForwardedExitError, InterruptedError, PodFailedError, UsageError } from '../../src/errors.js';
 import type { LoadedPod } from '../../src/manifest/types.js';
@@ -143,6 +143,19 @@ describe('--exit-code-from', () => {
     assert.throws(() => resolveExitCodeFrom('main', pods), /2 pods have a container main \(default\/web, default\/api\); name one as pod\/main/);
     assert.throws(() => resolveExitCodeFrom('nope', pods), /no such container in the input; its containers: web\/main, web\/tests, api\/migrate, api\/main/);
     assert.throws(() => resolveExitCodeFrom('a/b/c/d', pods), UsageError);
+  });
+  it("a Job's container is the Job's, whichever pod runs it; it needs no --wait completed, a bare pod's does", () => {
+    const job = [
+      { ...loaded('pi-abcde', { containers: [{ name: 'main', image }] }), owner: 'job/pi' },
+      { ...loaded('pi-fghjk', { containers: [{ name: 'main', image }] }), owner: 'job/pi' },
+    ];
+    const fromJob = resolveExitCodeFrom('main', job);
+    assert.deepEqual(fromJob, { namespace: 'default', pod: 'pi-abcde', container: 'main', job: 'job/pi' });
+    assert.doesNotThrow(() => checkExitCodeFromWait('main', fromJob, 'running', false));
+    const bare = resolveExitCodeFrom('tests', pods);
+    assert.throws(() => checkExitCodeFromWait('tests', bare, 'running', false), /--exit-code-from tests needs --wait completed, or a command after --/);
+    assert.doesNotThrow(() => checkExitCodeFromWait('tests', bare, 'completed', false));
+    assert.doesNotThrow(() => checkExitCodeFromWait('tests', bare, 'ready', true));
   });
   const from = { namespace: 'default', pod: 'web', container: 'tests' };
   it("a non-zero code replaces a success, a pod's failure and a scoped command's code", () => {
