@@ -95,9 +95,15 @@ const seccompRootOption = { type: 'string', describe: 'directory of Localhost se
 const seccompRootOf = (v: unknown): { seccompProfileRoot?: string } => (typeof v === 'string' ? { seccompProfileRoot: v } : {});
 
 /** --skip-kind, for run and validate: documents of that kind are skipped with a warning instead of refused. */
-// Not an array option: yargs would take the manifests after it as more kinds. Repeated, yargs gives an array.
-const skipKindOption = { type: 'string', describe: 'skip documents of this kind (e.g. NetworkPolicy) with a warning; may repeat' } as const;
-const skipKindsOf = (v: unknown): { skipKinds?: string[] } => (v === undefined ? {} : { skipKinds: listOf(v) });
+// Not an array option: yargs would take the manifests after it as more kinds. Repeated, yargs gives an array; each
+// may be a comma list, as kubectl's list flags are (--skip-kind NetworkPolicy,Ingress).
+const skipKindOption = { type: 'string', describe: 'skip documents of these kinds (e.g. NetworkPolicy,Ingress) with a warning; may repeat' } as const;
+const skipKindsOf = (v: unknown): { skipKinds?: string[] } => {
+  if (v === undefined) return {};
+  const kinds = listOf(v).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  if (kinds.length === 0) throw new UsageError('--skip-kind: give a kind, or a comma list of kinds (--skip-kind NetworkPolicy,Ingress)');
+  return { skipKinds: kinds };
+};
 
 /** What a command that reads manifests cannot do without. */
 function needManifests(list: string[]): string[] {

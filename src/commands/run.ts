@@ -9,6 +9,7 @@ import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import type { EngineFacts } from '../engine/facts.js';
 import { loadManifests } from '../manifest/load.js';
+import { unmatchedSkipKinds } from '../manifest/validate.js';
 import { sortByFileAndLine } from '../manifest/parse.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
 import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
@@ -28,7 +29,7 @@ import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
 import { groupPod, observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
-import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
+import { failureDetail, failureHeadline, type OutputFormat, workloadName, writeResult } from '../report/output.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
 import { type PodResult, type PrunedPod, type RunResult, type ServiceResult, type WorkloadResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
@@ -93,7 +94,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
     const { pods, warnings, skipped, workloads, claims, services } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
-    for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
+    for (const w of warnings) reporter.note(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
+    for (const n of unmatchedSkipKinds(o.skipKinds ?? [], skipped)) reporter.note(n);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
     if (exitFrom) checkExitCodeFromWait(o.exitCodeFrom!, exitFrom, o.wait, o.scoped !== undefined);
@@ -162,7 +164,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const refused = admission ? admitPods(plans, await step(admission)) : new Map<string, string>();
     // --replace takes each pod down once: a rollout brings a pod up more than once (minReadySeconds checks again).
     const replaced = new Set<string>();
+    // Each pod's line when its loop ends, not with the others at the end: a pod ready at 4 s says so at 4 s, and is
+    // awaited no more (the heartbeat names only what still is). The run's account repeats none of them.
     const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
+      const outcome = await runOneWait(plan, mode, stepDeadline, restartsBounded);
+      reporter.podFinished(podResult(outcome, new Map(), new Map()));
+      return outcome;
+    };
+    const runOneWait = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
       reporter.podStarted(plan.key);
       const refusal = refused.get(plan.key);
       if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
@@ -245,13 +254,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
     for (const r of results) reporter.podFinished(r);
     for (const v of serviceResults) reporter.info(serviceLine(v));
+    // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
+    const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     for (const r of rollouts) {
       // A suspended Job ran nothing: a success of the run, said as a warning so it is not taken for a completion.
       if (r.status === 'succeeded' && !r.suspended) reporter.info(r.reason);
-      else reporter.warn(r.reason);
+      // A failed workload is the headline of the run's failure (runError): said there, once.
+      else if (!(r.status === 'failed' && exitCode === ExitCode.podFailed)) reporter.warn(r.reason);
     }
-    // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
-    const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
     if (pruned !== undefined && pruned.length > 0) {
       // Pruned pods are no endpoints any more.
@@ -450,7 +460,7 @@ function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, repo
   const files = pods.map((p) => p.source.file);
   const problems = sortByFileAndLine(once(checked.flatMap((c) => c.problems)), files);
   if (problems.length > 0) throw new ManifestError(problems);
-  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
+  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
@@ -460,12 +470,13 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   const bad = results.filter((r) => r.status !== 'succeeded' && !(r.owner !== undefined && fine.has(`${r.namespace}/${r.owner}`)));
   // A rollout can fail with no pod of its own failing (its progress deadline passed): then it is named itself.
   const rolloutOnly = rollouts.filter((r) => r.status !== 'succeeded' && !bad.some((b) => b.namespace === r.plan.namespace && r.outcomes.has(b.name)));
-  const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => `${r.plan.namespace}/${r.plan.ref}`)].join(', ');
+  const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => workloadName(r.plan))].join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = o.manifests.map((m) => (/[\s'"$`\\]/.test(m) ? `'${m.replace(/'/g, `'\\''`)}'` : m)).join(' ');
   // Pods admission refused have nothing on the engine to inspect or take down.
-  if (outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) detail.push(`nothing was created for ${names}`);
+  // (A re-run that finds a failed Job runs no pod: what the earlier run made is still there.)
+  if (outcomes.length > 0 && outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) detail.push(`nothing was created for ${names}`);
   else if (!leftInPlace) detail.push('the pods were taken down (--keep leaves them for inspection)');
   else if (!o.manifests.includes('-')) {
     const key = project !== undefined ? ` --project ${project}` : '';
@@ -477,8 +488,10 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   else if (exitCode === ExitCode.engine && lost) err = lost;
   else if (exitCode === ExitCode.timeout) err = new DeadlineError(`--timeout passed before ${names} ${bad.length === 1 ? 'was' : 'were'} ${o.wait}`);
   else {
-    const what = bad.length + rolloutOnly.length > 1 ? 'pods ' : bad.length === 1 ? 'pod ' : '';
-    err = new PodFailedError(`${what}${names} failed: ${[...bad.map((r) => r.reason), ...rolloutOnly.map((r) => r.reason)].join('; ')}`);
+    // A failed workload speaks for the pods that failed on its way; the others (bare pods) for themselves.
+    const failedWorkloads = rollouts.filter((r) => r.status !== 'succeeded');
+    const ofFailed = (r: PodResult): boolean => r.owner !== undefined && failedWorkloads.some((w) => w.plan.namespace === r.namespace && w.plan.ref === r.owner);
+    err = new PodFailedError(failureHeadline(bad.filter((r) => !ofFailed(r)), failedWorkloads.map((r) => ({ namespace: r.plan.namespace, ref: r.plan.ref, reason: r.reason }))));
   }
   return err.withDetail(detail);
 }
@@ -491,7 +504,7 @@ async function dryRun(pods: LoadedPod[], skipped: SkippedObject[], claims: Claim
   // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
   const facts = info ? await engine.facts() : undefined;
   if (facts) checkEngineSupport(pods, facts, reporter);
-  else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
+  else for (const n of pods.flatMap(engineDependentFields)) reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
   // A dry run makes no Service container, so the pods' Service variables have no address to show.
   const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, { services, hosts: new Map() })));
   // --dry-run --prune: what a run would take down, as the engine is now.

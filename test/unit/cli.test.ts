@@ -153,3 +153,33 @@ describe('--help says what a first-time user needs, and only the options a comma
     }
   });
 });
+
+describe('--skip-kind takes comma lists, as kubectl list flags do, and says which kind matched nothing', () => {
+  it('validate - --skip-kind NetworkPolicy,Ingress,Foo: two skipped, a warning for Foo; -q leaves the notes out', async () => {
+    const input = [
+      'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec: {podSelector: {}}',
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {defaultBackend: {service: {name: web, port: {number: 80}}}}',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: main, image: busybox:1}]',
+    ].join('\n---\n');
+    const run = async (...extra: string[]): Promise<{ code: number; out: string; err: string }> => {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = '';
+      let err = '';
+      stdout.on('data', (d: Buffer) => (out += d.toString()));
+      stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const stdin = new PassThrough();
+      stdin.end(input);
+      const code = await runCli(['validate', '-', '--skip-kind', 'NetworkPolicy,Ingress', '--skip-kind', 'Foo', ...extra], { stdout, stderr, stdin, env: {}, signal: new AbortController().signal, interruptedBy: () => undefined, now: () => 0 });
+      return { code, out, err };
+    };
+    const r = await run();
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /NetworkPolicy deny would be skipped/);
+    assert.match(r.out, /Ingress web would be skipped/);
+    assert.match(r.err, /^warning: --skip-kind Foo: no document of the input is of kind Foo, so nothing was skipped for it$/m);
+    const quiet = await run('-q');
+    assert.equal(quiet.code, 0, quiet.err);
+    assert.equal(quiet.err, '', 'notes about the input are left out under -q');
+  });
+});
