@@ -132,9 +132,13 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const plan = { facts, seccompProfiles: seccomp.profiles };
 
     // 3. The infra image: runpod's own, imported once per engine, or the one the user named.
-    const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), (image, p) =>
-      reporter.pullProgress(image, p.status),
-    );
+    const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), {
+      onProgress: (image, p) => reporter.pullProgress(image, p.status),
+      // --pull always asks for the pull itself: no image but the registry's will do then.
+      ...(o.pull !== 'always'
+        ? { onOfflineFallback: (image: string, why: string) => reporter.warn(`image ${image}: the registry is out of reach (${why.replace(/^cannot pull image \S+: /, '')}); running the image the engine has, without the pull imagePullPolicy Always asks for (--pull always would fail instead)`) }
+        : {}),
+    });
     // Admission needs the engine's capacity and what runs there: asked now, beside the infra image, when any pod
     // requests resources (a rejection is awaited in step 4, so it is held here).
     // What every key's pods request counts: they share the host.
