@@ -41,6 +41,7 @@ import { projectEngine } from '../engine/project.js';
 import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
+import { sourcesRunningElsewhere } from './otherKeys.js';
 import { removeEverythingUnderKey, removePod } from './down.js';
 import { rollOut } from './workloadRun.js';
 import type { WorkloadOutcome } from '../workloads/runWorkload.js';
@@ -145,6 +146,12 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await step(ensureInfraImage(engine, info.arch)));
+    // The same manifests already running under another key: this run makes a second copy, which a user who meant
+    // the first should know (a scoped run's own key is new each time on purpose: nothing to say then).
+    if (!(o.scoped && o.project === undefined)) {
+      const sources = new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : [])));
+      for (const w of await step(sourcesRunningElsewhere(host, sources, project))) reporter.warn(w);
+    }
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
     const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
     // A scoped run under a key of its own that fails from here on by an error (not a pod's failure, which runScoped
