@@ -396,3 +396,22 @@ spec:
   assert.equal(doomed.code, 4, show(doomed));
   assert.match(doomed.stderr, /container main of pod default\/doomed-\S+ exited with code 4 \(--exit-code-from\)/, show(doomed));
 });
+
+test("gc --project looks at that key's leftovers only (a dry run on the shared engine: nothing is removed)", async (t) => {
+  const done = 'apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 0\n  containers: [{name: main, image: ' + busybox + ', command: [sh, -c, "exit 0"]}]\n';
+  const a = keyedWorkspace(t, 'gc-key', { 'pod.yaml': done });
+  const b = keyedWorkspace(t, 'gc-key', { 'pod.yaml': done });
+  for (const w of [a, b]) {
+    const r = await w.run('--wait', 'completed', w.file('pod.yaml'));
+    assert.equal(r.code, 0, show(r));
+  }
+  const policy = ['--dry-run', '--min-age', '0s', '--max-per-container', '0'];
+  const keyed = await a.run('gc', ...policy);
+  assert.equal(keyed.code, 0, show(keyed));
+  assert.match(keyed.stdout, new RegExp(`would remove container k8s_main_once_default\\.${a.key}_`), show(keyed));
+  assert.doesNotMatch(keyed.stdout, new RegExp(b.key), show(keyed));
+  // Without a key, gc is the host's: both.
+  const all = await runpod(['gc', ...policy], { env: { RUNPOD_PROJECT: undefined } });
+  assert.equal(all.code, 0, show(all));
+  for (const w of [a, b]) assert.match(all.stdout, new RegExp(`would remove container k8s_main_once_default\\.${w.key}_`), show(all));
+});
