@@ -89,3 +89,23 @@ describe("a failed run's headline", () => {
     );
   });
 });
+
+describe('the terminal spinner', () => {
+  it('keeps to one line of the terminal, however long what a pod waits for and however many pods', async (t) => {
+    let text = '';
+    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 60, cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
+    stream.on('data', (d: Buffer) => (text += d.toString()));
+    const reporter = await createReporter({ stream, env: { NO_COLOR: '1' }, quiet: false, verbose: false, now: () => new Date() });
+    t.after(() => reporter.close());
+    for (const name of ['default/db-0', 'default/api-7c9d8f6b5d-x2x4p', 'default/worker']) reporter.podStarted(name);
+    reporter.podCheck('default/db-0', waiting(`not ready: readiness probe (http :80/) failed: HTTP probe failed with statuscode: 500: ${'<p>busy</p> '.repeat(20)}`));
+    // ora draws the text it was given at its next frame.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    reporter.close();
+    // eslint-disable-next-line no-control-regex
+    const frames = text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '\n').split('\n').filter((l) => l.trim() !== '');
+    assert.ok(frames.some((f) => f.includes('default/db-0 waiting for main: not ready')), text);
+    for (const f of frames) assert.ok(f.length <= 60, `a spinner frame wider than the terminal: ${JSON.stringify(f)}`);
+    assert.ok(frames.some((f) => f.endsWith('(+2 more)')), text);
+  });
+});
