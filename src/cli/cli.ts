@@ -35,7 +35,7 @@ const commonOptions = {
   namespace: { alias: 'n', type: 'string', default: 'default', describe: 'namespace for pods whose manifest names none' },
   host: hostOption,
   project: projectOption,
-  quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print only failures and the result' },
+  quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print only failures, warnings and the result (no progress, no notes about the input)' },
   verbose: { alias: 'v', type: 'boolean', default: false, describe: 'print every action and check' },
 } as const;
 
