@@ -9,6 +9,11 @@ export const ExitCode = {
   timeout: 124,
   sigint: 130,
   sigterm: 143,
+  /**
+   * stdout's reader went away (`runpod status | head -1`): 128 + SIGPIPE, what a shell reports for kubectl, docker
+   * and coreutils, which SIGPIPE ends there. Node ignores SIGPIPE, so runpod exits with the same code, quietly.
+   */
+  brokenPipe: 141,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 

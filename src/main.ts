@@ -1,10 +1,27 @@
 // Entry: run the CLI and turn an error into its exit code. The only place that sets the process exit code
 // or listens for signals.
 import type { CommandContext } from './commands/context.js';
-import { RunpodError } from './errors.js';
+import { ExitCode, RunpodError } from './errors.js';
 import { version } from './version.js';
 
 export async function main(argv: string[]): Promise<number> {
+  const controller = new AbortController();
+  // A reader that went away (`runpod status | head -1`, `logs -f pod | grep -m1 ready`) ends runpod quietly, as
+  // SIGPIPE ends kubectl, docker and coreutils: no stack, exit 141. A command that follows or watches stops (the
+  // abort); one that changes the engine (down, gc, a run) finishes what it does, its lines dropped. A closed stderr
+  // only loses runpod's own account: the work goes on and the exit code still says how it ended.
+  let stdoutClosed = false;
+  const onStdoutError = (err: NodeJS.ErrnoException): void => {
+    if (err.code !== 'EPIPE') throw err;
+    if (stdoutClosed) return;
+    stdoutClosed = true;
+    controller.abort();
+  };
+  const onStderrError = (err: NodeJS.ErrnoException): void => {
+    if (err.code !== 'EPIPE') throw err;
+  };
+  process.stdout.on('error', onStdoutError);
+  process.stderr.on('error', onStderrError);
   // `runpod --version` alone is answered as yargs answers it (the version and a newline on stdout, exit 0), without
   // loading yargs and building its command tree: that was most of the command's time beyond node's own start.
   if (argv.length === 1 && argv[0] === '--version') {
@@ -13,7 +30,6 @@ export async function main(argv: string[]): Promise<number> {
   }
   // Loaded here, not imported at the top: the bundle's first module stays small for the answer above.
   const { runCli } = await import('./cli/cli.js');
-  const controller = new AbortController();
   let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
   const forwards = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
@@ -39,6 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     env: process.env,
     signal: controller.signal,
     interruptedBy: () => interruptedBy,
+    stdoutClosed: () => stdoutClosed,
     onSignal: (listener) => {
       forwards.add(listener);
       return () => forwards.delete(listener);
@@ -47,7 +64,12 @@ export async function main(argv: string[]): Promise<number> {
     self: { execPath: process.execPath, ...(process.argv[1] !== undefined ? { script: process.argv[1] } : {}), cwd: process.cwd() },
   };
   try {
-    return await runCli(argv, ctx);
+    const code = await runCli(argv, ctx);
+    // Done, but what it said was not all read: the pipeline's code for a reader that left early (a write's
+    // failure is told after it returns, so once what was written is out).
+    await flushed(process.stdout);
+    const closed = stdoutClosed || (process.stdout.errored as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+    return code === ExitCode.ok && closed ? ExitCode.brokenPipe : code;
   } catch (err) {
     if (err instanceof RunpodError) {
       process.stderr.write(`runpod: ${err.message}\n`);
@@ -71,6 +93,11 @@ export async function main(argv: string[]): Promise<number> {
 export async function mainAndExit(argv: string[]): Promise<never> {
   const code = await main(argv);
   // What was written must be out before the exit: a pipe that was full holds the rest in Node's queue.
-  await Promise.all([process.stdout, process.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))));
+  await Promise.all([process.stdout, process.stderr].map(flushed));
   process.exit(code);
+}
+
+/** Once what was written to the stream is out (or has failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => stream.write('', () => resolve()));
 }

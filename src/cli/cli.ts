@@ -35,7 +35,7 @@ const commonOptions = {
   namespace: { alias: 'n', type: 'string', default: 'default', describe: 'namespace for pods whose manifest names none' },
   host: hostOption,
   project: projectOption,
-  quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print only failures and the result' },
+  quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print only failures, warnings and the result (no progress, no notes about the input)' },
   verbose: { alias: 'v', type: 'boolean', default: false, describe: 'print every action and check' },
 } as const;
 
@@ -65,7 +65,8 @@ const runOptions = (y: Argv) =>
     .option('skip-kind', skipKindOption)
     .option('from-cronjob', { type: 'string', describe: "run this CronJob's job template once, as the Job <name>-manual (may repeat)" })
     .option('seccomp-profile-root', seccompRootOption)
-    .option('exit-code-from', { type: 'string', describe: "with --wait completed or -- <command>: exit with this container's exit code ([pod/]container)" });
+    .option('exit-code-from', { type: 'string', describe: "a Job's container, or with --wait completed or -- <command> any: exit with its exit code ([pod/]container)" })
+    .epilogue(runEpilogue);
 
 /** The manifests given as arguments and with -f, in that order. */
 const manifestsOf = (a: { manifests?: unknown; filename?: unknown }): string[] => [...fromToken(a.manifests ?? []), ...fromToken(listOf(a.filename))];
@@ -97,9 +98,15 @@ const seccompRootOption = { type: 'string', describe: 'directory of Localhost se
 const seccompRootOf = (v: unknown): { seccompProfileRoot?: string } => (typeof v === 'string' ? { seccompProfileRoot: v } : {});
 
 /** --skip-kind, for run and validate: documents of that kind are skipped with a warning instead of refused. */
-// Not an array option: yargs would take the manifests after it as more kinds. Repeated, yargs gives an array.
-const skipKindOption = { type: 'string', describe: 'skip documents of this kind (e.g. NetworkPolicy) with a warning; may repeat' } as const;
-const skipKindsOf = (v: unknown): { skipKinds?: string[] } => (v === undefined ? {} : { skipKinds: listOf(v) });
+// Not an array option: yargs would take the manifests after it as more kinds. Repeated, yargs gives an array; each
+// may be a comma list, as kubectl's list flags are (--skip-kind NetworkPolicy,Ingress).
+const skipKindOption = { type: 'string', describe: 'skip documents of these kinds (e.g. NetworkPolicy,Ingress) with a warning; may repeat' } as const;
+const skipKindsOf = (v: unknown): { skipKinds?: string[] } => {
+  if (v === undefined) return {};
+  const kinds = listOf(v).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  if (kinds.length === 0) throw new UsageError('--skip-kind: give a kind, or a comma list of kinds (--skip-kind NetworkPolicy,Ingress)');
+  return { skipKinds: kinds };
+};
 
 /** What a command that reads manifests cannot do without. */
 function needManifests(list: string[]): string[] {
@@ -107,6 +114,28 @@ function needManifests(list: string[]): string[] {
   return list;
 }
 
+
+/**
+ * What `runpod --help` and `runpod run --help` say after the options (the run is the default command, whose
+ * options the first shows): the form of a run with a command, and the exit codes (README's table).
+ */
+const runEpilogue = [
+  'With a command: runpod [run] <manifest...> [flags] -- <command> [args...]',
+  '  brings the pods up (isolated under a key of their own, waiting for ready), runs the command on the host with',
+  '  RUNPOD_* variables for the pods and Services, takes the pods down (--keep leaves them), exits with its code.',
+  '',
+  'Exit codes:',
+  '  0        every pod reached the wait condition (each workload by its kind: a Job completed)',
+  '  1        a pod or workload failed; a named pod does not exist',
+  '  2        usage or manifest error; nothing on the engine was touched',
+  '  3        the engine is unreachable or failed a request',
+  '  124      --timeout passed first',
+  '  130/143  interrupted by SIGINT/SIGTERM',
+  '  141      stdout\'s reader went away (runpod status | head -1), as SIGPIPE ends kubectl',
+  '  other    with -- <command>: the command\'s own code; exec: the command\'s, or 125 when runpod failed first',
+  '',
+  'README.md has every flag, the supported fields and examples.',
+].join('\n');
 
 /** Every command's name (and alias), for the options given before it. */
 const commandNames = new Set(['run', 'down', 'validate', 'systemd', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
@@ -203,10 +232,8 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const manifests = needManifests(manifestsOf(a));
         // A command run against the pods should find them ready, not merely started (a database still starting).
         const wait = (a.wait ?? (scoped ? 'ready' : 'running')) as WaitMode;
+        // Whether --wait allows it depends on whose container it is (a Job's is always awaited): checked once loaded.
         const exitCodeFrom = a['exit-code-from'];
-        if (exitCodeFrom !== undefined && !scoped && wait !== 'completed') {
-          throw new UsageError(`--exit-code-from ${exitCodeFrom} needs --wait completed, or a command after --: only then does the container end before runpod does`);
-        }
         const { runCommand } = await import('../commands/run.js');
         exitCode = await runCommand(
           {
@@ -277,6 +304,10 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       'check manifests offline; no engine needed',
       (y) =>
         common(y)
+          // Accepted, as options every command has may come before its name, but unused: validate asks no engine.
+          .hide('host')
+          .hide('project')
+          .hide('verbose')
           .positional('manifests', { type: 'string', array: true })
           .option('filename', filenameOption)
           .option('skip-kind', skipKindOption)
@@ -295,6 +326,11 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
       'print a systemd unit that brings the pods up at every boot and engine start (--install writes it)',
       (y) =>
         common(y)
+          // Written into the unit's command lines, not used to reach an engine now.
+          .option('host', { ...hostOption, describe: "the engine the unit's commands use (as Environment=DOCKER_HOST)" })
+          .option('project', { ...projectOption, describe: "the isolation key the unit's commands run under (default: $RUNPOD_PROJECT; none)" })
+          .option('quiet', { ...commonOptions.quiet, describe: 'no notes about the input; with --install, print nothing' })
+          .hide('verbose')
           .positional('manifests', { type: 'string', array: true, describe: 'files or directories (made absolute in the unit)' })
           .option('filename', filenameOption)
           .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, default: 'running' as const, describe: 'what the unit\'s run waits for' })
@@ -328,6 +364,12 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
     .command(operateCommands(ctx, (code) => (exitCode = code), words))
     // Hidden: the completion scripts of `runpod completion bash|zsh` call runpod --get-yargs-completions.
     .completion('__complete', false, await completionFor(argv.includes('--get-yargs-completions') ? argv.slice(argv.indexOf('--get-yargs-completions') + 1) : undefined, ctx.env))
+    .example([
+      ['$0 k8s/', 'bring up a folder and wait until every container runs'],
+      ['$0 --wait completed job.yaml', 'a one-shot job: exit 0 when it exited 0'],
+      ['$0 --publish-all --timeout 2m services/ -- npm test', 'services up (ready), the tests on the host, all down: the tests\' exit code'],
+      ['$0 down k8s/', 'take down what the folder made'],
+    ])
     .demandCommand(1, 'give a manifest: runpod <manifest...>')
     .strict()
     .version(version)

@@ -186,6 +186,11 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
       builder: (y) =>
         y
           .option('host', hostOption)
+          .option('project', { ...projectOption, describe: `only what was made under this isolation key (default: $${projectEnvVar}; none: every key's)` })
+          // Accepted, as options every command has may come before its name; gc looks at every namespace and says
+          // every removal anyway.
+          .option('namespace', { alias: 'n', type: 'string', hidden: true })
+          .option('verbose', { alias: 'v', type: 'boolean', hidden: true })
           .option('min-age', { type: 'string', default: '1m', describe: 'leave dead containers created less than this ago' })
           .option('max-per-container', { type: 'string', default: '1', describe: 'dead instances kept per container of a pod (-1: no limit)' })
           .option('max-containers', { type: 'string', default: '-1', describe: 'dead containers kept in all (-1: no limit)' })
@@ -204,6 +209,7 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
               ...(a.claims === true ? { claims: true } : {}),
               quiet: Boolean(a.quiet),
               ...host(a),
+              ...projectOf(a.project, ctx.env),
             },
             ctx,
           ),

@@ -21,6 +21,8 @@ export interface GcOptions extends GcPolicy {
   claims?: boolean;
   quiet: boolean;
   host?: string;
+  /** Only what was made under this isolation key; without one, every key's (gc is the host's housekeeping). */
+  project?: string;
 }
 
 function toGcContainer(info: ContainerInspect): GcContainer {
@@ -94,7 +96,8 @@ async function leftHelpers(engine: Engine, now: number, minAgeMs: number): Promi
 }
 
 export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {
-  const engine = await openHostEngine(o.host, ctx.env);
+  const host = await openHostEngine(o.host, ctx.env);
+  const engine = o.project !== undefined ? projectEngine(host, o.project) : host;
   await connectEngine(engine, ctx);
   const now = ctx.now();
   const verb = o.dryRun ? 'would remove' : 'removed';

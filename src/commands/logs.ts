@@ -6,7 +6,7 @@ import { LineSplitter } from '../engine/demux.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../plan/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
-import type { CommandContext } from './context.js';
+import { abortedExitCode, type CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPodArg, findPods, parsePodArg, pickContainer } from './pods.js';
 
@@ -32,14 +32,18 @@ export interface LogsOptions {
 }
 
 export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<number> {
-  if ((o.pod === undefined) === (o.selector === undefined)) throw new UsageError('give a pod, or -l <selector> for the pods whose labels match, not both');
+  if (o.pod === undefined && o.selector === undefined) {
+    throw new UsageError('logs of which pod? give one (name, namespace/name, or kind/name such as job/migrate), or -l <selector> for the pods whose labels match; runpod status lists them');
+  }
+  if (o.pod !== undefined && o.selector !== undefined) throw new UsageError('give a pod or -l <selector>, not both (as kubectl: a name cannot be given with a selector)');
   const ref = o.pod !== undefined ? parsePodArg(o.pod, o.namespace) : undefined;
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
   const pods = ref ? [await findPodArg(engine, ref, (line) => ctx.stderr.write(`${line}\n`))] : await findPods(engine, undefined, o.selector ? { selector: o.selector } : {});
   if (pods.length === 0) throw new NotFoundError(`no pods match -l ${formatSelector(o.selector ?? [])} (runpod status -l shows the same)`);
   const targets = pods.flatMap((pod) => {
-    const containers = o.allContainers ? pod.containers : [ref ? pickContainer(pod, o.container, 'logs') : defaultContainer(pod, o.container, ctx)];
+    // --all-containers: the init containers first, in the order they ran, then the app containers (kubectl's order).
+    const containers = o.allContainers ? [...pod.initContainers, ...pod.containers] : [ref ? pickContainer(pod, o.container, 'logs') : defaultContainer(pod, o.container, ctx)];
     if (containers.length === 0) throw new NotFoundError(`pod ${pod.namespace}/${pod.name} has no containers yet`);
     return containers.map((c) => ({ pod, container: c, instance: o.previous ? previousInstance(pod, c) : c.current }));
   });
@@ -59,7 +63,7 @@ export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<
     });
   if (o.follow) await Promise.all(targets.map(read)); // followed together, as they are written
   else for (const t of targets) await read(t); // one container after the other, each whole
-  if (ctx.signal.aborted) return ctx.interruptedBy() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
+  if (ctx.signal.aborted) return abortedExitCode(ctx);
   return ExitCode.ok;
 }
 

@@ -2,7 +2,7 @@
 // completion): by runpod's labels only, so nothing else on the host is ever seen or touched.
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { Label, managedSelector, podSelector } from '../plan/labels.js';
+import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { type Selector, selectorMatches } from '../plan/selector.js';
 import { parseWorkloadRef } from '../workloads/expand.js';
 import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from '../reconcile/podSummary.js';
@@ -30,9 +30,16 @@ export function parsePodArg(text: string, namespace: string): PodArg {
 
 /**
  * The pod an argument names; for a workload, as kubectl logs/exec pick one, its first pod (by name), said on
- * stderr. A workload with no pods on the engine is exit 1.
+ * stderr. A Job's attempts are not replicas: its running pod, else its newest attempt (the one that decided how it
+ * ended), where kubectl would take the oldest. A workload with no pods on the engine is exit 1.
  */
 export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string) => void): Promise<PodSummary> {
+  if ('owner' in arg && arg.owner.startsWith('job/')) {
+    const attempts = await ownedPodsOf(engine, arg);
+    const chosen = currentAttempt(attempts)!;
+    if (attempts.length > 1) say(`Found ${attempts.length} pods, using pod/${chosen.name} (${chosen.running ? 'running' : 'the newest attempt'})`);
+    return findPod(engine, { namespace: arg.namespace, name: chosen.name });
+  }
   const refs = await podArgRefs(engine, arg);
   if (refs.length > 1) say(`Found ${refs.length} pods, using pod/${refs[0]!.name}`);
   return findPod(engine, refs[0]!);
@@ -41,9 +48,14 @@ export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string
 /** The pods an argument names: the pod, or every pod of the workload on the engine now (none is exit 1). */
 export async function podArgRefs(engine: Engine, arg: PodArg): Promise<PodRef[]> {
   if (!('owner' in arg)) return [arg];
+  return (await ownedPodsOf(engine, arg)).map((p) => ({ namespace: arg.namespace, name: p.name }));
+}
+
+/** A workload's pods on the engine; none is exit 1. */
+async function ownedPodsOf(engine: Engine, arg: { namespace: string; owner: string }): Promise<OwnedPod[]> {
   const owned = await ownedPods(engine, arg.namespace, arg.owner);
   if (owned.length === 0) throw new NotFoundError(`${arg.owner} has no pods in namespace ${arg.namespace} (runpod status lists the pods runpod manages)`);
-  return owned.map((p) => ({ namespace: arg.namespace, name: p.name }));
+  return owned;
 }
 
 /** A `<pod>` argument: name, or namespace/name. */
@@ -100,11 +112,13 @@ export async function findPod(engine: Engine, ref: PodRef): Promise<PodSummary> 
 }
 
 /**
- * The container a command acts on: the one named by -c, or the pod's only container. Several and no -c is a
- * usage error (exit 2) listing the names; a name the pod does not have is exit 1, also listing them.
+ * The container a command acts on: the one named by -c (an app container, or an init container or sidecar, as
+ * kubectl takes them), or the pod's only app container. Several and no -c is a usage error (exit 2) listing the
+ * names; a name the pod does not have is exit 1, also listing them.
  */
 export function pickContainer(pod: PodSummary, name: string | undefined, command: string): ContainerSummary {
   const names = pod.containers.map((c) => c.name).join(', ');
+  const inits = pod.initContainers.map((c) => c.name).join(', ');
   if (name === undefined) {
     if (pod.containers.length === 1) return pod.containers[0]!;
     if (pod.containers.length === 0) throw new NotFoundError(`pod ${pod.namespace}/${pod.name} has no containers yet`);
@@ -112,20 +126,38 @@ export function pickContainer(pod: PodSummary, name: string | undefined, command
       `e.g. runpod ${command} ${pod.namespace}/${pod.name} -c ${pod.containers[0]!.name}`,
     ]);
   }
-  const c = pod.containers.find((x) => x.name === name);
-  if (!c) throw new NotFoundError(`container ${name} not found in pod ${pod.namespace}/${pod.name}; its containers: ${names || 'none'}`);
+  const c = pod.containers.find((x) => x.name === name) ?? pod.initContainers.find((x) => x.name === name);
+  if (!c) throw new NotFoundError(`container ${name} not found in pod ${pod.namespace}/${pod.name}; its containers: ${names || 'none'}${inits ? `; its init containers: ${inits}` : ''}`);
   return c;
 }
 
+/** A workload's pod as its containers' list entries tell: its ordinal, when it was last made, whether it runs. */
+export interface OwnedPod {
+  name: string;
+  ordinal?: number;
+  /** Its newest container's creation (seconds since the epoch). */
+  created: number;
+  /** An app or init container of it is running (its infra container does not count). */
+  running: boolean;
+}
+
+/** A Job's attempt that says how it stands: one that is running, else the newest (undefined: none). */
+export function currentAttempt(attempts: readonly OwnedPod[]): OwnedPod | undefined {
+  return [...attempts].sort((a, b) => Number(b.running) - Number(a.running) || b.created - a.created || a.name.localeCompare(b.name))[0];
+}
+
 /** The workload's pods on the engine: every runpod container carrying its owner label, by pod name. */
-export async function ownedPods(engine: Engine, namespace: string, ref: string): Promise<{ name: string; ordinal?: number }[]> {
+export async function ownedPods(engine: Engine, namespace: string, ref: string): Promise<OwnedPod[]> {
   const containers = await engine.listContainers([managedSelector, `${Label.podNamespace}=${namespace}`, `${Label.owner}=${ref}`]);
-  const byName = new Map<string, number | undefined>();
+  const byName = new Map<string, OwnedPod>();
   for (const c of containers) {
     const name = c.labels[Label.podName];
     if (name === undefined) continue;
     const index = Number(c.labels['apps.kubernetes.io/pod-index']);
-    byName.set(name, Number.isInteger(index) ? index : byName.get(name));
+    const was = byName.get(name);
+    const ordinal = Number.isInteger(index) ? index : was?.ordinal;
+    const running = (was?.running ?? false) || (c.state === 'running' && c.labels[Label.containerName] !== infraContainerName);
+    byName.set(name, { name, ...(ordinal !== undefined ? { ordinal } : {}), created: Math.max(was?.created ?? 0, c.created), running });
   }
-  return [...byName].sort(([a], [b]) => a.localeCompare(b)).map(([name, ordinal]) => ({ name, ...(ordinal !== undefined ? { ordinal } : {}) }));
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -9,6 +9,7 @@ import { pauseImageRef } from '../engine/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, RunpodError, UsageError } from '../errors.js';
 import type { EngineFacts } from '../engine/facts.js';
 import { loadManifests } from '../manifest/load.js';
+import { unmatchedSkipKinds } from '../manifest/validate.js';
 import { sortByFileAndLine } from '../manifest/parse.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
 import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
@@ -28,7 +29,7 @@ import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
 import { groupPod, observePod } from '../reconcile/observe.js';
 import { terminationMessage } from '../reconcile/termination.js';
-import { failureDetail, type OutputFormat, writeResult } from '../report/output.js';
+import { failureDetail, failureHeadline, type OutputFormat, workloadName, writeResult } from '../report/output.js';
 import { shellLine } from '../report/env.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
 import { type PodResult, type PrunedPod, type RunResult, type ServiceResult, type WorkloadResult, podResult } from '../report/result.js';
@@ -41,11 +42,12 @@ import { projectEngine } from '../engine/project.js';
 import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
+import { sourcesRunningElsewhere } from './otherKeys.js';
 import { removeEverythingUnderKey, removePod } from './down.js';
 import { type JobPodPreview, previewJob, rollOut } from './workloadRun.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
 import type { WorkloadOutcome } from '../workloads/runWorkload.js';
-import { resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
+import { checkExitCodeFromWait, resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 
 export interface RunOptions {
   manifests: string[];
@@ -95,9 +97,11 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
     const { pods, warnings, skipped, workloads, claims, services } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
-    for (const w of warnings) reporter.warn(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
+    for (const w of warnings) reporter.note(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
+    for (const n of unmatchedSkipKinds(o.skipKinds ?? [], skipped)) reporter.note(n);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
     const exitFrom = o.exitCodeFrom !== undefined ? resolveExitCodeFrom(o.exitCodeFrom, pods) : undefined;
+    if (exitFrom) checkExitCodeFromWait(o.exitCodeFrom!, exitFrom, o.wait, o.scoped !== undefined);
     // Localhost seccomp profiles are read here, on the client, as the kubelet reads them on its node.
     const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
     if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
@@ -131,15 +135,25 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const plan = { facts, seccompProfiles: seccomp.profiles };
 
     // 3. The infra image: runpod's own, imported once per engine, or the one the user named.
-    const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), (image, p) =>
-      reporter.pullProgress(image, p.status),
-    );
+    const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), {
+      onProgress: (image, p) => reporter.pullProgress(image, p.status),
+      // --pull always asks for the pull itself: no image but the registry's will do then.
+      ...(o.pull !== 'always'
+        ? { onOfflineFallback: (image: string, why: string) => reporter.warn(`image ${image}: the registry is out of reach (${why.replace(/^cannot pull image \S+: /, '')}); running the image the engine has, without the pull imagePullPolicy Always asks for (--pull always would fail instead)`) }
+        : {}),
+    });
     // Admission needs the engine's capacity and what runs there: asked now, beside the infra image, when any pod
     // requests resources (a rejection is awaited in step 4, so it is held here).
     // What every key's pods request counts: they share the host.
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await step(ensureInfraImage(engine, info.arch)));
+    // The same manifests already running under another key: this run makes a second copy, which a user who meant
+    // the first should know (a scoped run's own key is new each time on purpose: nothing to say then).
+    if (!(o.scoped && o.project === undefined)) {
+      const sources = new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : [])));
+      for (const w of await step(sourcesRunningElsewhere(host, sources, project))) reporter.warn(w);
+    }
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
     const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
     // A scoped run under a key of its own that fails from here on by an error (not a pod's failure, which runScoped
@@ -163,7 +177,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const refused = admission ? admitPods(plans, await step(admission)) : new Map<string, string>();
     // --replace takes each pod down once: a rollout brings a pod up more than once (minReadySeconds checks again).
     const replaced = new Set<string>();
+    // Each pod's line when its loop ends, not with the others at the end: a pod ready at 4 s says so at 4 s, and is
+    // awaited no more (the heartbeat names only what still is). The run's account repeats none of them.
     const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
+      const outcome = await runOneWait(plan, mode, stepDeadline, restartsBounded);
+      reporter.podFinished(podResult(outcome, new Map(), new Map()));
+      return outcome;
+    };
+    const runOneWait = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
       reporter.podStarted(plan.key);
       const refusal = refused.get(plan.key);
       if (refusal !== undefined) return refusedOutcome(plan, refusal, ctx.now());
@@ -247,13 +268,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     );
     for (const r of results) reporter.podFinished(r);
     for (const v of serviceResults) reporter.info(serviceLine(v));
+    // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
+    const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     for (const r of rollouts) {
       // A suspended Job ran nothing: a success of the run, said as a warning so it is not taken for a completion.
       if (r.status === 'succeeded' && !r.suspended) reporter.info(r.reason);
-      else reporter.warn(r.reason);
+      // A failed workload is the headline of the run's failure (runError): said there, once.
+      else if (!(r.status === 'failed' && exitCode === ExitCode.podFailed)) reporter.warn(r.reason);
     }
-    // A workload's own status stands for its pods: a Job that succeeded after a failed attempt has succeeded.
-    const exitCode = runExitCode([...bare.map((x) => x.status), ...rollouts.map((r) => r.status)], ctx.interruptedBy());
     const pruned = o.prune ? await pruneAfterRun(engine, plans, o.prune, exitCode, reporter) : undefined;
     if (pruned !== undefined && pruned.length > 0) {
       // Pruned pods are no endpoints any more.
@@ -452,7 +474,7 @@ function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFacts, repo
   const files = pods.map((p) => p.source.file);
   const problems = sortByFileAndLine(once(checked.flatMap((c) => c.problems)), files);
   if (problems.length > 0) throw new ManifestError(problems);
-  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
+  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
 /** The one line that says what failed, then the detail and how to clean up. */
@@ -462,7 +484,7 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   const bad = results.filter((r) => r.status !== 'succeeded' && !(r.owner !== undefined && fine.has(`${r.namespace}/${r.owner}`)));
   // A rollout can fail with no pod of its own failing (its progress deadline passed): then it is named itself.
   const rolloutOnly = rollouts.filter((r) => r.status !== 'succeeded' && !bad.some((b) => b.namespace === r.plan.namespace && r.outcomes.has(b.name)));
-  const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => `${r.plan.namespace}/${r.plan.ref}`)].join(', ');
+  const names = [...bad.map((r) => `${r.namespace}/${r.name}`), ...rolloutOnly.map((r) => workloadName(r.plan))].join(', ');
   // The error's own line names a single failing pod; with several, each gets a headline of its own.
   const detail = bad.flatMap((r) => failureDetail(r, bad.length > 1));
   const manifests = shellLine(o.manifests);
@@ -475,7 +497,7 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   }
   if (before.length > 0 && before.length === rolloutOnly.length && bad.length === 0) {
     // Nothing was made now: the lines above say what is there and what to run.
-  } else if (outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) {
+  } else if (outcomes.length > 0 && outcomes.every((x) => x.status === 'succeeded' || x.admission !== undefined)) {
     // Pods admission refused have nothing on the engine to inspect or take down.
     detail.push(`nothing was created for ${names}`);
   } else if (!leftInPlace) {
@@ -489,8 +511,10 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
   else if (exitCode === ExitCode.engine && lost) err = lost;
   else if (exitCode === ExitCode.timeout) err = new DeadlineError(`--timeout passed before ${names} ${bad.length === 1 ? 'was' : 'were'} ${o.wait}`);
   else {
-    const what = bad.length + rolloutOnly.length > 1 ? 'pods ' : bad.length === 1 ? 'pod ' : '';
-    err = new PodFailedError(`${what}${names} failed: ${[...bad.map((r) => r.reason), ...rolloutOnly.map((r) => r.reason)].join('; ')}`);
+    // A failed workload speaks for the pods that failed on its way; the others (bare pods) for themselves.
+    const failedWorkloads = rollouts.filter((r) => r.status !== 'succeeded');
+    const ofFailed = (r: PodResult): boolean => r.owner !== undefined && failedWorkloads.some((w) => w.plan.namespace === r.namespace && w.plan.ref === r.owner);
+    err = new PodFailedError(failureHeadline(bad.filter((r) => !ofFailed(r)), failedWorkloads.map((r) => ({ namespace: r.plan.namespace, ref: r.plan.ref, reason: r.reason }))));
   }
   return err.withDetail(detail);
 }
@@ -508,7 +532,7 @@ async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 's
   // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
   const facts = info ? await engine.facts() : undefined;
   if (facts) checkEngineSupport(pods, facts, reporter);
-  else for (const n of pods.flatMap(engineDependentFields)) reporter.warn(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
+  else for (const n of pods.flatMap(engineDependentFields)) reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
   // The Services' addresses as a run would plan with them (those there now; one a run makes has none yet). Without
   // an engine there is none to show, and the pods' Service variables are left out.
   const serviceImage = info ? pauseImageRef(info.arch) : infraImage;

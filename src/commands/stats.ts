@@ -5,7 +5,7 @@ import { ExitCode, NotFoundError } from '../errors.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
 import { formatBytes, renderTable } from '../report/tables.js';
 import { Waker } from '../wait/waker.js';
-import type { CommandContext } from './context.js';
+import { abortedExitCode, type CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods, parsePodArg, podArgRefs, type PodRef } from './pods.js';
 
@@ -144,6 +144,6 @@ export async function statsCommand(o: StatsOptions, ctx: CommandContext): Promis
     // The engine's one-shot sample already spans a collection cycle (about a second), so no extra sleep.
     pods = await podsToSample(engine, refs);
   }
-  if (ctx.signal.aborted) return ctx.interruptedBy() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
+  if (ctx.signal.aborted) return abortedExitCode(ctx);
   return ExitCode.ok;
 }

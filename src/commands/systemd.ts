@@ -6,6 +6,7 @@ import { access, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ExitCode, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
+import { unmatchedSkipKinds } from '../manifest/validate.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import type { CommandContext } from './context.js';
 import { executableProblem, unitCommands, unitName, unitText, type UnitSpec } from './systemdUnit.js';
@@ -79,7 +80,10 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
   const manifests = o.manifests.map((m) => oneLine('manifest', path.resolve(cwd, m)));
   // The same checks as `runpod validate` (and the start of every run): any problem is exit 2, and no unit is made.
   const loaded = await loadManifests(manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => Promise.reject(new UsageError('stdin is not read here')));
-  for (const w of loaded.warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
+  if (!o.quiet) {
+    for (const w of loaded.warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
+    for (const n of unmatchedSkipKinds(o.skipKinds ?? [], loaded.skipped)) ctx.stderr.write(`warning: ${n}\n`);
+  }
 
   const named = unitName({ manifests, ...(o.name !== undefined ? { name: o.name } : {}), ...(o.project !== undefined ? { project: o.project } : {}) });
   if ('problem' in named) throw new UsageError(named.problem);

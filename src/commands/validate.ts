@@ -4,6 +4,7 @@
 // Localhost seccomp profiles are files on this machine, so they are read and checked here as a run would.
 import { ExitCode, ManifestError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
+import { unmatchedSkipKinds } from '../manifest/validate.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
 import { engineDependentFields } from '../plan/engineSupport.js';
 import { type CommandContext, readAll } from './context.js';
@@ -24,8 +25,10 @@ export async function validateCommand(o: ValidateOptions, ctx: CommandContext): 
   const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
   const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
   if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
-  for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
+  // -q leaves out what is said of the input at every run (README, Output), as a run's -q does.
   if (!o.quiet) {
+    for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
+    for (const n of unmatchedSkipKinds(o.skipKinds ?? [], skipped)) ctx.stderr.write(`warning: ${n}\n`);
     for (const n of pods.flatMap(engineDependentFields)) ctx.stderr.write(`note: ${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}\n`);
   }
   if (!o.quiet) {

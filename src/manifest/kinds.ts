@@ -32,6 +32,9 @@ const promises = new Map<string, string>([
   ['networking.k8s.io/NetworkPolicy', 'it restricts which pods may talk to which, and runpod cannot enforce that on one Docker host'],
 ]);
 
+/** The kinds runpod knows it does not run (skipped for being a cluster's, refused, or CronJob), by Kind. */
+export const kindsNotRun: readonly string[] = [...clusterOnly.keys(), ...promises.keys(), 'batch/CronJob'].map((k) => k.slice(k.indexOf('/') + 1));
+
 /** The group of an apiVersion: "" for v1, "apps" for apps/v1. */
 export function apiGroup(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');

@@ -26,7 +26,7 @@ import {
 } from './syntax.js';
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
 import { validateConfig } from './configs.js';
-import { apiGroup, kindVerdict } from './kinds.js';
+import { apiGroup, kindVerdict, kindsNotRun } from './kinds.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { validateWorkload } from './workloadRules.js';
@@ -166,6 +166,21 @@ function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
 const readKindSet: ReadonlySet<string> = new Set(
   [...readKinds].map(([kind, apiVersion]) => (apiGroup(apiVersion) === '' ? kind : `${apiGroup(apiVersion)}/${kind}`)),
 );
+
+/**
+ * The --skip-kind names no document of the input had (kubectl's habit of a comma list, or a lower-case kind, would
+ * otherwise skip nothing without a word): one note each, naming the kind meant when only the case differs.
+ */
+export function unmatchedSkipKinds(asked: readonly string[], skipped: readonly { kind: string }[]): string[] {
+  const met = new Set(skipped.map((s) => s.kind));
+  const known = [...readKinds.keys(), ...kindsNotRun];
+  return [...new Set(asked)]
+    .filter((k) => !met.has(k))
+    .map((k) => {
+      const meant = known.find((x) => x !== k && x.toLowerCase() === k.toLowerCase());
+      return `--skip-kind ${k}: no document of the input is of kind ${k}, so nothing was skipped for it${meant !== undefined ? ` (kinds are matched as written: did you mean ${meant}?)` : ''}`;
+    });
+}
 
 export interface DocumentOptions {
   /** --skip-kind: kinds to skip on purpose (by Kind), even those refused otherwise. */

@@ -67,6 +67,11 @@ export interface PodSummary {
   containers: ContainerSummary[];
   /** Sidecars (init containers with restartPolicy Always) by name: READY counts them, as kubectl does. */
   sidecars: ContainerSummary[];
+  /**
+   * Every init container, sidecars included, in the order they ran (by their first instance's creation: init
+   * containers start one at a time, in the spec's order), for `logs -c` and `logs --all-containers`.
+   */
+  initContainers: ContainerSummary[];
   /** The infra container's port bindings by container port ("80/tcp"): where a probe reaches an unrouted pod. */
   portBindings: Record<string, PortBinding[]>;
   /** Ready app containers and sidecars (kubectl's READY: regular init containers do not count). */
@@ -244,6 +249,8 @@ export function summarizePods(inspected: ContainerInspect[], readiness: Readines
     };
     const containers = summaries(grouped.containers);
     const sidecars = summaries(grouped.initContainers, (c) => c.initKind === 'sidecar');
+    const firstCreated = (c: ContainerSummary): number => Math.min(c.current.createdAt, ...c.previous.map((p) => p.createdAt));
+    const initContainers = summaries(grouped.initContainers).sort((a, b) => firstCreated(a) - firstCreated(b) || a.name.localeCompare(b.name));
     const counted = [...containers, ...sidecars];
     const source = infraInfo?.Config.Labels?.[Label.source];
     const owner = ownerOf(infos);
@@ -260,6 +267,7 @@ export function summarizePods(inspected: ContainerInspect[], readiness: Readines
       labels: podLabelsOf(infraInfo?.Config.Labels ?? {}),
       containers,
       sidecars,
+      initContainers,
       portBindings: portBindingsOf(infraInfo),
       readyCount: counted.filter((c) => c.ready).length,
       readyTotal: counted.length,

@@ -20,6 +20,38 @@ export function writeResult(out: Writable, result: RunResult, format: OutputForm
   }
 }
 
+/** A workload as a user names it: kubectl's kind/name, and its namespace when it is not the default one. */
+export function workloadName(w: { namespace: string; ref: string }): string {
+  return w.namespace === 'default' ? w.ref : `${w.ref} (namespace ${w.namespace})`;
+}
+
+/**
+ * The one line a failed run starts with: what failed, and why, each reason once. Pods that failed for the same
+ * reason are named together (three attempts that each exited 3: one reason, not three); a failed workload is named
+ * itself, with its own reason (a Job's BackoffLimitExceeded), and the pods that failed on its way are left to the
+ * detail below (pods: those not of a failed workload). A workload's reason begins with its kind/name, which the
+ * headline says once.
+ */
+export function failureHeadline(pods: readonly { namespace: string; name: string; reason: string }[], workloads: readonly { namespace: string; ref: string; reason: string }[]): string {
+  const groups = new Map<string, { pods: string[]; workloads: string[] }>();
+  const group = (why: string): { pods: string[]; workloads: string[] } => {
+    const g = groups.get(why) ?? { pods: [], workloads: [] };
+    groups.set(why, g);
+    return g;
+  };
+  for (const p of pods) group(p.reason).pods.push(`${p.namespace}/${p.name}`);
+  for (const w of workloads) {
+    const own = [`${w.ref} failed: `, `${w.ref}: `, `${w.ref} `].find((prefix) => w.reason.startsWith(prefix));
+    group(own !== undefined ? w.reason.slice(own.length) : w.reason).workloads.push(workloadName(w));
+  }
+  return [...groups]
+    .map(([why, g]) => {
+      const who = [...(g.pods.length > 0 ? [`${g.pods.length === 1 ? 'pod' : 'pods'} ${g.pods.join(', ')}`] : []), ...g.workloads].join(', ');
+      return `${who} failed: ${why}`;
+    })
+    .join('; ');
+}
+
 /** Per failing container: its state, exit code, OOM kill, engine error and last log lines. */
 export function failureDetail(p: PodResult, withHeadline: boolean): string[] {
   const lines: string[] = withHeadline ? [`pod ${p.namespace}/${p.name} ${p.status}: ${p.reason}`] : [];

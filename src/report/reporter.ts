@@ -8,13 +8,23 @@ import type { PodResult } from './result.js';
 import { type ProgressState, progressLines, waitingLine } from './progress.js';
 
 export interface Reporter {
+  /** Something went otherwise than asked, or needs the user now: shown even under -q. */
   warn(message: string): void;
+  /**
+   * A warning about the input that is the same at every run (a field ignored or not enforced on one host, a kind
+   * skipped, a field that depends on the engine): shown as a warning, but not under -q.
+   */
+  note(message: string): void;
   info(message: string): void;
   verbose(message: string): void;
   podStarted(key: string): void;
   podAction(key: string, action: Action): void;
   podCheck(key: string, check: PodCheck): void;
   pullProgress(image: string, status: string): void;
+  /**
+   * A pod's loop has ended (ready, completed, failed …): its line, said when it happens, and the pod is no longer
+   * awaited. Said again (the run's account at the end) it is not repeated; a pod brought up again says its new line.
+   */
   podFinished(result: PodResult): void;
   /** Persist whatever is on screen (stop spinners) before the final output. */
   close(): void;
@@ -56,6 +66,8 @@ class PlainReporter implements Reporter {
   private readonly inFlight = new Map<string, { startedAt: number; check?: PodCheck; progress: ProgressState }>();
   private lastLineAt = 0;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** Each pod's line as last said (podFinished). */
+  private readonly said = new Map<string, string>();
   constructor(private readonly o: ReporterOptions) {}
   private line(text: string): void {
     this.lastLineAt = this.o.now().getTime();
@@ -68,6 +80,9 @@ class PlainReporter implements Reporter {
   }
   warn(message: string): void {
     this.line(`warning: ${message}`);
+  }
+  note(message: string): void {
+    if (!this.o.quiet) this.warn(message);
   }
   info(message: string): void {
     if (!this.o.quiet) this.line(message);
@@ -109,9 +124,13 @@ class PlainReporter implements Reporter {
     this.info(`pulling ${image}`);
   }
   podFinished(result: PodResult): void {
-    this.inFlight.delete(`${result.namespace}/${result.name}`);
+    const key = `${result.namespace}/${result.name}`;
+    this.inFlight.delete(key);
     if (this.inFlight.size === 0) this.close();
-    if (result.status !== 'succeeded' || !this.o.quiet) this.line(podLine(result));
+    const line = podLine(result);
+    if (this.said.get(key) === line) return;
+    this.said.set(key, line);
+    if (result.status !== 'succeeded' || !this.o.quiet) this.line(line);
   }
   close(): void {
     clearInterval(this.heartbeat);
@@ -119,9 +138,16 @@ class PlainReporter implements Reporter {
   }
 }
 
+/** Text cut to at most n characters, "…" marking the cut. */
+function cut(text: string, n: number): string {
+  return text.length <= n ? text : `${text.slice(0, Math.max(0, n - 1))}…`;
+}
+
 /** Spinner and colour on a terminal. ora and chalk are loaded only here, only for a TTY. */
 class TtyReporter implements Reporter {
   private readonly inFlight = new Map<string, string>();
+  /** Each pod's line as last said (podFinished). */
+  private readonly said = new Map<string, string>();
   constructor(
     private readonly o: ReporterOptions,
     private readonly spinner: { text: string; start(): unknown; stop(): unknown; clear(): unknown; render(): unknown; isSpinning: boolean },
@@ -137,11 +163,22 @@ class TtyReporter implements Reporter {
       if (this.spinner.isSpinning) this.spinner.stop();
       return;
     }
-    this.spinner.text = [...this.inFlight].map(([k, s]) => `${k} ${this.chalk.dim(s)}`).join('  ');
+    // One terminal line, whatever the pods say: a line the terminal wraps is one the spinner cannot redraw. The
+    // first pod still awaited, and how many more (each says its own line when it is done).
+    const [key, status] = this.inFlight.entries().next().value as [string, string];
+    const more = this.inFlight.size > 1 ? ` (+${this.inFlight.size - 1} more)` : '';
+    this.spinner.text = `${key} ${this.chalk.dim(cut(status, this.width() - key.length - 1 - more.length))}${more}`;
     if (!this.spinner.isSpinning) this.spinner.start();
+  }
+  /** Room for the spinner's text: the terminal's width less the spinner and its space. */
+  private width(): number {
+    return Math.max(20, (this.o.stream.columns ?? 80) - 3);
   }
   warn(message: string): void {
     this.persist(this.chalk.yellow(`warning: ${message}`));
+  }
+  note(message: string): void {
+    if (!this.o.quiet) this.warn(message);
   }
   info(message: string): void {
     if (!this.o.quiet) this.persist(message);
@@ -169,15 +206,20 @@ class TtyReporter implements Reporter {
   }
   pullProgress(image: string, status: string): void {
     if (this.o.quiet) return;
-    this.spinner.text = `pulling ${image}: ${status}`;
+    this.spinner.text = cut(`pulling ${image}: ${status}`, this.width());
     if (!this.spinner.isSpinning) this.spinner.start();
   }
   podFinished(result: PodResult): void {
-    this.inFlight.delete(`${result.namespace}/${result.name}`);
+    const key = `${result.namespace}/${result.name}`;
+    this.inFlight.delete(key);
     // Stop the spinner before the last line, so it is not drawn again below it.
     if (this.inFlight.size === 0 && this.spinner.isSpinning) this.spinner.stop();
     const ok = result.status === 'succeeded';
-    if (!ok || !this.o.quiet) this.persist(`${ok ? this.chalk.green('✔') : this.chalk.red('✖')} ${podLine(result)}`);
+    const line = podLine(result);
+    if (this.said.get(key) !== line) {
+      this.said.set(key, line);
+      if (!ok || !this.o.quiet) this.persist(`${ok ? this.chalk.green('✔') : this.chalk.red('✖')} ${line}`);
+    }
     this.refresh();
   }
   close(): void {

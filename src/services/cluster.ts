@@ -1,7 +1,7 @@
 // Setting up what pods need to find each other (engine side): each namespace's network, each Service container on
 // it, and every Service container joined to the other namespaces' networks under its qualified names, so
 // <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
-import type { Engine } from '../engine/engine.js';
+import type { CreateOptions, Engine } from '../engine/engine.js';
 import { EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { takenHostPort } from '../engine/takenPort.js';
 import { ServiceSetupError } from '../errors.js';
@@ -11,7 +11,7 @@ import { inProject } from '../plan/project.js';
 import { Role, ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from './names.js';
 import { EndpointsController } from './endpointsController.js';
 import { ensureNetwork, removeNetworkIfUnused } from './network.js';
-import { serviceContainerSpec } from './serviceSpec.js';
+import { headlessRecordSpec, serviceContainerSpec } from './serviceSpec.js';
 import { type ServiceContainer, listServiceContainers, networkAddress } from './serviceContainers.js';
 
 export interface RunningService {
@@ -34,9 +34,10 @@ export async function setUpCluster(
   await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project, o.image)));
   const running = new Map<string, RunningService>();
   await Promise.all(
-    o.services
-      .filter((s) => !s.headless)
-      .map(async (s) => running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image, o.publishAll ?? false))),
+    o.services.map(async (s) => {
+      if (s.headless) await placeService(engine, s, o.project, headlessRecordSpec(s, o.image));
+      else running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image, o.publishAll ?? false));
+    }),
   );
   const all = await listServiceContainers(engine);
   await joinAcrossNamespaces(engine, all);
@@ -45,9 +46,19 @@ export async function setUpCluster(
 
 /** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
 export async function ensureServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<RunningService> {
+  const spec = serviceContainerSpec(service, namespaceNetwork(service.namespace, project), image, publishAll);
+  const placed = await placeService(engine, service, project, spec);
+  if (!placed.running) await startService(engine, placed.id, service);
+  return { service, containerId: placed.id, ip: await addressOf(engine, placed.id, service, project) };
+}
+
+/**
+ * The Service's container as spec says, found (made as the same spec: its hash label) or made; one made as another
+ * spec (changed ports, type or names, or a Service that became headless or stopped being so) is made again, as a
+ * Service container holds no state but its rules. Returns its id and whether it runs.
+ */
+async function placeService(engine: Engine, service: ServiceObject, project: string | undefined, spec: CreateOptions): Promise<{ id: string; running: boolean }> {
   const name = serviceContainerName(service.namespace, service.name, project);
-  const network = namespaceNetwork(service.namespace, project);
-  const spec = serviceContainerSpec(service, network, image, publishAll);
   const wanted = spec.Labels?.[ServiceLabel.hash];
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await engine.inspectContainer(name);
@@ -56,23 +67,16 @@ export async function ensureServiceContainer(engine: Engine, service: ServiceObj
       if (labels[ServiceLabel.role] !== Role.service || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
         throw new ServiceSetupError(`a container named ${name} exists and is not runpod's container of service ${service.namespace}/${service.name}; runpod never touches it: remove or rename it`);
       }
-      if (labels[ServiceLabel.hash] === wanted) {
-        if (!found.State.Running) await startService(engine, found.Id, service);
-        return { service, containerId: found.Id, ip: await addressOf(engine, found.Id, service, project) };
-      }
-      // Changed ports, type or names: made again (a Service container holds no state but its rules).
+      if (labels[ServiceLabel.hash] === wanted) return { id: found.Id, running: found.State.Running };
       await engine.removeContainer(found.Id, { force: true });
       continue;
     }
-    let id: string;
     try {
-      id = await engine.createContainer(name, spec);
+      return { id: await engine.createContainer(name, spec), running: false };
     } catch (err) {
       if (err instanceof NameConflictError) continue; // a concurrent run made it: look again
       throw err;
     }
-    await startService(engine, id, service);
-    return { service, containerId: id, ip: await addressOf(engine, id, service, project) };
   }
   throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
 }

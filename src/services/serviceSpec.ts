@@ -32,19 +32,34 @@ export function serviceContainerSpec(service: ServiceObject, network: string, im
     },
     NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: serviceDnsNames(service.name, service.namespace, true) } } },
   };
-  const stored = JSON.stringify({ ...service, file: undefined, line: undefined });
   return {
     ...create,
-    Labels: {
-      // No managed-by label: that one marks a pod's containers, and every pod lookup would have to skip these.
-      [ServiceLabel.role]: 'service',
-      [ServiceLabel.name]: service.name,
-      [ServiceLabel.namespace]: service.namespace,
-      [ServiceLabel.hash]: specHash({ create, stored }),
-      [serviceSpecLabel]: stored,
-    },
+    Labels: serviceLabels(service, create),
     // The pause program ends at SIGTERM at once.
     StopTimeout: 1,
+  };
+}
+
+/**
+ * A headless Service has no address and so no container that runs: its names are the pods' own (translate.ts).
+ * What keeps it on the engine, for `status` and `down` to find as they find the others, is a container of the same
+ * name and labels that is created and never started (no network, no restart policy: it never runs).
+ */
+export function headlessRecordSpec(service: ServiceObject, image: string): CreateOptions {
+  const create: CreateOptions = { Image: image, HostConfig: { NetworkMode: 'none', RestartPolicy: { Name: 'no' } } };
+  return { ...create, Labels: serviceLabels(service, create) };
+}
+
+/** The labels of a Service's container: the Service itself (its spec), and the hash of what it was made as. */
+function serviceLabels(service: ServiceObject, create: CreateOptions): Record<string, string> {
+  const stored = JSON.stringify({ ...service, file: undefined, line: undefined });
+  return {
+    // No managed-by label: that one marks a pod's containers, and every pod lookup would have to skip these.
+    [ServiceLabel.role]: 'service',
+    [ServiceLabel.name]: service.name,
+    [ServiceLabel.namespace]: service.namespace,
+    [ServiceLabel.hash]: specHash({ create, stored }),
+    [serviceSpecLabel]: stored,
   };
 }
 

@@ -47,8 +47,11 @@ before(() => {
   assert.notEqual(which.status, 0, `node is on the test's PATH: ${which.stdout}`);
 });
 
-/** Run a file with args under the PATH without node; CI and NO_COLOR for plain output, as the harness does. */
-function run(file: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Run a file with args under the PATH without node; CI and NO_COLOR for plain output, as the harness does.
+ * closeStdout: the reader of its stdout goes away before it writes (`| head -1` of a long output).
+ */
+function run(file: string, args: string[], env: Record<string, string> = {}, closeStdout = false): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const full: Record<string, string> = { PATH: barePath, HOME: os.homedir(), CI: 'true', NO_COLOR: '1', ...env };
     if (process.env.DOCKER_HOST) full.DOCKER_HOST = process.env.DOCKER_HOST;
@@ -57,6 +60,7 @@ function run(file: string, args: string[], env: Record<string, string> = {}): Pr
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    if (closeStdout) child.stdout.destroy();
     const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -119,6 +123,9 @@ test('the executable runs the demo pod, shows it, reads its logs, takes it down,
   // The same document as bin/runpod's, but for the AGE a second later.
   const text = await run(exe, ['status', ...p]);
   assert.match(text.stdout, /default\/web-and-client\s+Running\s+2\/2/);
+  // Its reader gone (status | head -1): quietly, 141, as bin/runpod.
+  const piped = await run(exe, ['status', ...p], {}, true);
+  assert.deepEqual([piped.code, piped.stdout, piped.stderr], [141, '', ''], said(piped));
 
   // The client fetches the page every few seconds; its log shows the page once it has.
   let logs: CliResult | undefined;

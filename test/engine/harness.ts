@@ -34,6 +34,11 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Working directory of the child (default: this process's). */
   cwd?: string;
+  /**
+   * Close the read end of the child's stdout once this holds for what it has printed (asked first with '', so
+   * `() => true` closes it before the child writes anything): a reader that goes away, as `| head -1` does.
+   */
+  closeStdoutWhen?: (stdout: string) => boolean;
 }
 
 /** Run bin/runpod with args; never throws on a non-zero exit. CI and NO_COLOR are set so output is plain. */
@@ -47,7 +52,15 @@ export function runpod(args: string[], options: CliOptions = {}): Promise<CliRes
     const child = spawn(file, argv, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const closeWhen = options.closeStdoutWhen;
+    const closeIfDone = (): void => {
+      if (closeWhen?.(stdout) === true && !child.stdout.destroyed) child.stdout.destroy();
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      closeIfDone();
+    });
+    closeIfDone();
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { docker, runpodBin, uniqueName } from './harness.js';
+import { docker, removeEmptyNetworks, runpodBin, uniqueName } from './harness.js';
 import { busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, podFile, podObject, runpod, show, sleeper } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -227,4 +227,35 @@ test('kubectl and docker habits: get pods, -f, -l, exec without --, stats of sev
   assert.match(down.stdout, new RegExp(`default/${api}: removed`));
   assert.doesNotMatch(down.stdout, new RegExp(web));
   assert.equal((await runpod(['down', '-f', file])).code, 0);
+});
+
+test('a run that makes pods for a source already running under another key says so, once, with the flag that reaches them', async (t) => {
+  const name = uniqueName('iso-slip');
+  const [first, second] = [uniqueName('slip-a'), uniqueName('slip-b')];
+  const file = podFile({ name, containers: [sleeper('main')] });
+  const dir = path.dirname(file);
+  t.after(() => {
+    for (const key of [first, second]) {
+      const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]).split('\n').filter(Boolean);
+      if (ids.length > 0) docker(['rm', '-f', ...ids]);
+      removeEmptyNetworks({ key });
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const a = await runpod(['--project', first, dir]);
+  assert.equal(a.code, 0, show(a));
+  assert.doesNotMatch(a.stderr, /already runs/, show(a));
+  // The same folder under another key (a shell where RUNPOD_PROJECT is something else): a second copy, said, under
+  // -q too (it is no note about the input).
+  const b = await runpod(['-q', '--project', second, dir]);
+  assert.equal(b.code, 0, show(b));
+  const said = `warning: ${dir} already runs under isolation key ${first} (1 pod: default/${name}); this run, under isolation key ${second}, makes a second copy beside it (its own pods, claims and host ports). To act on the one there, run with --project ${first} (or RUNPOD_PROJECT=${first})`;
+  assert.ok(b.stderr.includes(said), show(b));
+  // Again under the second key: its copy is there, nothing to say.
+  const again = await runpod(['--project', second, dir]);
+  assert.equal(again.code, 0, show(again));
+  assert.doesNotMatch(again.stderr, /already runs/, show(again));
+  assert.equal((await runpod(['down', '--project', first, dir])).code, 0);
+  assert.equal((await runpod(['down', '--project', second, dir])).code, 0);
+  assert.deepEqual([...madeUnder(first), ...madeUnder(second)], []);
 });

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runpod, runpodBin, uniqueName } from './harness.js';
+import { keyedWorkspace, runpod, runpodBin, uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, eventually, freePort, logsOf, podContainers, podFile, show, sleeper, tempDir,
+  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, freePort, logsOf, podContainers, podFile, show, sleeper, tempDir,
 } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -306,4 +306,112 @@ test('completion: bash and zsh scripts; pod and container names from the engine'
     env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
   });
   assert.equal(run.stdout, 'alpha\nbeta\n', run.stderr);
+});
+
+test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kubectl: status | head -1, logs | head -1, logs -f | grep -m1', async (t) => {
+  const name = uniqueName('pipe');
+  // More log than a pipe holds at once (about 1.3 MB), then a line every 100 ms for as long as it runs.
+  const ticker = 'seq 1 200000; while :; do echo ready; sleep 0.1; done';
+  await up(t, { name, containers: [{ name: 'ticker', image: busybox, command: ['sh', '-c', ticker] }] });
+  const id = podContainers(name).get('ticker')!.Id;
+  await eventually('the ticker wrote its numbers', () => (dockerTry(['logs', '--tail', '1', id]).stdout === 'ready\n' ? true : undefined), 20_000);
+
+  // status | head -1 with the reader gone before the table is written (a table that fits the pipe's buffer is
+  // written whole before head leaves, for runpod as for kubectl).
+  const status = await runpod(['status', name], { closeStdoutWhen: () => true });
+  assert.equal(status.code, 141, show(status));
+  assert.equal(status.stderr, '', 'no stack, no error line');
+
+  const logs = await runpod(['logs', name], { closeStdoutWhen: (out) => out.includes('\n') });
+  assert.equal(logs.code, 141, show(logs));
+  assert.equal(logs.stderr, '', 'no stack, no error line');
+
+  // -f ends at its next write after the reader left, not when the container ends (it never does).
+  const follow = await runpod(['logs', '-f', name], { closeStdoutWhen: (out) => out.includes('ready\n'), timeoutMs: 60_000 });
+  assert.equal(follow.code, 141, show(follow));
+  assert.equal(follow.stderr, '', 'no stack, no error line');
+
+  // The same in a shell pipeline, as a user writes it.
+  const shell = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" logs -f "$2" | grep -m1 ready', process.execPath, runpodBin, name], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  assert.equal(shell.status, 141, `${shell.stdout}\n${shell.stderr}`);
+  assert.equal(shell.stdout, 'ready\n');
+  assert.equal(shell.stderr, '');
+});
+
+test('logs reads init containers as kubectl does: -c names one, --all-containers has them first, in the order they ran', async (t) => {
+  const name = uniqueName('logs-init');
+  // Named so that the order they ran in is not the order of their names.
+  await up(t, {
+    name,
+    initContainers: [{ name: 'wait-for-db', image: busybox, command: ['sh', '-c', 'echo waited'] }, { name: 'seed', image: busybox, command: ['sh', '-c', 'echo seeded'] }],
+    containers: [{ name: 'api', image: busybox, command: ['sh', '-c', 'echo api up; exec sleep 3600'] }],
+  });
+  const init = await runpod(['logs', name, '-c', 'wait-for-db']);
+  assert.equal(init.code, 0, show(init));
+  assert.equal(init.stdout, 'waited\n');
+  // Without -c: the pod's only app container, as before.
+  const app = await runpod(['logs', name]);
+  assert.equal(app.stdout, 'api up\n', show(app));
+  const all = await runpod(['logs', name, '--all-containers', '--prefix']);
+  assert.equal(all.code, 0, show(all));
+  assert.equal(all.stdout, `[pod/${name}/wait-for-db] waited\n[pod/${name}/seed] seeded\n[pod/${name}/api] api up\n`);
+  const bad = await runpod(['logs', name, '-c', 'nope']);
+  assert.equal(bad.code, 1, show(bad));
+  assert.match(bad.stderr, /container nope not found in pod default\/\S+; its containers: api; its init containers: wait-for-db, seed/, show(bad));
+  const none = await runpod(['logs']);
+  assert.equal(none.code, 2, show(none));
+  assert.match(none.stderr, /^runpod: logs of which pod\? give one \(name, namespace\/name, or kind\/name such as job\/migrate\), or -l <selector>/, show(none));
+});
+
+test("logs job/X reads the Job's newest attempt and says which pod; --exit-code-from a Job's container needs no --wait completed", async (t) => {
+  const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: marks}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n---\n';
+  const job = (name: string, backoffLimit: number, script: string): string => `apiVersion: batch/v1
+kind: Job
+metadata: {name: ${name}}
+spec:
+  backoffLimit: ${backoffLimit}
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: main
+        image: ${busybox}
+        command: [sh, -c, '${script}']
+        volumeMounts: [{name: marks, mountPath: /marks}]
+      volumes: [{name: marks, persistentVolumeClaim: {claimName: marks}}]
+`;
+  // The attempts count themselves in the claim they share: the first fails with 3, the second succeeds.
+  const w = keyedWorkspace(t, 'logs-job', {
+    'flaky.yaml': claim + job('flaky', 1, 'n=$(ls /marks | wc -l); touch /marks/$n; echo "attempt $n"; [ $n -ge 1 ] || exit 3'),
+    'doomed.yaml': claim + job('doomed', 0, 'echo doomed; exit 4'),
+  });
+  const flaky = await w.run('--exit-code-from', 'main', w.file('flaky.yaml'));
+  assert.equal(flaky.code, 0, `the newest attempt's code, not the first one's 3\n${show(flaky)}`);
+  const logs = await w.run('logs', 'job/flaky');
+  assert.equal(logs.code, 0, show(logs));
+  assert.equal(logs.stdout, 'attempt 1\n');
+  assert.match(logs.stderr, /^Found 2 pods, using pod\/flaky-\S+ \(the newest attempt\)\n$/, show(logs));
+  const doomed = await w.run('--exit-code-from', 'main', w.file('doomed.yaml'));
+  assert.equal(doomed.code, 4, show(doomed));
+  assert.match(doomed.stderr, /container main of pod default\/doomed-\S+ exited with code 4 \(--exit-code-from\)/, show(doomed));
+});
+
+test("gc --project looks at that key's leftovers only (a dry run on the shared engine: nothing is removed)", async (t) => {
+  const done = 'apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 0\n  containers: [{name: main, image: ' + busybox + ', command: [sh, -c, "exit 0"]}]\n';
+  const a = keyedWorkspace(t, 'gc-key', { 'pod.yaml': done });
+  const b = keyedWorkspace(t, 'gc-key', { 'pod.yaml': done });
+  for (const w of [a, b]) {
+    const r = await w.run('--wait', 'completed', w.file('pod.yaml'));
+    assert.equal(r.code, 0, show(r));
+  }
+  const policy = ['--dry-run', '--min-age', '0s', '--max-per-container', '0'];
+  const keyed = await a.run('gc', ...policy);
+  assert.equal(keyed.code, 0, show(keyed));
+  assert.match(keyed.stdout, new RegExp(`would remove container k8s_main_once_default\\.${a.key}_`), show(keyed));
+  assert.doesNotMatch(keyed.stdout, new RegExp(b.key), show(keyed));
+  // Without a key, gc is the host's: both.
+  const all = await runpod(['gc', ...policy], { env: { RUNPOD_PROJECT: undefined } });
+  assert.equal(all.code, 0, show(all));
+  for (const w of [a, b]) assert.match(all.stdout, new RegExp(`would remove container k8s_main_once_default\\.${w.key}_`), show(all));
 });

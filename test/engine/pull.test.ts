@@ -275,6 +275,33 @@ describe('image pulls from a loopback registry', () => {
     assert.equal(markerIn(main.Id), 'A');
   });
 
+  test('an untagged image (so Always) with no registry reachable runs the image the engine has, with a warning; --pull always fails naming --pull missing', async (t) => {
+    const m = made(t);
+    const name = uniqueName('pull-always-offline');
+    // Nothing listens on port 1: the pull cannot reach a registry, as on an offline host.
+    const repo = `127.0.0.1:1/runpod-test/offline-${rand()}`;
+    m.pods.push(name);
+    m.refs.push(`${repo}:latest`);
+    const a = markerImage(m, 'A');
+    docker(['tag', a.ref, `${repo}:latest`]);
+    const file = writeManifest(podManifest(name, repo));
+
+    const strict = await runpod([file, '--pull', 'always', ...FAIL]);
+    assert.equal(strict.code, 1, show(strict));
+    assert.match(strict.stderr, new RegExp(`cannot pull image ${escapeRe(repo)}: .*connection refused; image ${escapeRe(repo)} is on the engine: --pull missing runs it without asking the registry`), show(strict));
+    removePod(name);
+
+    const r = await runpod([file, ...OK]);
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stderr, new RegExp(`warning: image ${escapeRe(repo)}: the registry is out of reach \\(.*connection refused\\); running the image the engine has`), show(r));
+    assert.equal(containerImageId(podContainers(name).main.Id), a.id);
+    // Shown under -q too: the run did otherwise than the policy asked.
+    removePod(name);
+    const quiet = await runpod([file, '-q', ...OK]);
+    assert.equal(quiet.code, 0, show(quiet));
+    assert.match(quiet.stderr, /the registry is out of reach/, show(quiet));
+  });
+
   test('IfNotPresent pulls an absent image, and says so on stderr (no ANSI codes when not a TTY)', async (t) => {
     const m = made(t);
     const name = uniqueName('pull-progress');

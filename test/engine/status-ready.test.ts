@@ -3,7 +3,7 @@
 // carries in a label, and counts the containers that pass; -o json says which is not ready and why.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { uniqueName } from './harness.js';
+import { keyedWorkspace, uniqueName } from './harness.js';
 import { busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, must, podContainers, podFile, runpod, show, sleeper } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -123,4 +123,39 @@ test('status: tcpSocket probes from the host; a sidecar counts in READY, its sta
     ready = await readyColumn(name);
   }
   assert.equal(ready, '2/2');
+});
+
+test('status lists a headless Service (text and -o json), with or without the manifest; down removes it', async (t) => {
+  const w = keyedWorkspace(t, 'status-headless', {
+    'stack.yaml': `apiVersion: v1
+kind: Service
+metadata: {name: db}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{port: 5432}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db, labels: {app: db}}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers: [{name: main, image: ${busybox}, command: [sleep, '3600']}]
+`,
+  });
+  const up = await w.run(w.file('stack.yaml'));
+  assert.equal(up.code, 0, show(up));
+  for (const args of [['status'], ['status', w.file('stack.yaml')]]) {
+    const text = await w.run(...args);
+    assert.equal(text.code, 0, show(text));
+    assert.match(text.stdout, /^default\s+db\s+ClusterIP\s+None\s+5432\/TCP\s*$/m, show(text));
+    const json = await w.run(...args, '-o', 'json');
+    const services = (JSON.parse(json.stdout) as { services?: { name: string; type: string; ip?: string }[] }).services;
+    assert.deepEqual(services?.map((s) => [s.name, s.type, s.ip]), [['db', 'headless', undefined]], show(json));
+  }
+  const down = await w.run('down', w.file('stack.yaml'));
+  assert.equal(down.code, 0, show(down));
+  assert.match(down.stdout, /^service default\/db: removed$/m, show(down));
+  const after = await w.run('status', '-o', 'json');
+  assert.equal((JSON.parse(after.stdout) as { services?: unknown[] }).services, undefined, show(after));
 });

@@ -4,6 +4,9 @@ import { parseDuration } from '../../src/cli/duration.js';
 import { Backoff } from '../../src/wait/backoff.js';
 import { runExitCode } from '../../src/commands/run.js';
 import { PassThrough } from 'node:stream';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../engine/harness.js';
 import { commandFirst, runCli } from '../../src/cli/cli.js';
 import type { CommandContext } from '../../src/commands/context.js';
 import { UsageError } from '../../src/errors.js';
@@ -115,4 +118,68 @@ describe('an option value that fails its own check', () => {
       await assert.rejects(runCli([...args], ctx()), (err: unknown) => err instanceof UsageError && err.exitCode === 2 && said.test(err.message));
     });
   }
+});
+
+describe('--help says what a first-time user needs, and only the options a command uses', () => {
+  const help = (...args: string[]): string => {
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'runpod'), ...args, '--help'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  it('runpod --help: the -- <command> form, the exit codes and examples', () => {
+    const text = help();
+    assert.match(text, /runpod \[run\] <manifest\.\.\.> \[flags\] -- <command> \[args\.\.\.\]/);
+    for (const code of ['0', '1', '2', '3', '124', '130/143', '141']) assert.match(text, new RegExp(`^  ${code.replace('/', '\\/')}\\s{2,}\\S`, 'm'), `exit code ${code}`);
+    assert.match(text, /^Examples:\n  runpod k8s\//m);
+    assert.match(text, /-- npm test/);
+  });
+  it('run --help has the command form and exit codes too; down --help has neither', () => {
+    assert.match(help('run'), /-- <command> \[args\.\.\.\][\s\S]*Exit codes:/);
+    assert.doesNotMatch(help('down'), /Exit codes:|-- <command>/);
+  });
+  it('validate --help lists no engine options; systemd --help says --host and --project go into the unit', () => {
+    const validate = help('validate');
+    for (const flag of ['--host', '--project', '--verbose']) assert.doesNotMatch(validate, new RegExp(`${flag}\\b`), flag);
+    const systemd = help('systemd');
+    assert.doesNotMatch(systemd, /--verbose/);
+    assert.match(systemd, /--host\s+the engine the unit's commands use/);
+    assert.match(systemd, /--project\s+the isolation key the unit's commands run under/);
+  });
+  it('gc --help has --project', () => assert.match(help('gc'), /--project\s+only what was made under this isolation key/));
+  it('options every command has still come before any command name, used or not', () => {
+    for (const args of [['--host', 'unix:///nowhere.sock', 'validate', '--help'], ['-v', 'systemd', '--help'], ['-n', 'ci', 'gc', '--help']]) {
+      const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'runpod'), ...args], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    }
+  });
+});
+
+describe('--skip-kind takes comma lists, as kubectl list flags do, and says which kind matched nothing', () => {
+  it('validate - --skip-kind NetworkPolicy,Ingress,Foo: two skipped, a warning for Foo; -q leaves the notes out', async () => {
+    const input = [
+      'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec: {podSelector: {}}',
+      'apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec: {defaultBackend: {service: {name: web, port: {number: 80}}}}',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: main, image: busybox:1}]',
+    ].join('\n---\n');
+    const run = async (...extra: string[]): Promise<{ code: number; out: string; err: string }> => {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = '';
+      let err = '';
+      stdout.on('data', (d: Buffer) => (out += d.toString()));
+      stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const stdin = new PassThrough();
+      stdin.end(input);
+      const code = await runCli(['validate', '-', '--skip-kind', 'NetworkPolicy,Ingress', '--skip-kind', 'Foo', ...extra], { stdout, stderr, stdin, env: {}, signal: new AbortController().signal, interruptedBy: () => undefined, now: () => 0 });
+      return { code, out, err };
+    };
+    const r = await run();
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /NetworkPolicy deny would be skipped/);
+    assert.match(r.out, /Ingress web would be skipped/);
+    assert.match(r.err, /^warning: --skip-kind Foo: no document of the input is of kind Foo, so nothing was skipped for it$/m);
+    const quiet = await run('-q');
+    assert.equal(quiet.code, 0, quiet.err);
+    assert.equal(quiet.err, '', 'notes about the input are left out under -q');
+  });
 });

@@ -4,7 +4,8 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execCommandWords } from '../../src/cli/cli.js';
 import { projectOf } from '../../src/cli/operate.js';
-import { resolveExitCodeFrom, withContainerCode } from '../../src/commands/exitCodeFrom.js';
+import { checkExitCodeFromWait, resolveExitCodeFrom, withContainerCode } from '../../src/commands/exitCodeFrom.js';
+import { sourcesElsewhere } from '../../src/commands/otherKeys.js';
 import { projectEngine } from '../../src/engine/project.js';
 import { ForwardedExitError, InterruptedError, PodFailedError, UsageError } from '../../src/errors.js';
 import type { LoadedPod } from '../../src/manifest/types.js';
@@ -144,6 +145,19 @@ describe('--exit-code-from', () => {
     assert.throws(() => resolveExitCodeFrom('nope', pods), /no such container in the input; its containers: web\/main, web\/tests, api\/migrate, api\/main/);
     assert.throws(() => resolveExitCodeFrom('a/b/c/d', pods), UsageError);
   });
+  it("a Job's container is the Job's, whichever pod runs it; it needs no --wait completed, a bare pod's does", () => {
+    const job = [
+      { ...loaded('pi-abcde', { containers: [{ name: 'main', image }] }), owner: 'job/pi' },
+      { ...loaded('pi-fghjk', { containers: [{ name: 'main', image }] }), owner: 'job/pi' },
+    ];
+    const fromJob = resolveExitCodeFrom('main', job);
+    assert.deepEqual(fromJob, { namespace: 'default', pod: 'pi-abcde', container: 'main', job: 'job/pi' });
+    assert.doesNotThrow(() => checkExitCodeFromWait('main', fromJob, 'running', false));
+    const bare = resolveExitCodeFrom('tests', pods);
+    assert.throws(() => checkExitCodeFromWait('tests', bare, 'running', false), /--exit-code-from tests needs --wait completed, or a command after --/);
+    assert.doesNotThrow(() => checkExitCodeFromWait('tests', bare, 'completed', false));
+    assert.doesNotThrow(() => checkExitCodeFromWait('tests', bare, 'ready', true));
+  });
   const from = { namespace: 'default', pod: 'web', container: 'tests' };
   it("a non-zero code replaces a success, a pod's failure and a scoped command's code", () => {
     assert.equal(withContainerCode(3, from, undefined)?.exitCode, 3);
@@ -182,5 +196,23 @@ describe("a pod argument: name, namespace/name, kubectl's kind/name", () => {
     assert.deepEqual(parsePodArg('pod/web', 'ci'), { namespace: 'ci', name: 'web' });
     assert.deepEqual(parsePodArg('shop/web', 'ci'), { namespace: 'shop', name: 'web' });
     assert.throws(() => parsePodArg('pod/a/b', 'ci'), /"pod\/a\/b" is not a pod: expected pod\/<name>/);
+  });
+});
+
+describe('a source already running under another key', () => {
+  const infra = (source: string, project: string | undefined, pod: string, state = 'running') => ({
+    id: `${pod}-${project ?? 'none'}`, name: `k8s_POD_${pod}`, state, created: 0,
+    labels: { 'io.kubernetes.pod.namespace': 'default', 'io.kubernetes.pod.name': pod, 'io.runpod.source': source, ...(project !== undefined ? { 'io.runpod.project': project } : {}) },
+  });
+  it("is said when this run's key has no pod of it yet, naming the key that has and how to reach it", () => {
+    const list = [infra('/k8s', 'ci-42', 'db-0'), infra('/k8s', 'ci-42', 'api'), infra('/other', undefined, 'x')];
+    assert.deepEqual(sourcesElsewhere(new Set(['/k8s']), undefined, list), [
+      '/k8s already runs under isolation key ci-42 (2 pods: default/api, default/db-0); this run, without an isolation key, makes a second copy beside it (its own pods, claims and host ports). To act on the one there, run with --project ci-42 (or RUNPOD_PROJECT=ci-42)',
+    ]);
+    assert.match(sourcesElsewhere(new Set(['/other']), 'ci-42', list)[0]!, /^\/other already runs without an isolation key \(1 pod: default\/x\); this run, under isolation key ci-42, .* run with no --project and no RUNPOD_PROJECT$/);
+  });
+  it('is not said once this key has pods of it, nor for pods that no longer run', () => {
+    assert.deepEqual(sourcesElsewhere(new Set(['/k8s']), undefined, [infra('/k8s', 'ci-42', 'db-0'), infra('/k8s', undefined, 'db-0', 'exited')]), []);
+    assert.deepEqual(sourcesElsewhere(new Set(['/k8s']), undefined, [infra('/k8s', 'ci-42', 'db-0', 'exited')]), []);
   });
 });

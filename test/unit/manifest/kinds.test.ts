@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { kindVerdict } from '../../../src/manifest/kinds.js';
 import { parseManifests } from '../../../src/manifest/parse.js';
+import { unmatchedSkipKinds } from '../../../src/manifest/validate.js';
 
 const parse = (text: string, skipKinds: string[] = []) =>
   parseManifests([{ source: { file: 'k8s.yaml' }, text }], { defaultNamespace: 'default', skipKinds });
@@ -51,5 +52,21 @@ describe('kinds: read, skipped with a warning, refused', () => {
     assert.deepEqual(list.problems, []);
     assert.deepEqual(list.skipped.map((s) => s.kind), ['ServiceAccount']);
     assert.equal(list.pods.length, 1);
+  });
+});
+
+describe('--skip-kind names that matched no document', () => {
+  const netpol = 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec: {podSelector: {}}\n---\n';
+  it('each is said, with the kind meant when only its case differs; a kind that matched is not', () => {
+    const r = parse(`${netpol}${pod}`, ['NetworkPolicy', 'networkpolicy', 'Ingress']);
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(unmatchedSkipKinds(['NetworkPolicy', 'networkpolicy', 'Ingress'], r.skipped), [
+      '--skip-kind networkpolicy: no document of the input is of kind networkpolicy, so nothing was skipped for it (kinds are matched as written: did you mean NetworkPolicy?)',
+      '--skip-kind Ingress: no document of the input is of kind Ingress, so nothing was skipped for it',
+    ]);
+  });
+  it('a kind that is also skipped by default (Namespace) counts as matched when a document has it', () => {
+    const r = parse(`apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n${pod}`, ['Namespace']);
+    assert.deepEqual(unmatchedSkipKinds(['Namespace'], r.skipped), []);
   });
 });

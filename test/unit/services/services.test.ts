@@ -7,6 +7,9 @@ import { endpointPods } from '../../../src/services/endpointsController.js';
 import { clusterFirstDns, namespaceNetwork, podDnsNames, serviceContainerName, serviceDnsNames } from '../../../src/services/names.js';
 import { serviceRules } from '../../../src/services/rules.js';
 import { serviceContainerSpec, storedService } from '../../../src/services/serviceSpec.js';
+import { describeServices, removeServiceContainer, setUpCluster } from '../../../src/services/cluster.js';
+import { listServiceContainers } from '../../../src/services/serviceContainers.js';
+import { MemoryEngine } from '../support/memoryEngine.js';
 
 const svc = (over: Partial<ServiceObject> = {}): ServiceObject => ({
   namespace: 'default',
@@ -129,5 +132,29 @@ describe('the Service container', () => {
     const other = serviceContainerSpec(svc({ ports: [{ protocol: 'TCP', port: 5433, targetPort: 'pg' }] }), 'runpod_default', 'pause');
     assert.notEqual(spec.Labels!['io.runpod.service.hash'], other.Labels!['io.runpod.service.hash']);
     assert.equal(storedService({ 'io.runpod.service.spec': '{not json' }), undefined);
+  });
+});
+
+describe('a headless Service on the engine', () => {
+  it('is kept as a container that never runs, found as any Service; one that stops being headless is made again', async () => {
+    const engine = new MemoryEngine({ images: ['pause'] });
+    try {
+      const headless = svc({ headless: true, name: 'web' });
+      await setUpCluster(engine, { namespaces: ['default'], services: [headless], project: undefined, image: 'pause' });
+      const [record] = await listServiceContainers(engine);
+      assert.deepEqual([record?.name, record?.running, record?.service?.headless], ['web', false, true]);
+      const info = await engine.inspectContainer(serviceContainerName('default', 'web', undefined));
+      assert.equal(info?.HostConfig.NetworkMode, 'none', 'on no network: nothing resolves to it');
+      assert.deepEqual((await describeServices(engine, [record!.service!], undefined)).map((s) => [s.name, s.type, s.ip]), [['web', 'headless', undefined]]);
+      // A second run changes nothing; a run where the Service has a cluster IP replaces the record with a running container.
+      await setUpCluster(engine, { namespaces: ['default'], services: [headless], project: undefined, image: 'pause' });
+      assert.deepEqual((await listServiceContainers(engine)).map((c) => c.id), [record!.id], 'the same record');
+      await setUpCluster(engine, { namespaces: ['default'], services: [svc({ name: 'web' })], project: undefined, image: 'pause' });
+      const [now] = await listServiceContainers(engine);
+      assert.deepEqual([now?.running, now?.service?.headless], [true, false]);
+      assert.equal(await removeServiceContainer(engine, 'default', 'web', undefined), true);
+    } finally {
+      engine.dispose();
+    }
   });
 });

@@ -10,6 +10,7 @@ import type { Engine } from '../../../src/engine/engine.js';
 import type { ProbeContext } from '../../../src/wait/probes/context.js';
 import { decodeHealthCheckResponse, encodeHealthCheckRequest, grpcProbe } from '../../../src/wait/probes/grpc.js';
 import { httpProbe } from '../../../src/wait/probes/http.js';
+import { runProbe } from '../../../src/wait/probes/run.js';
 import { tcpProbe } from '../../../src/wait/probes/tcp.js';
 import { addressingFor } from '../../../src/wait/probes/manager.js';
 
@@ -123,6 +124,7 @@ describe('httpGet probe', () => {
     else if (req.url === '/redirect') res.writeHead(302, { location: '/ok' }).end();
     else if (req.url === '/away') res.writeHead(302, { location: 'http://elsewhere.invalid/' }).end();
     else if (req.url === '/slow') setTimeout(() => res.end('late'), 2000);
+    else if (req.url === '/html') res.writeHead(500).end(`<html>\r\n<head><title>500 Internal Server Error</title></head>\r\n<body>\r\n<center><h1>500 Internal Server Error</h1></center>\r\n${'x'.repeat(400)}\r\n</body>\r\n</html>\r\n`);
     else res.writeHead(503).end('warming up');
   });
   let port = 0;
@@ -155,6 +157,14 @@ describe('httpGet probe', () => {
     assert.equal(last.accept, '*/*');
     assert.equal(last['x-probe'], 'yes');
     assert.equal(last.host, 'example.test');
+  });
+  it("a failing probe's output is one line however many its body has, cut to 200 characters (runProbe)", async () => {
+    const r = await runProbe(h('/html'), ctx(port));
+    assert.equal(r.ok, false);
+    assert.doesNotMatch(r.output, /[\r\n]/);
+    assert.ok(r.output.startsWith('HTTP probe failed with statuscode: 500: <html> <head><title>500 Internal Server Error</title></head> <body> <center>'), r.output);
+    assert.equal(r.output.length, 200);
+    assert.ok(r.output.endsWith('x…'), r.output);
   });
   it('fails at timeoutSeconds', async () => {
     const r = await httpProbe(h('/slow'), ctx(port, 200));
