@@ -10,7 +10,7 @@ import { runCli } from './cli/cli.js';
 import type { CommandContext } from './commands/context.js';
 import { UsageError } from './errors.js';
 import { loadManifests } from './manifest/load.js';
-import { Label } from './plan/labels.js';
+import { Label } from './kube/labels.js';
 import { engineResources } from './plan/resize.js';
 import { instanceCreateOptions, translatePod } from './plan/translate.js';
 import { decidePodActions } from './reconcile/decide.js';

@@ -3,13 +3,13 @@ import yargs, { type Argv } from 'yargs';
 import { RunpodError, UsageError } from '../errors.js';
 import type { CommandContext } from '../commands/context.js';
 import type { OutputFormat } from '../report/output.js';
-import type { PullOverride } from '../plan/translate.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { looksLikeCommand, suggestCommand } from './suggest.js';
 import { fromToken, listOf, stdinToken } from './words.js';
 import { version } from '../version.js';
 import { completionFor, filenameOption, hostOption, operateCommands, projectOf, projectOption, selectorOf, selectorOption } from './operate.js';
+import type { PullOverride } from '../plan/types.js';
 
 export { version };
 

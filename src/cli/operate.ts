@@ -3,8 +3,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
 import type { CommandContext } from '../commands/context.js';
-import { projectEnvVar, projectProblem } from '../plan/project.js';
-import { parseLabelSelector, type Selector } from '../plan/selector.js';
+import { projectEnvVar, projectProblem } from '../kube/project.js';
+import { parseLabelSelector, type Selector } from '../kube/selector.js';
 import { parseDuration } from './duration.js';
 import { fromToken, listOf } from './words.js';
 

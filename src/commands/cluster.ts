@@ -2,10 +2,10 @@
 // containers before any pod is made, the endpoints kept up to date while pods come and go.
 import type { Engine } from '../engine/engine.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
-import type { ClusterPlan } from '../plan/translate.js';
 import { findServiceContainer, type ServiceFound, setUpCluster } from '../services/cluster.js';
 import { listServiceContainers, networkAddress, type ServiceContainer } from '../services/serviceContainers.js';
 import { EndpointsController } from '../services/endpointsController.js';
+import type { ClusterPlan } from '../plan/types.js';
 
 export interface PreparedCluster {
   plan: ClusterPlan;

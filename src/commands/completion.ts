@@ -4,7 +4,7 @@
 // shell (it just offers no names).
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext } from './context.js';
-import { projectEnvVar } from '../plan/project.js';
+import { projectEnvVar } from '../kube/project.js';
 import { openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
 

@@ -5,7 +5,7 @@ import yaml from 'js-yaml';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
-import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
+import { Label, infraContainerName, managedSelector, podSelector } from '../kube/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
 import { liveStates } from '../reconcile/history.js';
@@ -15,11 +15,11 @@ import { type ClaimVolume, listClaimVolumes, type MountSeen, mountUses, ofStatef
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
-import type { Selector } from '../plan/selector.js';
+import type { Selector } from '../kube/selector.js';
 import { ensureInfraImage } from '../engine/infraImage.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { listServiceContainers } from '../services/serviceContainers.js';
-import { ServiceLabel } from '../services/names.js';
+import { ServiceLabel } from '../kube/serviceNames.js';
 
 export interface DownOptions {
   targets: string[];
@@ -32,7 +32,7 @@ export interface DownOptions {
   /** text (default), or one DownResult document. */
   output?: 'text' | 'json' | 'yaml';
   host?: string;
-  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  /** The isolation key (kube/project.ts): only pods made under it are seen. */
   project?: string;
   /** Every pod runpod manages on the engine, in every namespace (instead of targets). */
   all?: boolean;

@@ -2,7 +2,7 @@
 // engine actually bound on the infra container (the only way to learn a port the engine chose under
 // --publish-all).
 import type { Engine } from '../engine/engine.js';
-import type { PortPlan } from '../plan/translate.js';
+import type { PortPlan } from '../plan/types.js';
 import type { PodResult, PortResult } from '../report/result.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 

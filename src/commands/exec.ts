@@ -15,7 +15,7 @@ export interface ExecOptions {
   command: string[];
   namespace: string;
   host?: string;
-  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  /** The isolation key (kube/project.ts): only pods made under it are seen. */
   project?: string;
 }
 

@@ -3,13 +3,13 @@
 // what would go. Only containers and volumes carrying runpod's labels are ever considered.
 import { type ContainerInspect, type ContainerSummary, type Engine, EngineRequestError } from '../engine/engine.js';
 import { ExitCode } from '../errors.js';
-import { Label, infraContainerName, managedSelector } from '../plan/labels.js';
+import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } from '../reconcile/gcPolicy.js';
 import { formatAge } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
 import { emptyNetworks } from '../services/network.js';
-import { Role, ServiceLabel } from '../services/names.js';
+import { Role, ServiceLabel } from '../kube/serviceNames.js';
 import { projectEngine } from '../engine/project.js';
 import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
 import { removePod } from './down.js';

@@ -4,7 +4,7 @@
 import type { Engine, OutputStream } from '../engine/engine.js';
 import { LineSplitter } from '../engine/demux.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
-import { formatSelector, type Selector } from '../plan/selector.js';
+import { formatSelector, type Selector } from '../kube/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
 import { abortedExitCode, type CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
@@ -27,7 +27,7 @@ export interface LogsOptions {
   prefix: boolean;
   namespace: string;
   host?: string;
-  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  /** The isolation key (kube/project.ts): only pods made under it are seen. */
   project?: string;
 }
 

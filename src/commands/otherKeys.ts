@@ -3,8 +3,8 @@
 // under its own key, is about to make every pod, claim and host port again beside them. Isolation is the point of a
 // key, so the run goes on; it says so, and how to reach the copy that is there.
 import type { ContainerSummary, Engine } from '../engine/engine.js';
-import { Label, infraContainerName, managedSelector } from '../plan/labels.js';
-import { projectEnvVar } from '../plan/project.js';
+import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
+import { projectEnvVar } from '../kube/project.js';
 
 const where = (key: string | undefined): string => (key === undefined ? 'without an isolation key' : `under isolation key ${key}`);
 

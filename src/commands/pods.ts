@@ -2,8 +2,8 @@
 // completion): by runpod's labels only, so nothing else on the host is ever seen or touched.
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
-import { type Selector, selectorMatches } from '../plan/selector.js';
+import { Label, infraContainerName, managedSelector, podSelector } from '../kube/labels.js';
+import { type Selector, selectorMatches } from '../kube/selector.js';
 import { parseWorkloadRef } from '../workloads/expand.js';
 import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from '../reconcile/podSummary.js';
 

@@ -3,8 +3,8 @@
 // started from the same source is taken down with `down`'s own removal, so whatever that learns to remove
 // (volumes) a prune removes too.
 import type { ContainerSummary, Engine } from '../engine/engine.js';
-import { Label, infraContainerName, managedSelector } from '../plan/labels.js';
-import type { PodPlan } from '../plan/translate.js';
+import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
+import type { PodPlan } from '../plan/types.js';
 import type { PrunedPod } from '../report/result.js';
 import { removePod } from './down.js';
 

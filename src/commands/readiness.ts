@@ -6,7 +6,7 @@ import type { Engine } from '../engine/engine.js';
 import { type PodSummary, type ReadinessCheck, type ReadinessResults, readinessVerdict, readinessWork } from '../reconcile/podSummary.js';
 import { addressingFor, probeAddress } from '../wait/probes/manager.js';
 import { runProbe } from '../wait/probes/run.js';
-import type { ProbeOutcome, ProbeSpec } from '../wait/probes/types.js';
+import type { ProbeOutcome, ProbeSpec } from '../kube/probes.js';
 
 /** A handler past its timeout that still has not answered (an exec the engine is slow to create) is a failure. */
 const slackMs = 1000;

@@ -6,7 +6,7 @@ import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
 import type { Engine } from '../engine/engine.js';
 import { ensureInfraImage } from '../engine/infraImage.js';
 import { pauseImageRef } from '../engine/pauseImage.js';
-import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, RunpodError, UsageError } from '../errors.js';
+import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
 import type { EngineFacts } from '../engine/facts.js';
 import { loadManifests } from '../manifest/load.js';
 import { unmatchedSkipKinds } from '../manifest/validate.js';
@@ -14,16 +14,16 @@ import { sortByFileAndLine } from '../manifest/parse.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';
 import { engineDependentFields, engineSupport } from '../plan/engineSupport.js';
 import type { LoadedPod, LoadResult } from '../manifest/types.js';
-import { namespaceNetwork, serviceContainerName } from '../services/names.js';
+import { namespaceNetwork, serviceContainerName } from '../kube/serviceNames.js';
 import { claimVolume } from '../plan/volumes.js';
-import { containerRestart } from '../plan/restart.js';
-import { type ClusterPlan, type PlanOptions, type PodPlan, type PullOverride, type RestartPolicy, translatePod } from '../plan/translate.js';
+import { containerRestart, type RestartPolicy } from '../kube/restart.js';
+import { translatePod } from '../plan/translate.js';
 import { observeCluster, prepareCluster } from './cluster.js';
 import { StopWaiting, bounded } from '../wait/bounded.js';
 import { describeServices } from '../services/cluster.js';
 import { withNetworkRepair } from '../services/network.js';
 import { type PrintableVolume, printableCreate, printableVolumes } from '../plan/redact.js';
-import { actionHeadline, allActions, decidePodActions } from '../reconcile/decide.js';
+import { allActions, decidePodActions } from '../reconcile/decide.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
 import { observeAdmission } from '../reconcile/requests.js';
 import { ImagePuller } from '../reconcile/images.js';
@@ -32,7 +32,7 @@ import { terminationMessage } from '../reconcile/termination.js';
 import { failureDetail, failureHeadline, type OutputFormat, workloadName, writeResult } from '../report/output.js';
 import { shellLine } from '../report/env.js';
 import { createReporter, type Reporter } from '../report/reporter.js';
-import { type PodResult, type PrunedPod, type RunResult, type ServiceResult, type WorkloadResult, podResult } from '../report/result.js';
+import { type PodResult, type PrunedPod, type RunResult, type WorkloadResult, podResult } from '../report/result.js';
 import { Backoff } from '../wait/backoff.js';
 import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
@@ -46,8 +46,11 @@ import { sourcesRunningElsewhere } from './otherKeys.js';
 import { removeEverythingUnderKey, removePod } from './down.js';
 import { type JobPodPreview, previewJob, rollOut } from './workloadRun.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
-import type { WorkloadOutcome } from '../workloads/runWorkload.js';
+import type { WorkloadOutcome } from '../agent/runWorkload.js';
 import { checkExitCodeFromWait, resolveExitCodeFrom, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
+import type { ServiceResult } from '../services/result.js';
+import type { PullOverride, PodPlan, ClusterPlan, PlanOptions } from '../plan/types.js';
+import { actionHeadline } from '../reconcile/action.js';
 
 export interface RunOptions {
   manifests: string[];
@@ -66,7 +69,7 @@ export interface RunOptions {
   quiet: boolean;
   verbose: boolean;
   host?: string;
-  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  /** The isolation key (kube/project.ts): only pods made under it are seen. */
   project?: string;
   /** --publish-all: every container port on a host port the engine chooses. */
   publishAll?: boolean;
@@ -107,7 +110,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
 
     // 2. Connect, within the retry budget and deadline. A scoped run is isolated by default: under a key of its
-    // own, unless one was given, so parallel CI jobs running the same manifests never share pods (project.ts).
+    // own, unless one was given, so parallel CI jobs running the same manifests never share pods (kube/project.ts).
     const project = o.project ?? (o.scoped ? scopedProjectKey() : undefined);
     const host = await openHostEngine(o.host, ctx.env);
     // A namespace's network removed under the run (by a concurrent down or gc) is made again (services/network.ts).

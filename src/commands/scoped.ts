@@ -7,16 +7,17 @@ import { kill } from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, ForwardedExitError, InterruptedError, type RunpodError } from '../errors.js';
-import type { PodPlan } from '../plan/translate.js';
 import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
-import type { PodResult, ServiceResult } from '../report/result.js';
+import type { PodResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
 import { removePod } from './down.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';
 import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
 import { StopWaiting, bounded } from '../wait/bounded.js';
+import type { ServiceResult } from '../services/result.js';
+import type { PodPlan } from '../plan/types.js';
 
 /**
  * How long the takedown may take beyond the pods' longest grace period: room for the removes on a busy engine (20

@@ -16,7 +16,7 @@ export interface StatsOptions {
   output: 'text' | 'json';
   namespace: string;
   host?: string;
-  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  /** The isolation key (kube/project.ts): only pods made under it are seen. */
   project?: string;
 }
 

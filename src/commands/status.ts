@@ -2,18 +2,17 @@
 // has them now. A named pod that does not exist is exit 1, after the others are shown.
 import yaml from 'js-yaml';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
-import { formatSelector, type Selector } from '../plan/selector.js';
+import { formatSelector, type Selector } from '../kube/selector.js';
 import { serviceTable, statusDocument, statusTable, workloadRows } from '../report/tables.js';
 import type { Engine } from '../engine/engine.js';
-import type { ServiceResult } from '../report/result.js';
 import { describeServices } from '../services/cluster.js';
 import { listServiceContainers } from '../services/serviceContainers.js';
-import type { PodRef } from './down.js';
+import { type PodRef, reportSkipped, resolveTargets, targetPods } from './down.js';
 import type { CommandContext } from './context.js';
-import { reportSkipped, resolveTargets, targetPods } from './down.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from './pods.js';
 import { probeReadiness } from './readiness.js';
+import type { ServiceResult } from '../services/result.js';
 
 export type StatusFormat = 'text' | 'wide' | 'json' | 'yaml';
 
@@ -25,7 +24,7 @@ export interface StatusOptions {
   /** -l: only the pods whose labels match (instead of targets). */
   selector?: Selector;
   host?: string;
-  /** The isolation key (plan/project.ts): only pods made under it are seen. */
+  /** The isolation key (kube/project.ts): only pods made under it are seen. */
   project?: string;
 }
 

@@ -1,24 +1,24 @@
-// What a workload's rollout (workloads/runWorkload.ts) asks of the engine, for `runpod run`: its pods found by their
+// What a workload's rollout (agent/runWorkload.ts) asks of the engine, for `runpod run`: its pods found by their
 // owner label, each one brought up by the run-once loop, removed as `runpod down` removes a pod.
 import type { Engine } from '../engine/engine.js';
-import type { PodPlan } from '../plan/translate.js';
 import { claimVolumeName } from '../plan/volumes.js';
 import { observePod } from '../reconcile/observe.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
-import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from '../workloads/runJob.js';
+import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from '../agent/runJob.js';
 import { tallyHistory } from '../workloads/jobTally.js';
-import { Label, infraContainerName, podSelector } from '../plan/labels.js';
+import { Label, infraContainerName, podSelector } from '../kube/labels.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { claimName } from '../workloads/names.js';
-import { templateOutdated } from '../workloads/outdated.js';
+import { templateOutdated } from '../reconcile/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
-import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../workloads/runWorkload.js';
+import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../agent/runWorkload.js';
 import { removePod } from './down.js';
 import { findPods, ownedPods } from './pods.js';
+import type { PodPlan } from '../plan/types.js';
 
 export interface WorkloadContext {
   engine: Engine;

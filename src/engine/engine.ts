@@ -5,8 +5,16 @@ import type { EngineFacts } from './facts.js';
 
 export type CreateOptions = ContainerCreateOptions;
 export type ContainerInspect = ContainerInspectInfo;
-export type { ResourceUpdate } from '../plan/resize.js';
-import type { ResourceUpdate } from '../plan/resize.js';
+
+/** The body of one update: only what changes, in the Engine API's names. */
+export interface ResourceUpdate {
+  Memory?: number;
+  MemorySwap?: number;
+  MemoryReservation?: number;
+  CpuPeriod?: number;
+  CpuQuota?: number;
+  CpuShares?: number;
+}
 
 export interface EngineInfo {
   version: string;

@@ -1,10 +1,10 @@
-// An Engine confined to one isolation key (plan/project.ts): every list and event subscription sees only what was
+// An Engine confined to one isolation key (kube/project.ts): every list and event subscription sees only what was
 // made under the key (without a key: only what was made without one), and every container, volume and network created
 // carries the key's label. Commands wrap the engine once, where they open it, so no lookup anywhere can reach
 // another job's pods. Host-wide questions (admission counts every pod's requests, gc every dead container) use
 // the engine unwrapped.
-import { Label } from '../plan/labels.js';
-import { inProject, projectLabels, projectSelector } from '../plan/project.js';
+import { Label } from '../kube/labels.js';
+import { inProject, projectLabels, projectSelector } from '../kube/project.js';
 import type { Engine } from './engine.js';
 import { withOverrides } from './overrides.js';
 

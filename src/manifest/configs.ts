@@ -6,10 +6,11 @@ import { ConfigMap as ConfigMapModel } from 'kubernetes-models/v1/ConfigMap';
 import { Secret as SecretModel } from 'kubernetes-models/v1/Secret';
 import type { ManifestProblem } from '../errors.js';
 import { configMapFields, secretFields, walkFields } from './fields.js';
-import type { PathSegment } from './path.js';
+import type { PathSegment } from '../kube/path.js';
 import { type ConfigObject, configKey } from './types.js';
-import { type Obj, type ProblemSink, isObj, metadataRules, schemaProblems } from './validate.js';
 import { configKeyProblem } from './volumeRules.js';
+import { type Obj, isObj } from '../kube/object.js';
+import { type ProblemSink, schemaProblems, metadataRules } from './problems.js';
 
 /** MaxSecretSize and the ConfigMap limit: 1 MiB of data in all (etcd's request limit). */
 const maxDataBytes = 1024 * 1024;

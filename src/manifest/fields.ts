@@ -7,7 +7,7 @@
 // The other kinds runpod reads (ConfigMap, Secret, Service, the workloads and PersistentVolumeClaim) have their tables below,
 // with every field of their Kubernetes types too.
 
-import type { FieldPath, PathSegment } from './path.js';
+import type { FieldPath, PathSegment } from '../kube/path.js';
 
 export type FieldStatus = 'supported' | 'warn' | 'unsupported';
 
@@ -400,7 +400,7 @@ const seccompProfileFields: FieldLevel = {
   },
 };
 
-// AppArmor (https://kubernetes.io/docs/tutorials/security/apparmor/), translated in src/plan/apparmor.ts: honoured
+// AppArmor (https://kubernetes.io/docs/tutorials/security/apparmor/), translated in src/kube/apparmor.ts: honoured
 // where the engine host has AppArmor enabled (GET /info lists it), refused otherwise when the run asks the engine.
 const appArmorProfileFields: FieldLevel = {
   type: 'AppArmorProfile',

@@ -4,12 +4,14 @@
 import type { ManifestProblem } from '../errors.js';
 import { resolveReferences, toConfigObject } from './configs.js';
 import { applyDefaults } from './defaults.js';
-import { formatPath } from './path.js';
+import { formatPath } from '../kube/path.js';
 import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, type ClaimObject, type ServiceObject, configKey } from './types.js';
 import { toServiceObject } from './serviceRules.js';
-import { type HostPortUse, type ValidPod, hostPortsCollide, hostPortsOf, isObj, validateDocument } from './validate.js';
+import { type ValidPod, validateDocument } from './validate.js';
 import { lineOf, parseYaml } from './yaml.js';
 import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
+import { isObj } from '../kube/object.js';
+import { type HostPortUse, hostPortsOf, hostPortsCollide } from './pod.js';
 
 export interface ManifestText {
   source: ManifestSource;

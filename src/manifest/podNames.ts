@@ -8,9 +8,9 @@ import { workloadRefName } from '../workloads/expand.js';
 import { kindVerdict } from './kinds.js';
 import { readManifestTexts } from './load.js';
 import { sortByFileAndLine } from './parse.js';
-import { type PathSegment, formatPath } from './path.js';
-import { dns1035Label, dns1123Label, dns1123Subdomain } from './syntax.js';
-import { type Obj, describe, isObj } from './validate.js';
+import { type PathSegment, formatPath } from '../kube/path.js';
+import { dns1035Label, dns1123Label, dns1123Subdomain } from '../kube/syntax.js';
+import { type Obj, describe, isObj } from '../kube/object.js';
 import { type ParsedYaml, type YamlDocument, lineOf, noDocuments, parseYaml } from './yaml.js';
 
 export interface NamedPod {

@@ -2,9 +2,9 @@
 // validateLivenessProbe / validateReadinessProbe / validateStartupProbe), and the kubelet's FindPort rule that a
 // named port must be one of the container's own ports, checked up front so a typo is a manifest error (exit 2)
 // instead of a probe that can never pass.
-import type { PathSegment } from './path.js';
-import { portName, portNumber } from './syntax.js';
-import type { ProblemSink } from './validate.js';
+import type { PathSegment } from '../kube/path.js';
+import { portName, portNumber } from '../kube/syntax.js';
+import type { ProblemSink } from './problems.js';
 
 type Obj = Record<string, unknown>;
 

@@ -4,9 +4,9 @@
 // RestartPolicy"; ContainerRestartRule: action "Restart" is the only value, exitCodes the condition, its operator In
 // or NotIn, "At most 255 elements are allowed" in values). The OpenAPI schema runpod validates types against is
 // Kubernetes 1.33's, which has no restartPolicyRules, so the types inside it are checked here too.
-import type { PathSegment } from './path.js';
+import { describe } from '../kube/object.js';
+import type { PathSegment } from '../kube/path.js';
 import type { ProblemAdder } from './ruleHelpers.js';
-import { describe } from './validate.js';
 import { newerThanSchema } from './fields.js';
 
 type Obj = Record<string, unknown>;

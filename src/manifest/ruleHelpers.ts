@@ -1,5 +1,5 @@
 // Small helpers the kinds' rule files share (workloadRules.ts, serviceRules.ts, validate.ts). Pure.
-import type { FieldPath } from './path.js';
+import type { FieldPath } from '../kube/path.js';
 
 /** What the rules report problems into: a field path and the problem there. */
 export interface ProblemAdder {

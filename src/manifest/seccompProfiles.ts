@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestProblem } from '../errors.js';
-import { formatPath } from './path.js';
+import { formatPath } from '../kube/path.js';
 import type { LoadedPod } from './types.js';
 
 /** The kubelet's default: its root directory /var/lib/kubelet, and seccomp/ under it. */

@@ -3,12 +3,13 @@
 // validatePodDNSConfig, ValidateHostAliases …) that the OpenAPI schema does not express, plus runpod's own limits on
 // one host (each says why). Pure: values in, problems out.
 
-import { annotationProfile, appArmorAnnotationPrefix } from '../plan/apparmor.js';
-import { isIpcSysctl, isNamespacedSysctl, dottedSysctl } from '../plan/security.js';
-import { clusterDomain } from '../services/names.js';
-import type { PathSegment } from './path.js';
-import { dns1123Label, dns1123Subdomain, ipAddress } from './syntax.js';
-import type { Obj, ProblemSink } from './validate.js';
+import { annotationProfile, appArmorAnnotationPrefix } from '../kube/apparmor.js';
+import { clusterDomain } from '../kube/serviceNames.js';
+import type { PathSegment } from '../kube/path.js';
+import { dns1123Label, dns1123Subdomain, ipAddress } from '../kube/syntax.js';
+import { dottedSysctl, isIpcSysctl, isNamespacedSysctl } from '../kube/sysctl.js';
+import type { Obj } from '../kube/object.js';
+import type { ProblemSink } from './problems.js';
 
 function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;

@@ -8,10 +8,11 @@ import { isIP } from 'node:net';
 import { Service as ServiceModel } from 'kubernetes-models/v1/Service';
 import { placesOf, serviceFields, walkFields } from './fields.js';
 import { list, report, set } from './ruleHelpers.js';
-import { type PathSegment, formatPath } from './path.js';
-import { dns1035Label, dns1123Label, ipAddress, labelValue, portName, portNumber, qualifiedName } from './syntax.js';
+import { type PathSegment, formatPath } from '../kube/path.js';
+import { dns1035Label, dns1123Label, ipAddress, labelValue, portName, portNumber, qualifiedName } from '../kube/syntax.js';
 import type { ServiceObject, ServicePortSpec } from './types.js';
-import { type Obj, type ProblemSink, describe, isObj, metadataRules, schemaProblems } from './validate.js';
+import { describe, type Obj, isObj } from '../kube/object.js';
+import { type ProblemSink, schemaProblems, metadataRules } from './problems.js';
 
 const servicePlaces = placesOf(serviceFields);
 

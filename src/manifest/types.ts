@@ -135,3 +135,6 @@ export interface ServiceObject {
   /** sessionAffinityConfig.clientIP.timeoutSeconds (ClientIP only; default 10800). */
   affinityTimeoutSeconds?: number;
 }
+
+/** The kinds that run pods through a controller, and the claims they (and pods) mount. */
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'PersistentVolumeClaim';

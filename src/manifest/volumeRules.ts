@@ -2,9 +2,10 @@
 // validateVolumeMounts, validateEnv, validateEnvFrom, validateDownwardAPIVolumeFile …) that the OpenAPI schema does
 // not express, plus runpod's own limits on one host. Pure: values in, problems and warnings out.
 
-import type { PathSegment } from './path.js';
-import { compareQuantities, dns1123Label, dns1123Subdomain, envVarName, parseQuantity, qualifiedName, quantityExample } from './syntax.js';
-import type { Obj, ProblemSink } from './validate.js';
+import type { Obj } from '../kube/object.js';
+import type { PathSegment } from '../kube/path.js';
+import { compareQuantities, dns1123Label, dns1123Subdomain, envVarName, parseQuantity, qualifiedName, quantityExample } from '../kube/syntax.js';
+import type { ProblemSink } from './problems.js';
 
 function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;

@@ -13,7 +13,7 @@ import { ReplicaSet as ReplicaSetModel } from 'kubernetes-models/apps/v1/Replica
 import { StatefulSet as StatefulSetModel } from 'kubernetes-models/apps/v1/StatefulSet';
 import { PersistentVolumeClaim as PersistentVolumeClaimModel } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { ReplicationController as ReplicationControllerModel } from 'kubernetes-models/v1/ReplicationController';
-import { labelSelectorFrom, selectorMatches, type Selector } from '../plan/selector.js';
+import { labelSelectorFrom, selectorMatches, type Selector } from '../kube/selector.js';
 import {
   type FieldLevel,
   type FieldPlaces,
@@ -29,9 +29,12 @@ import {
   walkFields,
 } from './fields.js';
 import { list, report, set, valueAt } from './ruleHelpers.js';
-import { type FieldPath, type PathSegment, formatPath, isWithin } from './path.js';
-import { dns1123Label, dns1123Subdomain, labelValue, parseQuantity, qualifiedName, quantityExample } from './syntax.js';
-import { type Obj, type ProblemSink, type WorkloadKind, describe, isObj, metadataRules, schemaProblems, validatePod } from './validate.js';
+import { type FieldPath, type PathSegment, formatPath, isWithin } from '../kube/path.js';
+import { dns1123Label, dns1123Subdomain, labelValue, parseQuantity, qualifiedName, quantityExample } from '../kube/syntax.js';
+import { type Obj, describe, isObj } from '../kube/object.js';
+import { type ProblemSink, metadataRules, schemaProblems } from './problems.js';
+import { validatePod } from './pod.js';
+import type { WorkloadKind } from './types.js';
 
 type Model = new (value: never) => { validate(): void };
 
@@ -328,7 +331,7 @@ function isProblemList(r: Selector | string[]): r is string[] {
   return r.length > 0 && typeof r[0] === 'string';
 }
 
-/** ValidateLabelSelector (with selector.ts's parser of the object); the selector when valid. */
+/** ValidateLabelSelector (with kube/selector.ts's parser of the object); the selector when valid. */
 function labelSelector(sel: unknown, p: PathSegment[], sink: ProblemSink): Selector | undefined {
   if (!set(sel)) {
     sink.add(p, 'required');

@@ -9,7 +9,7 @@
 
 import yaml from 'js-yaml';
 import type { ManifestProblem } from '../errors.js';
-import { type FieldPath, type PathSegment, formatPath } from './path.js';
+import { type FieldPath, type PathSegment, formatPath } from '../kube/path.js';
 
 /** Field path (rendered by formatPath) → 1-based line. */
 export type LineMap = ReadonlyMap<string, number>;

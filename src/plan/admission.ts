@@ -3,12 +3,7 @@
 // CPUs and memory, less what the pods already there requested and what the pods before it in the same input
 // take. A pod that does not fit fails with the kubelet's reason (OutOfcpu, OutOfmemory); limits are not admission.
 import type { LoadedPod } from '../manifest/types.js';
-import type { ContainerPlan, PodPlan } from './translate.js';
-
-export interface Resources {
-  milliCpu: number;
-  memoryBytes: number;
-}
+import type { ContainerPlan, PodPlan, Resources } from './types.js';
 
 const none = (): Resources => ({ milliCpu: 0, memoryBytes: 0 });
 const plus = (a: Resources, b: Resources): Resources => ({ milliCpu: a.milliCpu + b.milliCpu, memoryBytes: a.memoryBytes + b.memoryBytes });

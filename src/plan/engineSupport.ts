@@ -3,10 +3,10 @@
 // here a field the engine cannot honour is refused as a manifest problem (file, line, field; exit 2), naming the
 // engine and what would make it work, as the kubelet refuses a pod its node cannot run at admission. Pure.
 import type { ManifestProblem } from '../errors.js';
-import { formatPath } from '../manifest/path.js';
+import { formatPath } from '../kube/path.js';
 import type { LoadedPod, ManifestWarning } from '../manifest/types.js';
 import { apiAtLeast, describeEngine, EngineFeature, type EngineFacts } from '../engine/facts.js';
-import { appArmorAnnotationPrefix, effectiveAppArmor } from './apparmor.js';
+import { appArmorAnnotationPrefix, effectiveAppArmor } from '../kube/apparmor.js';
 import { imageVolumeSource } from './volumes.js';
 
 export interface EngineSupport {

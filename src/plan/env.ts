@@ -7,14 +7,14 @@ import type { Container, EnvVarSource, Pod } from 'kubernetes-types/core/v1.js';
 import { type ConfigObject, configKey } from '../manifest/types.js';
 import { fieldSubscript } from '../manifest/volumeRules.js';
 import { expandVars } from './expand.js';
-import { memoryBytes, milliCpu } from './quantity.js';
+import { memoryBytes, milliCpu } from '../kube/quantity.js';
 import { runtimeRef } from './runtime.js';
 
 export interface EnvContext {
   pod: Pod & { metadata: { name: string; namespace: string }; spec: NonNullable<Pod['spec']> };
   uid: string;
   configs: ReadonlyMap<string, ConfigObject>;
-  /** The isolation key (project.ts): a claim's engine volume is the key's own. */
+  /** The isolation key (kube/project.ts): a claim's engine volume is the key's own. */
   project?: string;
   /** The Service variables of the pod's namespace (serviceEnv.ts): under the container's own, which win. */
   serviceEnv?: ReadonlyArray<{ name: string; value: string }>;

@@ -4,9 +4,9 @@
 import { posix } from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
-import { type HttpGetHandler, httpGetHandler } from './handlers.js';
-import { Label } from './labels.js';
-import { specHash } from './names.js';
+import { type HttpGetHandler, httpGetHandler } from '../kube/handlers.js';
+import { Label } from '../kube/labels.js';
+import { specHash } from '../kube/names.js';
 
 /** A lifecycle handler with Kubernetes' defaults applied and a named port resolved (pkg/kubelet/lifecycle). */
 export type HookHandler =

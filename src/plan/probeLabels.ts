@@ -11,7 +11,7 @@
 // No Secret data can land here: a probe is spec text only (exec command, port, path, httpHeaders, host, gRPC
 // service). Kubernetes' httpHeaders are literal name/value pairs (no valueFrom), and runpod does not expand
 // $(VAR) in a probe's command.
-import type { ContainerProbes, ProbeHandler, ProbeSpec } from '../wait/probes/types.js';
+import type { ContainerProbes, ProbeHandler, ProbeSpec } from '../kube/probes.js';
 
 export const ProbeLabel = {
   readiness: 'io.runpod.probe.readiness',

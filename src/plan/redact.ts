@@ -2,7 +2,7 @@
 // holds Secret data masked, and runtime markers shown readably. Secrets are never printed (README). Pure.
 import type { CreateOptions } from '../engine/engine.js';
 import { showRuntime } from './runtime.js';
-import type { ContainerPlan } from './translate.js';
+import type { ContainerPlan } from './types.js';
 import type { PlannedVolume } from './volumes.js';
 
 export const masked = '<secret>';

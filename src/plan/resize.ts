@@ -5,7 +5,7 @@
 // container. So the resources a NotRequired policy covers are left out of the container's hash (a change does not
 // replace it), and decide compares them with what the engine reports (inspect's HostConfig, the record of what is
 // applied: labels cannot change after creation) and asks for an update. Pure.
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions, ResourceUpdate } from '../engine/engine.js';
 
 export type ResizeRestart = 'NotRequired' | 'RestartContainer';
 
@@ -25,16 +25,6 @@ export interface EngineResources {
   /** CFS period in µs; 0 when there is no cpu limit. */
   cpuPeriod: number;
   cpuShares: number;
-}
-
-/** The body of one update: only what changes, in the Engine API's names. */
-export interface ResourceUpdate {
-  Memory?: number;
-  MemorySwap?: number;
-  MemoryReservation?: number;
-  CpuPeriod?: number;
-  CpuQuota?: number;
-  CpuShares?: number;
 }
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;

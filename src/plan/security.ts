@@ -3,9 +3,10 @@
 // needs the image (runAsNonRoot, and runAsGroup without runAsUser).
 import type { Container, PodSecurityContext, PodSpec, SecurityContext } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/engine.js';
-import { clusterDomain, clusterFirstDns } from '../services/names.js';
+import { clusterDomain, clusterFirstDns } from '../kube/serviceNames.js';
 import type { EngineFacts } from '../engine/facts.js';
-import { appArmorSecurityOpt, effectiveAppArmor } from './apparmor.js';
+import { appArmorSecurityOpt, effectiveAppArmor } from '../kube/apparmor.js';
+import { dottedSysctl } from '../kube/sysctl.js';
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;
 
@@ -217,27 +218,6 @@ export function podHostname(spec: PodSpec, name: string, namespace: string): { h
   return { hostname, domain, fqdn: `${hostname}.${domain}` };
 }
 
-/** Sysctls in the IPC namespace (the rest of the namespaced ones, net.*, are in the network namespace). */
-export function isIpcSysctl(name: string): boolean {
-  return name === 'kernel.sem' || name.startsWith('kernel.shm') || name.startsWith('kernel.msg') || name.startsWith('fs.mqueue.');
-}
-
-/** Namespaced sysctls: the ones a container's own namespaces hold (Docker's and the kubelet's namespaced list). */
-export function isNamespacedSysctl(name: string): boolean {
-  return isIpcSysctl(name) || name.startsWith('net.');
-}
-
-/**
- * A sysctl name in dotted form: Kubernetes accepts "/" as the separator too, and then a "." inside a segment
- * stands for a literal "/" (pkg/kubelet/sysctl: ConvertSysctlVariableToDotsSeparator).
- */
-export function dottedSysctl(name: string): string {
-  const slash = name.indexOf('/');
-  const dot = name.indexOf('.');
-  if (slash < 0 || (dot >= 0 && dot < slash)) return name;
-  return name.replace(/[./]/g, (ch) => (ch === '/' ? '.' : '/'));
-}
-
 /**
  * What the infra container carries for the pod-level fields: namespaces, hostname and domain, /etc/hosts
  * additions, DNS and sysctls. Every one of these lives on the sandbox in Kubernetes, and a Docker container joined
@@ -276,7 +256,7 @@ export function infraPodSettings(spec: PodSpec, name: string, namespace: string)
 
   // dnsPolicy (https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#pod-s-dns-policy). ClusterFirst
   // (the default; ClusterFirstWithHostNet is the same for a pod on the pod network): the kubelet's search list and
-  // ndots:5, the nameserver being the engine's embedded DNS on the namespace's network (services/names.ts), which
+  // ndots:5, the nameserver being the engine's embedded DNS on the namespace's network (kube/serviceNames.ts), which
   // answers pods' and Services' names and forwards the rest to the host's resolvers. A hostNetwork pod is on the
   // host's network, where the engine serves no DNS: the kubelet gives such a pod Default under ClusterFirst, and so
   // does runpod under both (no cluster names then). Default is the node's resolver: the engine's copy of the host's

@@ -12,10 +12,10 @@ import type { Container, KeyToPath, Pod, VolumeMount } from 'kubernetes-types/co
 import type { CreateOptions } from '../engine/engine.js';
 import { type ConfigObject, configKey } from '../manifest/types.js';
 import { type EnvContext, fieldValue, resourceValue } from './env.js';
-import { Label, managedByValue } from './labels.js';
-import { namespacePart, specHash } from './names.js';
-import { projectLabels } from './project.js';
-import { memoryBytes } from './quantity.js';
+import { Label, managedByValue } from '../kube/labels.js';
+import { namespacePart, specHash } from '../kube/names.js';
+import { projectLabels } from '../kube/project.js';
+import { memoryBytes } from '../kube/quantity.js';
 import { runtimeRef } from './runtime.js';
 import { apiAtLeast, EngineFeature, type EngineFacts } from '../engine/facts.js';
 import { defaultPullPolicy } from '../imageRef.js';

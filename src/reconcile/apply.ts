@@ -5,15 +5,17 @@
 import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { takenHostPort } from '../engine/takenPort.js';
 import { EngineUnreachableError } from '../errors.js';
-import { Label, infraContainerName, managedByValue } from '../plan/labels.js';
-import { type PodPlan, type ContainerPlan, instanceCreateOptions } from '../plan/translate.js';
-import { type Action, type Decision, type RemoveAction, type RetireAction, isHousekeeping } from './decide.js';
+import { Label, infraContainerName, managedByValue } from '../kube/labels.js';
+import { instanceCreateOptions } from '../plan/translate.js';
+import { type Decision, isHousekeeping } from './decide.js';
 import { ImageUnavailableError, type ImagePuller, type PodAuth } from './images.js';
 import { authFromPullSecret } from '../engine/auth.js';
 import { runPostStart, stopGracefully } from './hooks.js';
 import { stopInKillPodOrder } from './podStop.js';
 import { resolveImageUser } from '../plan/security.js';
 import { VolumeSetupError, VolumeWork, removeStaleVolumes } from './volumes.js';
+import type { ContainerPlan, PodPlan } from '../plan/types.js';
+import type { Action, RemoveAction, RetireAction } from './action.js';
 
 /**
  * What became of one action (the kubelet's SyncResult): done or not, on which instance, and the engine's answer.

@@ -4,7 +4,7 @@
 // before 26 has no volume subpath): the engine lists that as a bind and does not count it as a use, so it would
 // remove the volume under a running pod. Both are looked for here.
 import type { Engine } from '../engine/engine.js';
-import { Label, managedByValue, managedSelector } from '../plan/labels.js';
+import { Label, managedByValue, managedSelector } from '../kube/labels.js';
 import { VolumeLabel } from '../plan/volumes.js';
 import { helperLabel } from './volumes.js';
 

@@ -2,69 +2,18 @@
 // with what the engine has and say what to do, each action with the reason a user reads. The answer is a typed
 // set (the kubelet's podActions): what to remove, the sandbox, what to kill, resize in place, create and start,
 // and apart from those the housekeeping that never decides whether the pod is in sync.
-import type { PodPlan } from '../plan/translate.js';
-import { sameSpec } from '../plan/names.js';
-import { type ResourceUpdate, resizeChange } from '../plan/resize.js';
-import { restartCause, restartsAfterExit } from '../plan/restart.js';
+import { sameSpec } from '../kube/names.js';
+import { resizeChange } from '../plan/resize.js';
+import { restartCause, restartsAfterExit } from '../kube/restart.js';
 import type { ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
 import { stalePodIP } from './podAddress.js';
-
-export interface RemoveAction { kind: 'remove'; container: string; id: string; reason: string }
-export interface CreateInfraAction { kind: 'createInfra'; attempt: number; reason: string }
-export interface StartInfraAction { kind: 'startInfra'; id: string; reason: string }
-export interface CreateAction { kind: 'create'; container: string; attempt: number; reason: string }
-export interface StartAction { kind: 'start'; container: string; id: string; reason: string }
-export interface RetireAction { kind: 'retire'; container: string; id: string; reason: string }
-export interface KillAction { kind: 'kill'; container: string; id: string; gracePeriodSeconds: number; reason: string }
-export interface ResizeAction { kind: 'resize'; container: string; id: string; update: ResourceUpdate; reason: string }
-
-export type Action =
-  /** Stop (within the grace period) and remove an instance. */
-  | RemoveAction
-  /** Create and start a new infra instance. */
-  | CreateInfraAction
-  | StartInfraAction
-  /** Create and start a new instance of an app container. */
-  | CreateAction
-  | StartAction
-  /** Keep a dead instance for `logs --previous`, but make sure the engine never restarts it. */
-  | RetireAction
-  /** End the instance's process after a failed liveness or startup probe; its restart policy decides what follows. */
-  | KillAction
-  /** Apply changed resources to the instance in place (resizePolicy NotRequired: `docker update`). */
-  | ResizeAction;
+import type { PodPlan } from '../plan/types.js';
+import type { RemoveAction, CreateInfraAction, StartInfraAction, KillAction, ResizeAction, CreateAction, StartAction, RetireAction, Action } from './action.js';
 
 /** Containers whose liveness (or startup) probe failed, by instance id: what the probe said, and the grace period. */
 export type ProbeKills = ReadonlyMap<string, { reason: string; gracePeriodSeconds: number }>;
-
-/** What an action does, in a few words (a spinner's text, a result's line). */
-export function actionHeadline(a: Action): string {
-  switch (a.kind) {
-    case 'remove':
-      return `removing ${a.container === 'POD' ? 'infra container' : `container ${a.container}`}`;
-    case 'createInfra':
-      return `creating infra container, attempt ${a.attempt}`;
-    case 'startInfra':
-      return 'starting infra container';
-    case 'create':
-      return `creating container ${a.container}, attempt ${a.attempt}`;
-    case 'start':
-      return `starting container ${a.container}`;
-    case 'kill':
-      return `killing container ${a.container} to restart it`;
-    case 'retire':
-      return `keeping ${a.container}'s dead instance without a restart policy`;
-    case 'resize':
-      return `updating container ${a.container}'s resources in place`;
-  }
-}
-
-/** The line a user reads for an action: what is done, and why. */
-export function describeAction(a: Action): string {
-  return `${actionHeadline(a)} (${a.reason})`;
-}
 
 /** One sync's actions by kind, in the order apply carries them out (the kubelet's KillPod, then SyncPod's steps). */
 export interface Decision {
@@ -266,7 +215,7 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
     // Exited, and not "restarting": Docker's restart manager marks a container it will restart as restarting during
     // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back. And
     // an exit that only a restartPolicyRules entry restarts: the engine's policy mirrors the container's
-    // restartPolicy, so runpod makes the next attempt (restart.ts), as the kubelet would restart it.
+    // restartPolicy, so runpod makes the next attempt (kube/restart.ts), as the kubelet would restart it.
     if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
     // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
     // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.

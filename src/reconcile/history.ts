@@ -1,7 +1,7 @@
 // What to do with a container's older instances (pure): they are dead history, kept for `logs --previous` (or
 // as an init container's record), and must never run again beside the newest one. Shared by app and init
 // containers, so both follow one rule.
-import type { Action } from './decide.js';
+import type { Action } from './action.js';
 import type { ObservedContainer } from './observe.js';
 
 /** Engine states in which the engine itself keeps the container going. */

@@ -11,7 +11,7 @@
 //    minimumGracePeriodInSeconds). A grace period of 0 kills at once, with no hook (design.md).
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import { type HookHandler, preStopFromLabels } from '../plan/lifecycle.js';
-import { describeHttpGet } from '../plan/handlers.js';
+import { describeHttpGet } from '../kube/handlers.js';
 import { httpGetOnce } from './hookHttp.js';
 
 export interface HookOutcome {

@@ -1,9 +1,8 @@
 // Images for the containers a sync creates, per imagePullPolicy (Kubernetes: Always pulls on every container
 // creation, IfNotPresent pulls when absent, Never uses only a local image). One pull per image per run.
-import type { Engine, PullProgress, RegistryAuth } from '../engine/engine.js';
-import { EngineRequestError } from '../engine/engine.js';
-import type { PullPolicy } from '../plan/translate.js';
+import { type Engine, type PullProgress, type RegistryAuth, EngineRequestError } from '../engine/engine.js';
 import { pullableRef } from '../imageRef.js';
+import type { PullPolicy } from '../plan/types.js';
 
 export class ImageUnavailableError extends Error {
   override name = 'ImageUnavailableError';

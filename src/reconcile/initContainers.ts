@@ -10,11 +10,11 @@
 //  - once an app container has run, the init phase is over: a lost init record (a dead instance removed by
 //    `runpod gc`) does not run it again, as the kubelet treats a pod whose main containers ran as initialized;
 //    only a new sandbox (the pod replaced) runs the init containers again.
-import type { ContainerPlan, PodPlan } from '../plan/translate.js';
-import type { Action } from './decide.js';
 import type { ObservedContainer, ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates } from './history.js';
-import { type ContainerRestart, describeRestart, matchingRule, type RestartPolicy, restartCause, restartsAfterExit } from '../plan/restart.js';
+import { type ContainerRestart, describeRestart, matchingRule, type RestartPolicy, restartCause, restartsAfterExit } from '../kube/restart.js';
+import type { ContainerPlan, PodPlan } from '../plan/types.js';
+import type { Action } from './action.js';
 
 export interface InitOptions {
   /** Now, ms since the epoch: a failed init container is restarted only after its back-off (restartDelayMs). */

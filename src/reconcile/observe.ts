@@ -1,6 +1,6 @@
 // observe: what the engine has for one pod, mapped to plain data the pure decide step reads.
 import type { ContainerInspect, Engine } from '../engine/engine.js';
-import { Label, infraContainerName, podSelector } from '../plan/labels.js';
+import { Label, infraContainerName, podSelector } from '../kube/labels.js';
 import { type InitKind, LifecycleLabel } from '../plan/lifecycle.js';
 import { type EngineResources, engineResources } from '../plan/resize.js';
 

@@ -3,9 +3,9 @@
 // Readiness needs one thing more, what the containers' readiness probes say now: `status` runs them (from the
 // labels, probeLabels.ts) and passes the results in; no other command probes.
 import type { ContainerInspect } from '../engine/engine.js';
-import { Label, infraContainerName, podLabelsOf } from '../plan/labels.js';
+import { Label, infraContainerName, podLabelsOf } from '../kube/labels.js';
 import { type LabelledProbes, probesFromLabels } from '../plan/probeLabels.js';
-import { type PortBinding, type ProbeOutcome, type ProbeSpec, describeHandler } from '../wait/probes/types.js';
+import { type PortBinding, type ProbeOutcome, type ProbeSpec, describeHandler } from '../kube/probes.js';
 import { groupPod, type ObservedContainer, toObservedContainer } from './observe.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';

@@ -1,9 +1,10 @@
 // What admission weighs on the engine (plan/admission.ts): the host's CPUs and memory, and what the pods runpod
 // already runs there requested, read from the request labels of their live containers in one list call.
 import type { Engine } from '../engine/engine.js';
-import type { AdmissionInput, Resources } from '../plan/admission.js';
-import { Label, RequestLabel, infraContainerName, managedSelector } from '../plan/labels.js';
+import type { AdmissionInput } from '../plan/admission.js';
+import { Label, RequestLabel, infraContainerName, managedSelector } from '../kube/labels.js';
 import { liveStates } from './history.js';
+import type { Resources } from '../plan/types.js';
 
 export async function observeAdmission(engine: Engine): Promise<AdmissionInput> {
   const [host, containers] = await Promise.all([engine.hostInfo(), engine.listContainers([managedSelector])]);

@@ -14,7 +14,7 @@
 // An instance the engine restarts in place (its restart policy) keeps its file: a message from an earlier run
 // stays until the new run overwrites it.
 import type { Engine } from '../engine/engine.js';
-import type { ContainerPlan } from '../plan/translate.js';
+import type { ContainerPlan } from '../plan/types.js';
 import type { ObservedContainer } from './observe.js';
 
 export const maxTerminationMessageBytes = 4096;

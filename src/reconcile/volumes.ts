@@ -10,12 +10,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { CreateOptions, Engine, VolumeInfo } from '../engine/engine.js';
-import { EngineRequestError } from '../engine/engine.js';
-import { Label, managedByValue } from '../plan/labels.js';
-import { dockerContainerName } from '../plan/names.js';
+import { type CreateOptions, type Engine, type VolumeInfo, EngineRequestError } from '../engine/engine.js';
+import { Label, managedByValue } from '../kube/labels.js';
+import { dockerContainerName } from '../kube/names.js';
 import { runtimeKeys, substituteRuntime } from '../plan/runtime.js';
-import type { ContainerPlan, PodPlan } from '../plan/translate.js';
 import {
   type EngineVolume,
   type PlannedVolume,
@@ -28,6 +26,7 @@ import {
   terminationFileMode,
 } from '../plan/volumes.js';
 import { type TarEntry, tarArchive } from './tar.js';
+import type { PodPlan, ContainerPlan } from '../plan/types.js';
 
 /** A volume could not be made ready: the pod's problem (exit 1), with the reason a user reads. */
 export class VolumeSetupError extends Error {

@@ -1,7 +1,8 @@
 // The pods' addresses as environment variables (pure): what a scoped command (`runpod run … -- cmd`) gets in
 // its environment and what `-o env` prints as POSIX `export` lines for `eval "$(runpod … -o env)"`.
-import { projectEnvVar } from '../plan/project.js';
-import type { PodResult, ServiceResult } from './result.js';
+import { projectEnvVar } from '../kube/project.js';
+import type { ServiceResult } from '../services/result.js';
+import type { PodResult } from './result.js';
 
 export type EnvPod = Pick<PodResult, 'namespace' | 'name' | 'ip' | 'source' | 'ports'>;
 

@@ -1,7 +1,8 @@
 // Progress for plain output (pure): a line whenever a container's state changes — started, exited with its code,
 // restarted by the engine, a probe failing and why — so a CI log shows a crash loop as it happens, even when
 // runpod itself has nothing to do.
-import type { PodCheck } from '../wait/check.js';
+
+import type { PodCheck } from '../wait/podCheck.js';
 
 interface Seen {
   instance: string;

@@ -2,10 +2,10 @@
 // spinner without colour). Not a TTY, or CI set: plain timestamped lines, no ANSI codes. Results go to stdout
 // (see output.ts).
 import type { Writable } from 'node:stream';
-import { type Action, actionHeadline, describeAction as actionText } from '../reconcile/decide.js';
-import type { PodCheck } from '../wait/check.js';
 import type { PodResult } from './result.js';
 import { type ProgressState, progressLines, waitingLine } from './progress.js';
+import { type Action, actionHeadline, describeAction as actionText } from '../reconcile/action.js';
+import type { PodCheck } from '../wait/podCheck.js';
 
 export interface Reporter {
   /** Something went otherwise than asked, or needs the user now: shown even under -q. */

@@ -1,7 +1,8 @@
 // The result document of a run (pure): what `-o json|yaml` prints and what the text report reads.
-import type { Action } from '../reconcile/decide.js';
 import { type ActionResult, actionContainer } from '../reconcile/apply.js';
 import type { PodOutcome, PodOutcomeStatus } from '../wait/runOnce.js';
+import type { ServiceResult } from '../services/result.js';
+import type { Action } from '../reconcile/action.js';
 
 export interface ContainerResult {
   name: string;
@@ -85,7 +86,7 @@ export interface PrunedPod {
   removedContainers?: number;
 }
 
-/** A workload's rollout in this run (workloads/runWorkload.ts). */
+/** A workload's rollout in this run (agent/runWorkload.ts). */
 export interface WorkloadResult {
   namespace: string;
   name: string;
@@ -109,7 +110,7 @@ export interface RunResult {
   apiVersion: 'runpod/v1';
   kind: 'RunResult';
   exitCode: number;
-  /** The isolation key the pods run under (plan/project.ts), when there is one. */
+  /** The isolation key the pods run under (kube/project.ts), when there is one. */
   project?: string;
   pods: PodResult[];
   /** The input's workloads, when it has any. */
@@ -120,17 +121,6 @@ export interface RunResult {
   services?: ServiceResult[];
 }
 
-/** A Service as the run left it: where it answers, and on which host ports. */
-export interface ServiceResult {
-  namespace: string;
-  name: string;
-  type: 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'headless';
-  /** The address of the Service's container on its namespace's network (none when headless). */
-  ip?: string;
-  /** The names it answers to from its namespace's pods (the bare name, then the qualified forms). */
-  dnsNames: string[];
-  ports: Array<{ name?: string; port: number; protocol: 'TCP' | 'UDP'; targetPort: number | string; hostPort?: number }>;
-}
 
 function actionEntry(r: ActionResult): ActionEntry {
   return {

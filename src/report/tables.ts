@@ -1,7 +1,7 @@
 // Plain-text tables for the commands that show state (status, stats, gc): columns padded to the widest cell,
 // no colour, so the output reads the same on a terminal, in a pipe and in a CI log.
-import type { ServiceResult } from './result.js';
 import type { ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
+import type { ServiceResult } from '../services/result.js';
 
 export function renderTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -1,18 +1,17 @@
 // Setting up what pods need to find each other (engine side): each namespace's network, each Service container on
 // it, and every Service container joined to the other namespaces' networks under its qualified names, so
 // <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
-import type { CreateOptions, Engine } from '../engine/engine.js';
-import { EngineRequestError, NameConflictError } from '../engine/engine.js';
+import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { takenHostPort } from '../engine/takenPort.js';
 import { ServiceSetupError } from '../errors.js';
 import type { ServiceObject } from '../manifest/types.js';
-import type { ServiceResult } from '../report/result.js';
-import { inProject } from '../plan/project.js';
-import { Role, ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from './names.js';
+import { inProject } from '../kube/project.js';
+import { Role, ServiceLabel, namespaceNetwork, serviceContainerName, serviceDnsNames } from '../kube/serviceNames.js';
 import { EndpointsController } from './endpointsController.js';
 import { ensureNetwork, removeNetworkIfUnused } from './network.js';
 import { headlessRecordSpec, serviceContainerSpec } from './serviceSpec.js';
 import { type ServiceContainer, listServiceContainers, networkAddress } from './serviceContainers.js';
+import type { ServiceResult } from './result.js';
 
 export interface RunningService {
   service: ServiceObject;
@@ -126,7 +125,7 @@ async function addressOf(engine: Engine, id: string, service: ServiceObject, pro
 
 /**
  * Every Service container (under this engine's key) on every other namespace's network too, answering there to its
- * qualified names only (names.ts), so a bare name never reaches across namespaces.
+ * qualified names only (kube/serviceNames.ts), so a bare name never reaches across namespaces.
  */
 async function joinAcrossNamespaces(engine: Engine, services: readonly ServiceContainer[]): Promise<void> {
   const live = services.filter((c) => c.running && c.service !== undefined);

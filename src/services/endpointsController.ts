@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
 import type { ContainerSummary, Engine } from '../engine/engine.js';
 import { tarArchive } from '../reconcile/tar.js';
 import type { ServiceObject } from '../manifest/types.js';
-import { Label, infraContainerName, managedSelector, podLabelsOf } from '../plan/labels.js';
+import { Label, infraContainerName, managedSelector, podLabelsOf } from '../kube/labels.js';
 import { type EndpointPod, serviceEndpoints } from './endpoints.js';
 import { writeRules } from './forwarding.js';
-import { namespaceNetwork } from './names.js';
+import { namespaceNetwork } from '../kube/serviceNames.js';
 import { serviceRules } from './rules.js';
 import { listServiceContainers } from './serviceContainers.js';
 

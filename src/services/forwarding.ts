@@ -4,11 +4,10 @@
 // in that namespace), the host's /usr, /etc and library directories mounted read-only at their own paths so the
 // program finds its libraries and extensions, and the rules put into it as a file before it starts.
 import { randomBytes } from 'node:crypto';
-import type { CreateOptions, Engine } from '../engine/engine.js';
-import { EngineRequestError } from '../engine/engine.js';
+import { type CreateOptions, type Engine, EngineRequestError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
 import { tarArchive } from '../reconcile/tar.js';
-import { Role, ServiceLabel } from './names.js';
+import { Role, ServiceLabel } from '../kube/serviceNames.js';
 
 /** Host directories the program may need, in the order of the usual layouts (merged /usr or not). */
 const hostDirs = ['/usr', '/etc', '/lib', '/lib64', '/bin', '/sbin'];

@@ -2,13 +2,12 @@
 // same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
 // used or removed; one of that name that is not runpod's stops the run.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Engine, NetworkInfo } from '../engine/engine.js';
+import { type Engine, type NetworkInfo, EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { withOverrides } from '../engine/overrides.js';
-import { EngineRequestError, NameConflictError } from '../engine/engine.js';
 import { ServiceSetupError } from '../errors.js';
-import { Label, managedByValue } from '../plan/labels.js';
-import { inProject, projectLabels } from '../plan/project.js';
-import { Role, ServiceLabel, namespaceNetwork, networkLabels } from './names.js';
+import { Label, managedByValue } from '../kube/labels.js';
+import { inProject, projectLabels } from '../kube/project.js';
+import { Role, ServiceLabel, namespaceNetwork, networkLabels } from '../kube/serviceNames.js';
 
 function ours(n: NetworkInfo, namespace: string, project: string | undefined): boolean {
   return n.labels[Label.managedBy] === managedByValue && n.labels[ServiceLabel.networkNamespace] === namespace && inProject(n.labels, project);

@@ -2,7 +2,7 @@
 // in its label, and where one answers on a namespace's network.
 import type { ContainerInspect, Engine } from '../engine/engine.js';
 import type { ServiceObject } from '../manifest/types.js';
-import { Role, ServiceLabel, namespaceNetwork } from './names.js';
+import { Role, ServiceLabel, namespaceNetwork } from '../kube/serviceNames.js';
 import { storedService } from './serviceSpec.js';
 
 /** A Service container on the engine, with the Service its label keeps (undefined: unreadable, still runpod's). */

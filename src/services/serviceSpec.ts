@@ -3,8 +3,8 @@
 // (rules.ts), and publishing them on the host for NodePort and LoadBalancer Services.
 import type { CreateOptions } from '../engine/engine.js';
 import type { ServiceObject } from '../manifest/types.js';
-import { specHash } from '../plan/names.js';
-import { ServiceLabel, serviceDnsNames } from './names.js';
+import { specHash } from '../kube/names.js';
+import { ServiceLabel, serviceDnsNames } from '../kube/serviceNames.js';
 
 /** The Service itself, as the container keeps it: a later run or `down` finds its selector and ports there. */
 export const serviceSpecLabel = 'io.runpod.service.spec';

@@ -1,55 +1,16 @@
 // The run-once check, pure: does the pod meet the wait condition now? Each container gets a verdict and the
 // one-line reason a CI log reader needs.
-import { sameSpec } from '../plan/names.js';
+import { sameSpec } from '../kube/names.js';
 import type { ObservedContainer, ObservedPod } from '../reconcile/observe.js';
-import type { PodPlan } from '../plan/translate.js';
 import type { ContainerProbeStatus } from './probes/manager.js';
-import { describeHandler } from './probes/types.js';
+import { describeHandler } from '../kube/probes.js';
 import { checkInitContainers } from './initCheck.js';
-import { describeRestart, restartsAfterExit } from '../plan/restart.js';
-import { type WaitMode, type WaitStrategy, waitStrategy } from './strategies/index.js';
+import { describeRestart, restartsAfterExit } from '../kube/restart.js';
+import { type WaitStrategy, waitStrategy } from './strategies/index.js';
+import type { PodPlan } from '../plan/types.js';
+import type { CheckInput, PodCheck, ContainerVerdict, RestartCounts } from './podCheck.js';
 
 export type { WaitMode } from './strategies/index.js';
-
-export interface ContainerVerdict {
-  name: string;
-  ok: boolean;
-  /** It will not run again and did not succeed: the pod has failed, whatever the remaining budget. */
-  terminal: boolean;
-  /** Running normally (for --wait completed: such a wait uses no retries). */
-  healthyRunning: boolean;
-  reason: string;
-  instance?: ObservedContainer;
-}
-
-export interface PodCheck {
-  ok: boolean;
-  failed: boolean;
-  containers: ContainerVerdict[];
-  /** When a container that is up but not yet settled will be settled (ms since the epoch). */
-  settleAt?: number;
-}
-
-/** Restart counts seen at the previous check, by instance id. */
-export type RestartCounts = Map<string, number>;
-
-export interface CheckInput {
-  plan: PodPlan;
-  observed: ObservedPod;
-  mode: WaitMode;
-  previous: RestartCounts;
-  /** Instances created by this run: their restart count starts from 0. */
-  createdThisRun: ReadonlySet<string>;
-  syncErrors: ReadonlyMap<string, string>;
-  /** Last non-zero exit code per instance id, from die events and earlier observations. */
-  lastExitCodes: ReadonlyMap<string, number>;
-  now: number;
-  settleMs: number;
-  /** What each container's probes say now, by container name (absent: the pod has no probes). */
-  probes?: ReadonlyMap<string, ContainerProbeStatus>;
-  /** Instances runpod killed after a failed liveness or startup probe, with what the probe said. */
-  probeKilled?: ReadonlyMap<string, string>;
-}
 
 function describeExit(c: ObservedContainer, lastExitCodes: ReadonlyMap<string, number>): string {
   const oom = c.oomKilled ? ', OOM-killed' : '';
@@ -145,7 +106,7 @@ export function checkPod(input: CheckInput): PodCheck {
       case 'exited':
       case 'dead': {
         // Final when neither the container's restartPolicy (else the pod's) nor a restartPolicyRules entry restarts
-        // this exit (restart.ts): Never leaves every exit final, OnFailure a zero exit.
+        // this exit (kube/restart.ts): Never leaves every exit final, OnFailure a zero exit.
         const final = !restartsAfterExit(p.restart, c.exitCode);
         if (final && c.exitCode === 0) verdict(true, 'completed (exit code 0)');
         // A sync error about this container (a FailedPostStartHook that killed it) says why it exited.

@@ -3,9 +3,10 @@
 // is absent under --pull never, a host port another container holds, a command the image does not have, an
 // action the engine accepts but undoes). The run ends with what was tried and the engine's answer, in seconds
 // instead of the whole retry budget.
-import { type Action, actionKey, describeAction } from '../reconcile/decide.js';
+import { actionKey } from '../reconcile/decide.js';
 import type { ActionResult } from '../reconcile/apply.js';
 import type { ObservedPod } from '../reconcile/observe.js';
+import { type Action, describeAction } from '../reconcile/action.js';
 
 /** Times the same sync is carried out on the same observed state before the run is failed. */
 export const repeatLimit = 3;

@@ -3,7 +3,7 @@
 // the pod (Kubernetes treats the pod as failed); once the phase is over, each sidecar must be running beside the
 // app containers. The phase itself is computed once, by reconcile/initContainers.ts, for decide and check alike.
 import { initPhase } from '../reconcile/initContainers.js';
-import type { CheckInput, ContainerVerdict } from './check.js';
+import type { ContainerVerdict, CheckInput } from './podCheck.js';
 
 export interface InitCheck {
   /** Verdicts for init containers: the one the pod waits for, or the sidecars once the phase is over. */

@@ -4,20 +4,22 @@
 import { StopWaiting, bounded as boundedBy } from './bounded.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineUnreachableError } from '../errors.js';
-import { Label, managedSelector } from '../plan/labels.js';
-import type { PodPlan } from '../plan/translate.js';
-import { type Action, type Decision, actionKey, decidePodActions, describeAction, isHousekeeping, syncActions } from '../reconcile/decide.js';
+import { Label, managedSelector } from '../kube/labels.js';
+import { type Decision, actionKey, decidePodActions, isHousekeeping, syncActions } from '../reconcile/decide.js';
 import { type ActionResult, actionContainer, applyActions, syncErrorsOf } from '../reconcile/apply.js';
 import type { ImagePuller } from '../reconcile/images.js';
 import { type ObservedPod, observePod } from '../reconcile/observe.js';
 import type { Backoff } from './backoff.js';
-import { type PodCheck, type RestartCounts, checkPod, restartCountsOf } from './check.js';
+import { checkPod, restartCountsOf } from './check.js';
 import { Convergence, observedFingerprint } from './convergence.js';
 import { OwnEvents, recordingEngine } from './ownEvents.js';
 import { type WaitMode, type WaitStrategy, waitStrategy } from './strategies/index.js';
 import { Waker } from './waker.js';
 import { type ContainerProbeStatus, ProbeManager, addressingFor } from './probes/manager.js';
-import { describeHandler } from './probes/types.js';
+import { describeHandler } from '../kube/probes.js';
+import type { PodPlan } from '../plan/types.js';
+import { type Action, describeAction } from '../reconcile/action.js';
+import type { PodCheck, RestartCounts } from './podCheck.js';
 
 export type PodOutcomeStatus = 'succeeded' | 'failed' | 'timeout' | 'interrupted' | 'engine';
 

@@ -1,8 +1,8 @@
 // A workload (Deployment, ReplicaSet, ReplicationController, StatefulSet, DaemonSet) → the pods its controller
 // would want now, with their names and labels, and how it changes them (pure). The pods are written as Pod objects
 // for the loader to default and check like any other; the run-once loop then drives each of them as a bare pod.
-import { type Obj, isObj } from '../manifest/validate.js';
-import { type ContainerRestart, containerRestart, initContainerRestart } from '../plan/restart.js';
+import { type Obj, isObj } from '../kube/object.js';
+import { type ContainerRestart, containerRestart, initContainerRestart } from '../kube/restart.js';
 import { claimName, generatedPodName, ordinalPodName, podSuffix, podTemplateHash, replicaSetName } from './names.js';
 
 export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job';
@@ -19,7 +19,7 @@ export type UpdatePlan =
   | { type: 'OnDelete' }
   /** ReplicaSet / ReplicationController: the pods are brought to the template where they stand. */
   | { type: 'InPlace' }
-  /** Job: pods run to completion, a failed one replaced by a new pod (runJob.ts). */
+  /** Job: pods run to completion, a failed one replaced by a new pod (agent/runJob.ts). */
   | { type: 'RunToCompletion' };
 
 /** A Job's terms (batch/v1 JobSpec, defaulted as SetDefaults_Job does). */

@@ -1,7 +1,7 @@
 // Where a Job stands, as the Job controller counts it (pkg/controller/job), pure: its completed and failed indexes,
 // its failed pods as podFailurePolicy judges them, its containers' restarts under restartPolicy OnFailure, and the
 // verdict those give (finished: succeeded or failed with the controller's reason; or not yet).
-import { restartsAfterExit } from '../plan/restart.js';
+import { restartsAfterExit } from '../kube/restart.js';
 import type { JobTerms, PodFailureAction, PodFailureRule } from './expand.js';
 
 /** What one attempt at a slot left on the engine. */

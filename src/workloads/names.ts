@@ -2,7 +2,7 @@
 // once and keeps the pod; runpod has no store to keep it in, so each suffix is derived from what identifies the pod
 // (its ReplicaSet and replica index), and re-running the manifest names the same pods. Pure.
 import { nodeCrypto } from '../lazyBuiltins.js';
-import { specHash } from '../plan/names.js';
+import { specHash } from '../kube/names.js';
 
 /**
  * The characters Kubernetes uses for generated names and template hashes (apimachinery util/rand: no vowels, no

@@ -1,5 +1,5 @@
 // The controllers' order of work, as pure steps: which pods to bring up (and wait for) and which to remove next,
-// from what exists now. The runner (runWorkload.ts) carries each step out with the run-once loop and asks again.
+// from what exists now. The runner (agent/runWorkload.ts) carries each step out with the run-once loop and asks again.
 import type { WorkloadPlan } from './expand.js';
 
 /** One step: bring these pods to the template and wait until they are ready, or remove these, or nothing is left. */

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type CliResult, uniqueName } from './harness.js';
-import { podUid } from '../../src/plan/names.js';
+import { podUid } from '../../src/kube/names.js';
 import {
   busybox,
   checkNothingLeftBehind,

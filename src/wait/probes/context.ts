@@ -1,7 +1,7 @@
 // What a handler needs besides its spec: the engine (exec), the container instance, where the pod is reachable
 // from the host, and the time it may take.
 import type { Engine } from '../../engine/engine.js';
-import type { ProbeAddress } from './types.js';
+import type { ProbeAddress } from '../../kube/probes.js';
 
 export interface ProbeContext {
   engine: Engine;

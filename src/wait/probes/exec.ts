@@ -2,9 +2,8 @@
 // runpod's); exit code 0 is success (pkg/probe/exec). timeoutSeconds is enforced as Kubernetes does since 1.20
 // (ExecProbeTimeout): past it the probe has failed. The Docker API cannot kill an exec, so the process is
 // abandoned, still running, and its result ignored (design.md).
-import type { ProbeContext } from './context.js';
-import { limitOutput } from './context.js';
-import { type ExecHandler, type ProbeOutcome, maxProbeOutput } from './types.js';
+import { type ProbeContext, limitOutput } from './context.js';
+import { type ExecHandler, type ProbeOutcome, maxProbeOutput } from '../../kube/probes.js';
 
 export async function execProbe(h: ExecHandler, ctx: ProbeContext): Promise<ProbeOutcome> {
   try {

@@ -6,7 +6,7 @@
 import type http2 from 'node:http2';
 import { nodeHttp2 } from '../../lazyBuiltins.js';
 import type { ProbeContext } from './context.js';
-import { type GrpcHandler, type ProbeOutcome, probeUserAgent } from './types.js';
+import { type GrpcHandler, type ProbeOutcome, probeUserAgent } from '../../kube/probes.js';
 
 const servingStatus = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
 

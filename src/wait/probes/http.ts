@@ -5,7 +5,7 @@
 // as success, and at most 10 KiB of the body is kept as the probe's output.
 import { nodeHttp, nodeHttps } from '../../lazyBuiltins.js';
 import type { ProbeContext } from './context.js';
-import { type HttpGetHandler, type ProbeOutcome, maxProbeOutput, probeUserAgent } from './types.js';
+import { type HttpGetHandler, type ProbeOutcome, maxProbeOutput, probeUserAgent } from '../../kube/probes.js';
 
 const maxRedirects = 10;
 

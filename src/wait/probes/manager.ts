@@ -4,15 +4,15 @@
 // (pkg/kubelet/prober/worker.go: liveness and readiness are skipped while the container is not Started). Each
 // change of a result is reported at once through onChange, so the run-once loop reacts to it without waiting
 // for its next backoff tick.
-import { sameSpec } from '../../plan/names.js';
+import { sameSpec } from '../../kube/names.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Engine } from '../../engine/engine.js';
-import type { PodPlan } from '../../plan/translate.js';
 import type { ObservedPod } from '../../reconcile/observe.js';
 import type { ProbeContext } from './context.js';
 import { runProbe } from './run.js';
 import { type ProbeResult, ProbeSchedule } from './scheduler.js';
-import type { ContainerProbes, PortBinding, ProbeAddress, ProbeKind, ProbeOutcome } from './types.js';
+import type { ContainerProbes, PortBinding, ProbeAddress, ProbeKind, ProbeOutcome } from '../../kube/probes.js';
+import type { PodPlan } from '../../plan/types.js';
 
 export interface ProbeKill {
   kind: 'liveness' | 'startup';

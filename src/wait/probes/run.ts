@@ -4,7 +4,7 @@ import { execProbe } from './exec.js';
 import { grpcProbe } from './grpc.js';
 import { httpProbe } from './http.js';
 import { tcpProbe } from './tcp.js';
-import type { ProbeHandler, ProbeOutcome } from './types.js';
+import type { ProbeHandler, ProbeOutcome } from '../../kube/probes.js';
 
 /** Run the probe; its output comes back as one line (outputLine), whatever the handler read. */
 export async function runProbe(h: ProbeHandler, ctx: ProbeContext): Promise<ProbeOutcome> {

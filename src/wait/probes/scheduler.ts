@@ -8,7 +8,7 @@
 //   liveness (alive until proven dead), Unknown for startup;
 // - after a liveness or startup failure the container is killed: the probe holds (no more probes, the run of
 //   results resets) until a new container start, which gets a new schedule.
-import type { ProbeKind, ProbeOutcome, ProbeSpec } from './types.js';
+import type { ProbeKind, ProbeOutcome, ProbeSpec } from '../../kube/probes.js';
 
 export type ProbeResult = 'unknown' | 'success' | 'failure';
 

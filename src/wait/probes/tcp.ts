@@ -2,7 +2,7 @@
 // close). Run from the host, so the image needs no nc.
 import net from 'node:net';
 import type { ProbeContext } from './context.js';
-import type { ProbeOutcome, TcpSocketHandler } from './types.js';
+import type { ProbeOutcome, TcpSocketHandler } from '../../kube/probes.js';
 
 export function tcpProbe(h: TcpSocketHandler, ctx: ProbeContext): Promise<ProbeOutcome> {
   let to;

@@ -1,6 +1,8 @@
 // A wait mode is a strategy object (one per file, as testcontainers' wait strategies): what `--wait X` asks of a
 // settled, running container, and how the run-once loop treats a pod that has not got there yet.
-import type { ContainerPlan, RestartPolicy } from '../../plan/translate.js';
+
+import type { RestartPolicy } from '../../kube/restart.js';
+import type { ContainerPlan } from '../../plan/types.js';
 
 export type WaitMode = 'running' | 'ready' | 'completed' | 'none';
 
@@ -23,7 +25,7 @@ export interface WaitStrategy {
   readonly patient: boolean;
   /**
    * Why this wait can never hold for a pod of that restartPolicy whose app containers restart as given (each one's
-   * own restartPolicy, else the pod's: restart.ts), refused before the engine is touched, if so.
+   * own restartPolicy, else the pod's: kube/restart.ts), refused before the engine is touched, if so.
    */
   impossibleFor(pod: RestartPolicy, containers: ReadonlyMap<string, RestartPolicy>): string | undefined;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { closestName, containerFields, fieldEntryAt, podFields, podSpecFields, supportedFieldsMarkdown, walkFields } from '../../../src/manifest/fields.js';
-import { formatPath } from '../../../src/manifest/path.js';
+import { formatPath } from '../../../src/kube/path.js';
 
 describe('field table', () => {
   const statuses: Array<[string[], string | undefined]> = [

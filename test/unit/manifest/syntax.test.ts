@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareQuantities, dns1123Label, dns1123Subdomain, envVarName, labelValue, parseQuantity, portName, qualifiedName } from '../../../src/manifest/syntax.js';
+import { compareQuantities, dns1123Label, dns1123Subdomain, envVarName, labelValue, parseQuantity, portName, qualifiedName } from '../../../src/kube/syntax.js';
 
 describe('name syntaxes', () => {
   const ok = (f: (v: string) => string | undefined, v: string): void => assert.equal(f(v), undefined, `${f.name}(${v})`);

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { translatePod } from '../../../src/plan/translate.js';
-import { admitPods, memoryQuantity, podRequests, type Resources } from '../../../src/plan/admission.js';
+import { admitPods, memoryQuantity, podRequests } from '../../../src/plan/admission.js';
+import type { Resources } from '../../../src/plan/types.js';
 
 const r = (cpu: number, mem = 0): { requests: Resources } => ({ requests: { milliCpu: cpu, memoryBytes: mem } });
 const Gi = 2 ** 30;

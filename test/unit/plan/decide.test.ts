@@ -1,10 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoadedPod } from '../../../src/manifest/types.js';
-import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
-import { allActions, decidePodActions, syncActions, type Action, type Decision } from '../../../src/reconcile/decide.js';
+import { translatePod } from '../../../src/plan/translate.js';
+import { allActions, decidePodActions, syncActions, type Decision } from '../../../src/reconcile/decide.js';
 import { groupPod, toObservedContainer, type ObservedContainer } from '../../../src/reconcile/observe.js';
 import { checkPod, type WaitMode } from '../../../src/wait/check.js';
+import type { PodPlan } from '../../../src/plan/types.js';
+import type { Action } from '../../../src/reconcile/action.js';
 
 /** A plan of pod "web" in "default" with the given spec, as translatePod makes it. */
 function planOf(spec: LoadedPod['pod']['spec']): PodPlan {

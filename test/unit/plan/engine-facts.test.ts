@@ -10,7 +10,8 @@ import { apiAtLeast, type EngineFacts, engineFacts } from '../../../src/engine/f
 import { parseManifests } from '../../../src/manifest/parse.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { engineDependentFields, engineSupport } from '../../../src/plan/engineSupport.js';
-import { type ContainerPlan, translatePod } from '../../../src/plan/translate.js';
+import { translatePod } from '../../../src/plan/translate.js';
+import type { ContainerPlan } from '../../../src/plan/types.js';
 
 type Obj = Record<string, unknown>;
 

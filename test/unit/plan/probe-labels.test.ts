@@ -7,7 +7,7 @@ import type { Container } from 'kubernetes-types/core/v1.js';
 import type { ConfigObject, LoadedPod } from '../../../src/manifest/types.js';
 import { translatePod } from '../../../src/plan/translate.js';
 import { ProbeLabel, probeLabels, probesFromLabels } from '../../../src/plan/probeLabels.js';
-import { specHash } from '../../../src/plan/names.js';
+import { specHash } from '../../../src/kube/names.js';
 
 function pod(containers: Container[], spec: Record<string, unknown> = {}, configs?: Map<string, ConfigObject>): LoadedPod {
   return {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import type { Container, PodSecurityContext, SecurityContext } from 'kubernetes-types/core/v1.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
-import { dottedSysctl, effectiveSecurityContext, resolveImageUser } from '../../../src/plan/security.js';
+import { effectiveSecurityContext, resolveImageUser } from '../../../src/plan/security.js';
+import { dottedSysctl } from '../../../src/kube/sysctl.js';
 
 function pod(containers: Container[], spec: Record<string, unknown> = {}, namespace = 'default'): LoadedPod {
   return {

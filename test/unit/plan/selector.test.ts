@@ -1,4 +1,4 @@
-// Label selectors (plan/selector.ts), table-driven: kubectl's -l syntax as labels.Parse reads it, the LabelSelector
+// Label selectors (kube/selector.ts), table-driven: kubectl's -l syntax as labels.Parse reads it, the LabelSelector
 // object as LabelSelectorAsSelector reads it, which label sets match, and the canonical text reading back the same.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import {
   selectorMatches,
   type Requirement,
   type Selector,
-} from '../../../src/plan/selector.js';
+} from '../../../src/kube/selector.js';
 
 /** A test title: the text, long runs shortened. */
 const show = (s: string): string => JSON.stringify(s.replace(/(.)\1{9,}/g, (run, c: string) => `${c}{${run.length}}`));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { translatePod, instanceCreateOptions } from '../../../src/plan/translate.js';
-import { podUid, dockerContainerName } from '../../../src/plan/names.js';
+import { podUid, dockerContainerName } from '../../../src/kube/names.js';
 import { expandVars, resolveEnv } from '../../../src/plan/expand.js';
 
 function pod(containers: Container[], spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): LoadedPod {

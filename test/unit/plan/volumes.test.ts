@@ -3,10 +3,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseManifests } from '../../../src/manifest/parse.js';
-import { type ContainerPlan, type PodPlan, instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
+import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
 import { printableCreate, printableVolumes } from '../../../src/plan/redact.js';
 import { runtimeRef } from '../../../src/plan/runtime.js';
 import { type PlannedVolume, infraTerminationLogPath, terminationFile } from '../../../src/plan/volumes.js';
+import type { PodPlan, ContainerPlan } from '../../../src/plan/types.js';
 
 const cm = `apiVersion: v1
 kind: ConfigMap

@@ -5,15 +5,16 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
-import { type PodPlan, instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
+import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
 import {
   type ContainerInstance, type ReadinessCheck, readinessVerdict, readinessWork, startupBudgetMs, summarizePods,
 } from '../../../src/reconcile/podSummary.js';
-import type { ProbeSpec } from '../../../src/wait/probes/types.js';
+import type { ProbeSpec } from '../../../src/kube/probes.js';
 import { findPods } from '../../../src/commands/pods.js';
 import { probeReadiness } from '../../../src/commands/readiness.js';
 import { statusDocument, statusTable } from '../../../src/report/tables.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 const image = 'busybox:1.36';
 const infraImage = 'pause:test';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ObservedContainer } from '../../../src/reconcile/observe.js';
 import { progressLines, waitingLine } from '../../../src/report/progress.js';
-import type { PodCheck } from '../../../src/wait/check.js';
+import type { PodCheck } from '../../../src/wait/podCheck.js';
 
 const inst = (extra: Partial<ObservedContainer>): ObservedContainer => ({
   id: 'a'.repeat(64), dockerName: 'k8s_main', name: 'main', attempt: 0, hash: 'h', podUid: 'u', state: 'running', exitCode: 0, oomKilled: false,

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { createReporter, type Reporter } from '../../../src/report/reporter.js';
 import { failureHeadline } from '../../../src/report/output.js';
 import type { PodResult } from '../../../src/report/result.js';
-import type { PodCheck } from '../../../src/wait/check.js';
+import type { PodCheck } from '../../../src/wait/podCheck.js';
 
 function result(name: string, status: PodResult['status'], reason: string, durationMs = 4300): PodResult {
   return {

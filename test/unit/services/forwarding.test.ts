@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { EngineRequestError } from '../../../src/engine/engine.js';
 import { ServiceSetupError } from '../../../src/errors.js';
 import { writeRules } from '../../../src/services/forwarding.js';
-import { Role, ServiceLabel } from '../../../src/services/names.js';
+import { Role, ServiceLabel } from '../../../src/kube/serviceNames.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 
 const image = 'runpod/pause:test';

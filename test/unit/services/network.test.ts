@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineRequestError } from '../../../src/engine/engine.js';
 import { ServiceSetupError } from '../../../src/errors.js';
-import { Role, ServiceLabel } from '../../../src/services/names.js';
+import { Role, ServiceLabel } from '../../../src/kube/serviceNames.js';
 import { emptyNetworks, ensureNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { ServiceObject } from '../../../src/manifest/types.js';
 import { type EndpointPod, serviceEndpoints } from '../../../src/services/endpoints.js';
 import { endpointPods } from '../../../src/services/endpointsController.js';
-import { clusterFirstDns, namespaceNetwork, podDnsNames, serviceContainerName, serviceDnsNames } from '../../../src/services/names.js';
+import { clusterFirstDns, namespaceNetwork, podDnsNames, serviceContainerName, serviceDnsNames } from '../../../src/kube/serviceNames.js';
 import { serviceRules } from '../../../src/services/rules.js';
 import { serviceContainerSpec, storedService } from '../../../src/services/serviceSpec.js';
 import { describeServices, removeServiceContainer, setUpCluster } from '../../../src/services/cluster.js';

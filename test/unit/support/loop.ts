@@ -3,11 +3,12 @@
 import { afterEach } from 'node:test';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
-import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
+import { translatePod } from '../../../src/plan/translate.js';
 import { ImagePuller } from '../../../src/reconcile/images.js';
 import { Backoff } from '../../../src/wait/backoff.js';
 import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
 import { MemoryEngine } from './memoryEngine.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 export const image = 'busybox:1';
 export const infraImage = 'pause:test';

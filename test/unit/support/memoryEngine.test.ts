@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { type CreateOptions, type EngineEvent, EngineRequestError, NameConflictError } from '../../../src/engine/engine.js';
 import { EngineUnreachableError } from '../../../src/errors.js';
-import { Label, managedSelector, podSelector } from '../../../src/plan/labels.js';
+import { Label, managedSelector, podSelector } from '../../../src/kube/labels.js';
 import { MemoryEngine, neverTime } from './memoryEngine.js';
 
 const image = 'busybox:1';

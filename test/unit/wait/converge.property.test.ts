@@ -6,13 +6,14 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { LoadedPod } from '../../../src/manifest/types.js';
-import { instanceCreateOptions, translatePod, type PodPlan } from '../../../src/plan/translate.js';
-import { Label } from '../../../src/plan/labels.js';
+import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
+import { Label } from '../../../src/kube/labels.js';
 import { ImagePuller } from '../../../src/reconcile/images.js';
 import { VolumeWork } from '../../../src/reconcile/volumes.js';
 import { Backoff } from '../../../src/wait/backoff.js';
 import { runPod } from '../../../src/wait/runOnce.js';
 import { MemoryEngine, type ContainerStatus, type RestartPolicyName } from '../support/memoryEngine.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 const image = 'busybox:1';
 const retries = 6;

@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LoadedPod } from '../../../src/manifest/types.js';
-import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
+import { translatePod } from '../../../src/plan/translate.js';
 import { allActions, decidePodActions } from '../../../src/reconcile/decide.js';
 import { groupPod, type ObservedContainer } from '../../../src/reconcile/observe.js';
 import { checkPod } from '../../../src/wait/check.js';
 import type { ContainerProbeStatus } from '../../../src/wait/probes/manager.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 function makePlan(): PodPlan {
   const loaded = {

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import { formatProblem } from '../../../src/errors.js';
 import { parseManifests } from '../../../src/manifest/parse.js';
-import { containerProbes, engineHealthcheck } from '../../../src/wait/probes/spec.js';
+import { containerProbes, engineHealthcheck } from '../../../src/plan/probes.js';
 
 function problems(containerLines: string): string[] {
   const text = [

@@ -4,14 +4,14 @@
 // the real engine: test/engine/resize.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PodPlan } from '../../../src/plan/translate.js';
 import { engineResources, resizeChange } from '../../../src/plan/resize.js';
 import { EngineRequestError } from '../../../src/engine/engine.js';
 import { observePod } from '../../../src/reconcile/observe.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 import type { MemoryEngine } from '../support/memoryEngine.js';
 import { memoryEngines, onePodPlan, runUntilRunning } from '../support/loop.js';
-import { templateOutdated } from '../../../src/workloads/outdated.js';
+import { templateOutdated } from '../../../src/reconcile/outdated.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 const planOf = (container: Record<string, unknown>): PodPlan => onePodPlan('rs', 'Always', container);
 const newEngine = memoryEngines();

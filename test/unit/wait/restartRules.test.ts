@@ -1,11 +1,10 @@
 // A container's restartPolicy and restartPolicyRules (Kubernetes 1.34, KEP-5307) through the run-once loop on the
 // in-memory engine: the engine restart policy mirrors the container's restartPolicy, and an exit only a rule
 // restarts is restarted by runpod (the next attempt); an exit no rule matches under Never fails the pod. The pure
-// answer (plan/restart.ts) is tested table-driven at the end. The real engine: test/engine/restart-rules.test.ts.
+// answer (kube/restart.ts) is tested table-driven at the end. The real engine: test/engine/restart-rules.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PodPlan } from '../../../src/plan/translate.js';
-import { type ContainerRestart, containerRestart, initContainerRestart, restartsAfterExit } from '../../../src/plan/restart.js';
+import { type ContainerRestart, containerRestart, initContainerRestart, restartsAfterExit } from '../../../src/kube/restart.js';
 import { translatePod } from '../../../src/plan/translate.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import type { Container } from 'kubernetes-types/core/v1.js';
@@ -14,6 +13,7 @@ import type { PodOutcome } from '../../../src/wait/runOnce.js';
 import type { MemoryEngine } from '../support/memoryEngine.js';
 import { image, infraImage, memoryEngines, onePodPlan, runUntilRunning } from '../support/loop.js';
 import { waitCompleted } from '../../../src/wait/strategies/completed.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 const newEngine = memoryEngines();
 const planOf = onePodPlan;

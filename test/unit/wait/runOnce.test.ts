@@ -5,7 +5,7 @@
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoadedPod } from '../../../src/manifest/types.js';
-import { translatePod, type PodPlan } from '../../../src/plan/translate.js';
+import { translatePod } from '../../../src/plan/translate.js';
 import { applyActions } from '../../../src/reconcile/apply.js';
 import { decidePodActions } from '../../../src/reconcile/decide.js';
 import { ImagePuller } from '../../../src/reconcile/images.js';
@@ -15,6 +15,7 @@ import { OwnEvents } from '../../../src/wait/ownEvents.js';
 import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
 import type { WaitMode } from '../../../src/wait/strategies/index.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
+import type { PodPlan } from '../../../src/plan/types.js';
 
 const image = 'busybox:1';
 const infraImage = 'pause:test';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ProbeResult, ProbeSchedule } from '../../../src/wait/probes/scheduler.js';
-import type { ProbeKind, ProbeSpec } from '../../../src/wait/probes/types.js';
+import type { ProbeKind, ProbeSpec } from '../../../src/kube/probes.js';
 
 function spec(kind: ProbeKind, o: Partial<ProbeSpec> = {}): ProbeSpec {
   return {

@@ -1,10 +1,10 @@
-// A Job run to completion (workloads/runJob.ts), driven by a stand-in for the engine: parallelism bounds the pods
+// A Job run to completion (agent/runJob.ts), driven by a stand-in for the engine: parallelism bounds the pods
 // at once, completions counts successes, failed pods are retried after the controller's back-off until more than
 // backoffLimit have failed; Indexed pods see their index; a re-run finds what an earlier run left.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandWorkload, jobPodName, type JobTerms, type WorkloadPlan } from '../../../src/workloads/expand.js';
-import { type Attempt, type AttemptState, failureAction, jobBackoffMs, openJob, type RestartWatch, runJob } from '../../../src/workloads/runJob.js';
+import { type Attempt, type AttemptState, failureAction, jobBackoffMs, openJob, type RestartWatch, runJob } from '../../../src/agent/runJob.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
 const jobOf = (spec: Record<string, unknown>, restartPolicy = 'Never') =>

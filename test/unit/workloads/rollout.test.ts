@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandWorkload, resolveFenceposts, type WorkloadPlan } from '../../../src/workloads/expand.js';
 import { generatedPodName, podTemplateHash } from '../../../src/workloads/names.js';
-import { runWorkload } from '../../../src/workloads/runWorkload.js';
+import { runWorkload } from '../../../src/agent/runWorkload.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
 const template = (image: string, labels: Record<string, string> = { app: 'web' }) => ({ metadata: { labels }, spec: { containers: [{ name: 'main', image }] } });

@@ -5,11 +5,11 @@
 // restartPolicy OnFailure a failed container restarts in place and each restart counts. A suspended Job makes no
 // pods. The engine work is passed in.
 import type { PodOutcome } from '../wait/runOnce.js';
-import type { JobTerms, WorkloadPlan } from './expand.js';
-import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory, type Verdict } from './jobTally.js';
+import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
+import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory, type Verdict } from '../workloads/jobTally.js';
 import type { WorkloadOutcome } from './runWorkload.js';
 
-export { type Attempt, type AttemptState, failureAction, jobBackoffMs } from './jobTally.js';
+export { type Attempt, type AttemptState, failureAction, jobBackoffMs } from '../workloads/jobTally.js';
 
 /**
  * Under OnFailure: told a running pod's container restarts each time the run looks at it; answers why the pod must

@@ -1,6 +1,6 @@
 // Resource quantities as the numbers the engine takes. Parsing is the manifest layer's exact one
 // (k8s.io/apimachinery/pkg/api/resource syntax); here only the rounding the kubelet applies.
-import { type Quantity, parseQuantity } from '../manifest/syntax.js';
+import { type Quantity, parseQuantity } from './syntax.js';
 
 /** ceil(q × 10^scale), exactly (Quantity.Value rounds up; MilliValue is scale 3). */
 function ceilScaled(q: Quantity, scale: number): number {

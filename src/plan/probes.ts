@@ -1,9 +1,9 @@
 // From a Pod's probe fields to ProbeSpecs (pure): Kubernetes' defaults (pkg/apis/core/v1/defaults.go
 // SetDefaults_Probe, SetDefaults_HTTPGetAction) and named ports resolved as the kubelet's FindPort does (against
 // the container's own ports). Validation has already refused what Kubernetes refuses.
-import { httpGetHandler, resolvePort } from '../../plan/handlers.js';
+import { httpGetHandler, resolvePort } from '../kube/handlers.js';
 import type { Container, Probe } from 'kubernetes-types/core/v1.js';
-import type { ContainerProbes, ProbeHandler, ProbeKind, ProbeSpec } from './types.js';
+import type { ContainerProbes, ProbeHandler, ProbeKind, ProbeSpec } from '../kube/probes.js';
 
 /** SetDefaults_Probe: 0 or unset means the default. */
 const defaults = { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };

@@ -1,6 +1,6 @@
 // Probe data shared by the scheduler, the handlers and the manager. Plain data: a plan carries ProbeSpecs, a
 // handler turns one into a ProbeOutcome.
-import { type HttpGetHandler, describeHttpGet } from '../../plan/handlers.js';
+import { type HttpGetHandler, describeHttpGet } from './handlers.js';
 
 /** Kubernetes' three probe kinds (pkg/kubelet/prober: startup, readiness, liveness). */
 export type ProbeKind = 'startup' | 'readiness' | 'liveness';

@@ -11,7 +11,7 @@ export const Label = {
   managedBy: 'app.kubernetes.io/managed-by',
   /** Where the pod's manifest came from (absolute file or directory); absent for stdin. */
   source: 'io.runpod.source',
-  /** The isolation key (plan/project.ts) the object was made under; absent when none was given. */
+  /** The isolation key (kube/project.ts) the object was made under; absent when none was given. */
   project: 'io.runpod.project',
   /** The workload a pod belongs to, as kubectl names it (deployment/web); absent for a bare Pod. */
   owner: 'io.runpod.owner',

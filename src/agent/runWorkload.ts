@@ -2,8 +2,8 @@
 // up and waits until it is ready; removals are `runpod down`'s), and ask again until nothing is left to do. The
 // engine work is passed in, so the order of steps can be driven by a test's stand-in as well as by the engine.
 import type { PodOutcome } from '../wait/runOnce.js';
-import type { WorkloadPlan } from './expand.js';
-import { type ExistingPod, type Step, recreateStep, rollingStep, statefulOrder } from './rollout.js';
+import type { WorkloadPlan } from '../workloads/expand.js';
+import { type ExistingPod, type Step, recreateStep, rollingStep, statefulOrder } from '../workloads/rollout.js';
 
 export interface WorkloadRunDeps {
   /** The workload's pods on the engine now (by its owner label), each with whether its template is outdated. */

@@ -2,13 +2,13 @@
 // network per namespace (per isolation key), whose embedded DNS (127.0.0.11) serves as the cluster DNS, and one
 // container per Service with a cluster IP, whose address stands for that IP.
 // https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/
-import { Label, managedByValue } from '../plan/labels.js';
-import { projectLabels } from '../plan/project.js';
+import { Label, managedByValue } from './labels.js';
+import { projectLabels } from './project.js';
 
 /** The cluster domain a kubelet on a default (kubeadm) cluster is configured with. */
 export const clusterDomain = 'cluster.local';
 
-/** Labels on runpod's networks and Service containers (pods keep theirs, plan/labels.ts). */
+/** Labels on runpod's networks and Service containers (pods keep theirs, kube/labels.ts). */
 export const ServiceLabel = {
   /** On a Service container: the Service's name and namespace. */
   name: 'io.runpod.service.name',

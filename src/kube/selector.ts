@@ -2,8 +2,8 @@
 // LabelSelector object (metav1.LabelSelectorAsSelector), as one requirement list; and whether a label set matches.
 // Pure: no I/O, no clock.
 import { UsageError } from '../errors.js';
-import { labelValue, qualifiedName } from '../manifest/syntax.js';
-import { formatPath } from '../manifest/path.js';
+import { labelValue, qualifiedName } from './syntax.js';
+import { formatPath } from './path.js';
 
 export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 export interface Requirement {

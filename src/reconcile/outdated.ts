@@ -2,10 +2,10 @@
 // a pod merely stopped or crashed is not outdated (the run-once loop repairs it in place), a changed spec is. Changed
 // resources too, whatever the resizePolicy: a workload's controller rolls a changed template out as new pods (the
 // pod-template hash covers the whole template), it does not resize its pods in place (plan/resize.ts).
-import { sameSpec } from '../plan/names.js';
+import { sameSpec } from '../kube/names.js';
 import { resizeChange } from '../plan/resize.js';
-import type { PodPlan } from '../plan/translate.js';
-import type { ObservedPod } from '../reconcile/observe.js';
+import type { PodPlan } from '../plan/types.js';
+import type { ObservedPod } from './observe.js';
 
 export function templateOutdated(plan: PodPlan, observed: ObservedPod): boolean {
   const infra = observed.infra[0];
