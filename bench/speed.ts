@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { loadManifests } from '../src/manifest/load.js';
 import { instanceCreateOptions, translatePod } from '../src/plan/translate.js';
 import { pauseImageRef } from '../src/engine/pauseImage.js';
-import { podSelector } from '../src/plan/labels.js';
+import { podSelector } from '../src/kube/labels.js';
 import { infraTerminationLogPath } from '../src/plan/volumes.js';
 import type { BarePod, BareSpec } from './lib/bare.js';
 
