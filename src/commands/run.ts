@@ -130,7 +130,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
-      onRetry: (err, delay) => reporter.info(`waiting for the Docker engine at ${engine.address} (${err.reason}); retrying in ${delay}ms`),
+      onWaiting: (line, first) => (first ? reporter.warn(line) : reporter.info(line)),
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
     // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
