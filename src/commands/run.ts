@@ -59,6 +59,8 @@ export interface RunOptions {
   backoff: number;
   maxDelayMs: number;
   settleMs: number;
+  /** --crash-loop-limit: restarts in a row without coming up that fail a pod; 0 never (wait/crashLoop.ts). */
+  crashLoopLimit?: number;
   pull?: PullOverride;
   infraImage?: string;
   namespace: string;
@@ -209,6 +211,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         mode,
         backoff: budget.fork(),
         settleMs: o.settleMs,
+        ...(o.crashLoopLimit !== undefined ? { crashLoopLimit: o.crashLoopLimit } : {}),
         ...(until !== undefined ? { deadline: until } : {}),
         ...(byWorkload ? { deadlineBy: `${plan.owner ?? 'its workload'}'s deadline` } : {}),
         signal: ctx.signal,
