@@ -323,7 +323,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (error) throw error;
     return finalCode;
   } catch (err) {
-    if (made !== undefined) await afterFailedRun(err, made, o.scoped !== undefined, { reporter, now: ctx.now, ...(ctx.hurried ? { hurried: ctx.hurried } : {}), ...(ctx.hurriedBy ? { hurriedBy: ctx.hurriedBy } : {}) });
+    if (made !== undefined) await afterFailedRun(err, made, o.scoped !== undefined && !o.scoped.keep, { reporter, now: ctx.now, ...(ctx.hurried ? { hurried: ctx.hurried } : {}), ...(ctx.hurriedBy ? { hurriedBy: ctx.hurriedBy } : {}) });
     throw err;
   } finally {
     releaseSignals?.();
