@@ -205,11 +205,15 @@ spec:
         - name: api
           image: ${busybox}
           command: [sh, -c, "sleep 2; test -f /shared/ready || exit 3; exec sleep 3600"]
+          readinessProbe:
+            exec: {command: [test, -f, /shared/ready]}
+            periodSeconds: 1
           volumeMounts: [{name: shared, mountPath: /shared}]
       volumes: [{name: shared, persistentVolumeClaim: {claimName: shared}}]
 `,
   });
-  const r = await w.run('--timeout', '2m', w.dir);
+  // Ready, not merely running: the api is up for two seconds before it looks for the file.
+  const r = await w.run('--wait', 'ready', '--timeout', '2m', w.dir);
   assert.equal(r.code, 0, show(r));
   const api = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=api']);
   const restarts = Number(docker(['inspect', '-f', '{{.RestartCount}}', api]));
