@@ -91,7 +91,9 @@ test('status: READY counts containers whose exec readiness probe passes, run onc
 test('status: tcpSocket probes from the host; a sidecar counts in READY, its startup probe run within its budget', async (t) => {
   const name = uniqueName('ready-tcp');
   cleanupPod(t, name);
-  const listen = (port: number): string[] => ['sh', '-c', `while true; do nc -l -p ${port} </dev/null; done`];
+  // A listener that keeps its socket (busybox nc -ll): a loop of one-shot `nc -l` refuses a probe that comes
+  // between two of them, and status runs each probe once.
+  const listen = (port: number): string[] => ['nc', '-ll', '-p', String(port), '-e', 'true'];
   const file = podFile({
     name,
     initContainers: [
