@@ -26,7 +26,7 @@ function dbPod(name: string): Record<string, unknown> {
     containers: [
       {
         ...sleeper('db'),
-        command: ['sh', '-c', `echo "$(date +%s%N)" > /data/made; sleep 3; exec nc -ll -p 5432 -e echo pong-${name}`],
+        command: ['sh', '-c', `cat /proc/sys/kernel/random/uuid > /data/made; sleep 3; exec nc -ll -p 5432 -e echo pong-${name}`],
         ports: [{ containerPort: 5432, name: 'pg' }],
         readinessProbe: { tcpSocket: { port: 5432 }, periodSeconds: 1 },
         volumeMounts: [{ name: 'data', mountPath: '/data' }],
@@ -137,7 +137,7 @@ test('--project keys any run: its own pods beside the unkeyed ones, followed by 
 test('--replace runs a finished one-shot pod again; a plain re-run leaves it as it is', async (t) => {
   const name = uniqueName('iso-replace');
   cleanupPod(t, name);
-  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'job', image: busybox, command: ['sh', '-c', 'echo ran at $(date +%s%N)'] }] });
+  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'job', image: busybox, command: ['sh', '-c', 'echo ran as $(cat /proc/sys/kernel/random/uuid)'] }] });
   cleanupFile(t, file);
   const run = (...extra: string[]) => runpod(['--wait', 'completed', '-o', 'json', ...extra, file]);
   const idOf = (r: { stdout: string }) => (JSON.parse(r.stdout) as { pods: { changed: boolean; containers: { id: string }[] }[] }).pods[0]!;
