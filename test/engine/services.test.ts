@@ -23,10 +23,18 @@ function workspace(t: TestContext, files: Record<string, string>): Workspace {
   return { ...w, exec: (pod, container, script, namespace = 'default') => w.run('exec', '-n', namespace, pod, '-c', container, '--', 'sh', '-c', script) };
 }
 
-/** A shell command (YAML flow form) that answers each TCP connection on port with a line naming the pod, after a start. */
-const serveHostname = (port: number | string, before = ''): string => `[sh, -c, 'trap "exit 0" TERM; ${before}while true; do echo "hello from $(hostname)" | nc -l -p ${port}; done']`;
+/**
+ * A shell command (YAML flow form) that answers each TCP connection on port with a line naming the pod, after a
+ * start. busybox's `nc -ll -e` keeps its listening socket and runs the answer per connection: a loop of one-shot
+ * `nc -l` has no listener between two connections, so a second connection right after a first is refused (73 of
+ * 200 back-to-back connections on a quiet machine; the CI run lost one that way).
+ */
+const serveHostname = (port: number | string, before = ''): string => `[sh, -c, 'trap "exit 0" TERM; ${before}nc -ll -p ${port} -e sh -c "echo hello from $(hostname)" & wait']`;
 
-/** A pod serving a line that names it on a TCP port, one connection at a time, as long as it runs. */
+/**
+ * A pod serving a line that names it on a TCP port as long as it runs; ready once it listens (a tcpSocket probe),
+ * so a run with --wait ready returns when a connection is answered, not merely when the container has started.
+ */
 const tcpServer = (name: string, labels: string, port: number, namespace = 'default', extra = '') => `apiVersion: v1
 kind: Pod
 metadata: {name: ${name}, namespace: ${namespace}, labels: {${labels}}}
@@ -37,6 +45,7 @@ spec:
     image: ${busybox}
     command: ${serveHostname(port)}
     ports: [{name: serve, containerPort: ${port}}]
+    readinessProbe: {tcpSocket: {port: serve}, periodSeconds: 1}
 ${extra}`;
 
 /**
@@ -83,7 +92,7 @@ spec:
 ${tcpServer('db-0', 'app: db', 6543, 'data')}`,
     'apps.yaml': `${client('app', 'data')}---\n${client('web', 'front')}`,
   });
-  const r = await w.run(w.dir);
+  const r = await w.run('--wait', 'ready', w.dir);
   assert.equal(r.code, 0, show(r));
   assert.match(r.stderr, /service data\/db: ClusterIP \d+\.\d+\.\d+\.\d+, 5432\/TCP → serve/);
 
@@ -287,10 +296,10 @@ async function freeNodePort(): Promise<number> {
   }
 }
 
-/** The line the server writes; the server takes one connection at a time, so between two a connect may be refused. */
+/** The line the server writes. */
 async function readLine(port: number): Promise<string> {
-  // The pod has no readiness probe, so "running" does not promise its nc listens yet: an empty answer (the engine's
-  // proxy closes when the pod refuses) is tried again too.
+  // The run waited for running, not ready, so its nc may not listen yet: an empty answer (the engine's proxy
+  // closes when the pod refuses) is tried again too.
   for (let attempt = 0; ; attempt++) {
     try {
       const line = await readOnce(port);
@@ -433,7 +442,7 @@ ${client('asker', 'mine')}`,
   assert.equal(r.code, 0, show(r));
   const none = await w.exec('asker', 'client', 'echo | nc -w 2 one 80', 'mine');
   assert.notEqual(none.code, 0, `no endpoint yet: refused\n${show(none)}`);
-  const added = await w.run(path.join(w.dir, 'pod.yaml'));
+  const added = await w.run('--wait', 'ready', path.join(w.dir, 'pod.yaml'));
   assert.equal(added.code, 0, show(added));
   const some = await w.exec('asker', 'client', 'echo | nc -w 2 one 80', 'mine');
   assert.match(some.stdout, /hello from one-a/, show(some));
