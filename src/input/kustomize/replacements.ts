@@ -1,0 +1,8 @@
+// TEMPORARY (branch kcore only): the signature the kpatch branch implements; its real file replaces this one.
+import { KustomizeError } from './errors.js';
+import type { JsonObject, Origin, Resource } from './resource.js';
+
+export function applyReplacements(resources: Resource[], replacements: JsonObject[], origin: Origin): Resource[] {
+  if (replacements.length === 0) return resources;
+  throw new KustomizeError(origin, 'replacements', 'not implemented in this build (TEMPORARY stub until the patch transformers are merged)');
+}
