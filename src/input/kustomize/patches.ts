@@ -16,7 +16,14 @@ export interface PatchEntry {
   patch: JsonObject | JsonValue[];
   kind: 'strategicMerge' | 'json6902';
   target?: PatchTarget;
+  options?: PatchOptions;
   origin: Origin;
+  field?: string;
+}
+
+export interface PatchOptions {
+  allowNameChange?: boolean;
+  allowKindChange?: boolean;
 }
 
 export function applyPatches(resources: Resource[], patches: PatchEntry[]): Resource[] {
