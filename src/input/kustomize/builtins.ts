@@ -14,6 +14,9 @@ const metadataLabels: FieldSpec[] = [
   { path: 'spec/template/metadata/labels', create: true, kind: 'ReplicaSet' },
   { path: 'spec/template/metadata/labels', create: true, kind: 'DaemonSet' },
   { path: 'spec/template/metadata/labels', create: true, group: 'apps', kind: 'StatefulSet' },
+  // kustomize v5.5 (api v0.18) labels a StatefulSet's claim templates with its templates; later versions moved this
+  // behind labels' includeVolumeClaimTemplates.
+  { path: 'spec/volumeClaimTemplates[]/metadata/labels', create: true, group: 'apps', kind: 'StatefulSet' },
   { path: 'spec/template/metadata/labels', create: true, group: 'batch', kind: 'Job' },
   { path: 'spec/jobTemplate/metadata/labels', create: true, group: 'batch', kind: 'CronJob' },
   { path: 'spec/jobTemplate/spec/template/metadata/labels', create: true, group: 'batch', kind: 'CronJob' },
@@ -50,7 +53,6 @@ export const commonLabels: FieldSpec[] = [
   { path: 'spec/ingress/from/podSelector/matchLabels', create: false, group: 'networking.k8s.io', kind: 'NetworkPolicy' },
   { path: 'spec/egress/to/podSelector/matchLabels', create: false, group: 'networking.k8s.io', kind: 'NetworkPolicy' },
   ...metadataLabels,
-  ...volumeClaimTemplateLabels,
 ];
 
 export const commonAnnotations: FieldSpec[] = [
@@ -74,9 +76,16 @@ export const namespaceSpecs: FieldSpec[] = [
 
 export const replicaSpecs: FieldSpec[] = ['Deployment', 'ReplicationController', 'ReplicaSet', 'StatefulSet'].map((kind) => ({ path: 'spec/replicas', create: true, kind }));
 
-/** Image fields besides every containers[] and initContainers[] list (those are found wherever they are). */
-export const imageVolumeSpecs: FieldSpec[] = [
+/**
+ * The images field specs, applied after the containers found anywhere (so a pod's or a template's containers are
+ * changed twice, which only a tagSuffix shows: kustomize v5.5 appends it twice there).
+ */
+export const imageSpecs: FieldSpec[] = [
+  { path: 'spec/containers[]/image' },
+  { path: 'spec/initContainers[]/image' },
   { path: 'spec/volumes[]/image/reference' },
+  { path: 'spec/template/spec/containers[]/image' },
+  { path: 'spec/template/spec/initContainers[]/image' },
   { path: 'spec/template/spec/volumes[]/image/reference' },
 ];
 

@@ -2,7 +2,7 @@
 // nameSuffix, labels and commonLabels, commonAnnotations, images, replicas. Each changes the resources in place
 // and records a renamed object's earlier id (previousIds) for the name references fixed at the end. Pure.
 
-import { commonAnnotations, commonLabels, imageVolumeSpecs, namespaceSpecs, prefixSkip, replicaSpecs, templateLabels, volumeClaimTemplateLabels } from './builtins.js';
+import { commonAnnotations, commonLabels, imageSpecs, namespaceSpecs, prefixSkip, replicaSpecs, templateLabels, volumeClaimTemplateLabels } from './builtins.js';
 import { type FieldSpec, visitFieldSpec } from './fieldSpec.js';
 import { gvkOf, idOf, isClusterScopedKind, isObject, metadataOf, nameOf, sameId, selects } from './gvk.js';
 import type { JsonObject, JsonValue, Resource } from './resource.js';
@@ -201,7 +201,7 @@ export function updateImage(image: string, e: ImageEntry): string {
   return `${name}${tag !== '' ? `:${tag}` : ''}${digest !== '' ? `@${digest}` : ''}`;
 }
 
-/** images: every containers[] and initContainers[] list anywhere in an object (but a CRD), and image volumes. */
+/** images: every containers[] and initContainers[] list anywhere in an object (but a CRD), then the field specs. */
 export function applyImage(resources: Resource[], e: ImageEntry): void {
   const walk = (node: JsonValue): void => {
     if (Array.isArray(node)) {
@@ -220,7 +220,7 @@ export function applyImage(resources: Resource[], e: ImageEntry): void {
     if (r.object.kind === 'CustomResourceDefinition') continue;
     walk(r.object);
     const gvk = gvkOf(r.object);
-    for (const spec of imageVolumeSpecs) {
+    for (const spec of imageSpecs) {
       visitFieldSpec(r.object, gvk, spec, (parent, key) => {
         if (typeof parent[key] === 'string') parent[key] = updateImage(parent[key] as string, e);
       });
