@@ -53,14 +53,14 @@ const configMapKey = /^[-._a-zA-Z0-9]+$/;
 const envVarName = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 
 /** Every generated object of a kustomization: ConfigMaps first, then Secrets, each in the order written. */
-export function generate(k: Kustomization, read: ReadBytes): Resource[] {
+export function generate(k: Kustomization, read: ReadBytes): Array<{ resource: Resource; field: string }> {
   const global = readOptions(k, ['generatorOptions'], k.value.generatorOptions);
-  const out: Resource[] = [];
+  const out: Array<{ resource: Resource; field: string }> = [];
   for (const kind of ['ConfigMap', 'Secret'] as const) {
     const field = kind === 'ConfigMap' ? 'configMapGenerator' : 'secretGenerator';
     const list = k.value[field];
     if (!Array.isArray(list)) continue;
-    list.forEach((entry, i) => out.push(generateOne(k, kind, [field, i], entry, global, read)));
+    list.forEach((entry, i) => out.push({ resource: generateOne(k, kind, [field, i], entry, global, read), field: formatPath([field, i]) }));
   }
   return out;
 }

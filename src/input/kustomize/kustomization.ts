@@ -68,6 +68,10 @@ export function readKustomization(text: string, file: string, dir: string): Kust
     if (why !== undefined) throw new KustomizeError(at([key]), key, `${key} is not supported`, why);
     if (!known.has(key)) throw new KustomizeError(at([key]), key, `unknown kustomization field ${key} (kustomize refuses it too)`, 'check its spelling against kustomize v5\'s fields, or remove it');
   }
+  // kustomize refuses a kustomization with no field but apiVersion and kind (Kustomization.CheckEmpty).
+  if (!Object.entries(value).some(([key, v]) => key !== 'apiVersion' && key !== 'kind' && v !== null)) {
+    throw new KustomizeError({ file, line: doc?.line ?? 1 }, '', 'the kustomization is empty (kustomize refuses it too)', 'list its resources:, or remove it');
+  }
   const k: Kustomization = { file, dir, kind, value, at };
   checkTypes(k);
   return k;

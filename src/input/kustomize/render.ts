@@ -48,7 +48,7 @@ interface Accumulated {
 /** Render the kustomization in dir. Throws a KustomizeError (exit 2) naming the file, line and field. */
 export function renderKustomization(dir: string, io: KustomizeIo): Resource[] {
   const top = loadKustomization(dir, io, undefined, undefined);
-  const acc = accumulate(top, io, { resources: [], vars: [] }, [path.resolve(dir)]);
+  const acc = accumulate(top, io, { resources: [], vars: [] }, [{ abs: path.resolve(dir), shown: dir }]);
   let resources = acc.resources;
   // Generated objects get their content's hash as a name suffix, once, after every transformer of every level.
   for (const r of resources) {
@@ -120,7 +120,10 @@ function readLocal(k: Kustomization, io: KustomizeIo, rel: string, origin: Origi
   return io.readFile(file);
 }
 
-function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: string[]): Accumulated {
+/** The kustomizations being rendered, outermost first: absolute (to compare) and as named (to say). */
+type Stack = Array<{ abs: string; shown: string }>;
+
+function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: Stack): Accumulated {
   const resources = [...((k.value.resources as string[] | undefined) ?? []), ...((k.value.bases as string[] | undefined) ?? [])];
   const resourceField = (i: number): (string | number)[] => {
     const n = Array.isArray(k.value.resources) ? k.value.resources.length : 0;
@@ -138,8 +141,8 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
       const child = loadKustomization(target, io, origin, field);
       if (child.kind === 'Component') throw new KustomizeError(origin, field, `${child.file} is a Component; a Component is listed under components:, not ${fieldPath[0]}:`, 'move it to components:');
       const abs = path.resolve(target);
-      if (stack.includes(abs)) throw new KustomizeError(origin, field, `cycle: ${[...stack, abs].map((d) => path.relative(process.cwd(), d) || '.').join(' → ')}`, 'a kustomization cannot include itself');
-      const sub = accumulate(child, io, { resources: [], vars: [] }, [...stack, abs]);
+      if (stack.some((s) => s.abs === abs)) throw new KustomizeError(origin, field, `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`, 'a kustomization cannot include itself, directly or through others');
+      const sub = accumulate(child, io, { resources: [], vars: [] }, [...stack, { abs, shown: target }]);
       for (const r of sub.resources) append(acc.resources, r, origin, field);
       acc.vars.push(...sub.vars);
       return;
@@ -148,7 +151,7 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
     for (const r of loadResourceFile(target, io, origin, field)) append(acc.resources, r, origin, field);
   });
 
-  for (const g of generate(k, (rel, origin, field) => readLocal(k, io, rel, origin, field))) absorbGenerated(acc.resources, g);
+  for (const g of generate(k, (rel, origin, field) => readLocal(k, io, rel, origin, field))) absorbGenerated(acc.resources, g.resource, g.field);
 
   ((k.value.components as string[] | undefined) ?? []).forEach((entry, i) => {
     const origin = k.at(['components', i]);
@@ -160,9 +163,9 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
     const child = loadKustomization(target, io, origin, field);
     if (child.kind !== 'Component') throw new KustomizeError(origin, field, `${child.file} is of kind Kustomization; components: takes kind Component`, 'set kind: Component in it, or list it under resources:');
     const abs = path.resolve(target);
-    if (stack.includes(abs)) throw new KustomizeError(origin, field, `cycle through ${abs}`, 'a kustomization cannot include itself');
+    if (stack.some((s) => s.abs === abs)) throw new KustomizeError(origin, field, `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`, 'a kustomization cannot include itself, directly or through others');
     // A component works on the resources accumulated so far, as part of this kustomization.
-    accumulate(child, io, acc, [...stack, abs]);
+    accumulate(child, io, acc, [...stack, { abs, shown: target }]);
   });
 
   acc.resources = transform(k, io, acc.resources);
@@ -185,12 +188,11 @@ function append(list: Resource[], r: Resource, origin: Origin, field: string): v
 const where = (o: Origin): string => (o.line !== undefined ? `${o.file}:${o.line}` : o.file);
 
 /** A generated object: created, or merged into / replacing one of its id (appendReplaceOrMerge). */
-function absorbGenerated(list: Resource[], r: Resource): void {
+function absorbGenerated(list: Resource[], r: Resource, field: string): void {
   const ann = annotationsOf(r.object)!;
   const behavior = ann[behaviorAnnotation];
   const id = idOf(r.object);
   const matches = list.filter((x) => sameId(idOf(x.object), id) || x.previousIds.some((p) => sameId(p, id)));
-  const field = `${r.object.kind === 'Secret' ? 'secretGenerator' : 'configMapGenerator'} ${nameOf(r.object)}`;
   if (matches.length === 0) {
     if (behavior === 'merge' || behavior === 'replace') throw new KustomizeError(r.origin, field, `behavior ${behavior}: there is no ${String(r.object.kind)} ${nameOf(r.object)} to ${behavior}`, 'use behavior create (the default), or name an object of a base');
     list.push(r);
