@@ -2,8 +2,9 @@
 // prints objects decoded into Go maps), two spaces of indent, a list's "- " at its key's column, and scalars styled
 // as go-yaml v3 styles them: plain where a plain scalar reads back as the same string, double quotes where it
 // would read as another type ("true", "1.5", "null", YAML 1.1's yes/no/on/off), single quotes where a plain
-// scalar is not allowed (": ", " #", a leading indicator, spaces at either end), a literal block for several lines.
-// Pure.
+// scalar is not allowed (": ", " #", a leading indicator, spaces at either end), a literal block for several lines;
+// and a long plain or quoted scalar folded at a space once its line is past 80 columns (go-yaml's best width),
+// continued on the next line at the value's indent. Pure.
 
 import { isObject } from './gvk.js';
 import type { JsonObject, JsonValue } from './resource.js';
@@ -19,16 +20,17 @@ function printValue(value: JsonObject, indent: number): string {
   let out = '';
   for (const key of Object.keys(value).sort(compare)) {
     const v = value[key]!;
-    out += `${pad}${scalar(key, indent)}:${afterKey(v, indent)}`;
+    const k = scalar(key, indent, -1);
+    out += `${pad}${k}:${afterKey(v, indent, indent + k.length + 2)}`;
   }
   return out;
 }
 
 /** What follows "key:" — an inline scalar or empty collection, or a nested block. */
-function afterKey(v: JsonValue, indent: number): string {
+function afterKey(v: JsonValue, indent: number, column: number): string {
   if (isObject(v)) return Object.keys(v).length === 0 ? ' {}\n' : `\n${printValue(v, indent + 2)}`;
   if (Array.isArray(v)) return v.length === 0 ? ' []\n' : `\n${printList(v, indent)}`;
-  return ` ${scalar(v, indent + 2)}\n`;
+  return ` ${scalar(v, indent + 2, column)}\n`;
 }
 
 function printList(list: JsonValue[], indent: number): string {
@@ -46,17 +48,62 @@ function printList(list: JsonValue[], indent: number): string {
     } else if (Array.isArray(item)) {
       if (item.length === 0) out += `${pad}- []\n`;
       else out += `${pad}- ${printList(item, indent + 2).slice(indent + 2)}`;
-    } else out += `${pad}- ${scalar(item, indent + 2)}\n`;
+    } else out += `${pad}- ${scalar(item, indent + 2, indent + 2)}\n`;
   }
   return out;
 }
 
-function scalar(v: JsonValue, indent: number): string {
+/** A scalar starting at `column` (-1: a key, never folded), continued at `indent` when folded. */
+function scalar(v: JsonValue, indent: number, column: number): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return formatNumber(v);
-  if (typeof v === 'string') return formatString(v, indent);
+  if (typeof v === 'string') return formatString(v, indent, column);
   return JSON.stringify(v);
+}
+
+const bestWidth = 80;
+
+/**
+ * go-yaml's folding of a flow scalar (plain, single- or double-quoted) written from `column`: at a space that
+ * follows a non-space, when the line is already past the best width and the next character is no space, the
+ * space becomes a line break and the indent. Quoted scalars never fold at their first or last character; a
+ * double-quoted one whose next character is a space ends its line with "\\" so that the space is kept.
+ */
+function fold(text: string, indent: number, column: number, kind: 'plain' | 'single' | 'double'): string {
+  if (column < 0) return text;
+  const chars = [...text];
+  let out = '';
+  let col = column;
+  let spaces = false;
+  const inner = kind === 'plain' ? [0, chars.length] : [1, chars.length - 1];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    const inside = i >= inner[0]! && i < inner[1]!;
+    const first = i === inner[0];
+    const last = i === inner[1]! - 1;
+    if (c === ' ' && inside) {
+      const next = chars[i + 1];
+      const foldHere = !spaces && col > bestWidth && (kind === 'plain' ? next !== ' ' : !first && !last && (kind === 'double' || next !== ' '));
+      if (foldHere) {
+        out += `\n${' '.repeat(indent)}`;
+        col = indent;
+        if (kind === 'double' && next === ' ') {
+          out += '\\';
+          col++;
+        }
+      } else {
+        out += c;
+        col++;
+      }
+      spaces = true;
+      continue;
+    }
+    out += c;
+    col++;
+    spaces = false;
+  }
+  return out;
 }
 
 function formatNumber(n: number): string {
@@ -94,17 +141,17 @@ function plainAllowed(s: string): boolean {
   return true;
 }
 
-function formatString(s: string, indent: number): string {
-  if (special.test(s)) return doubleQuoted(s);
+function formatString(s: string, indent: number, column: number): string {
+  if (special.test(s)) return fold(doubleQuoted(s), indent, column, 'double');
   if (s.includes('\n')) {
     // A literal block cannot keep spaces before a line break or a line of only spaces after text (go-yaml's
     // analysis refuses a block then), nor tabs' alignment: double quotes instead.
-    if (/ \n|\t/.test(s) || / $/.test(s) || /\n /.test(s) && /\n\n/.test(s)) return doubleQuoted(s);
+    if (/ \n|\t/.test(s) || / $/.test(s) || /\n /.test(s) && /\n\n/.test(s)) return fold(doubleQuoted(s), indent, column, 'double');
     return literal(s, indent);
   }
-  if (resolvesToOther(s)) return doubleQuoted(s);
-  if (plainAllowed(s)) return s;
-  return `'${s.replace(/'/g, "''")}'`;
+  if (resolvesToOther(s)) return fold(doubleQuoted(s), indent, column, 'double');
+  if (plainAllowed(s)) return fold(s, indent, column, 'plain');
+  return fold(`'${s.replace(/'/g, "''")}'`, indent, column, 'single');
 }
 
 function doubleQuoted(s: string): string {
