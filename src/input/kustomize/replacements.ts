@@ -1,10 +1,11 @@
-// kustomize v5.5's replacements (api/filters/replacement, kyaml PathMatcher): copy one field's value (or a
-// `sourceValue`) into fields of other objects. The rules applied, as kustomize has them:
+// kustomize v5.5's replacements (api/filters/replacement, kyaml PathMatcher): copy one field's value
+// into fields of other objects (v5.5 has no `sourceValue`). The rules applied, as kustomize has them:
 // - source: the one object whose current or earlier id has every non-empty group/version/kind/name/namespace
 //   of the selector (exact, not regular expressions); fieldPath defaults to metadata.name; options.delimiter and
 //   index take one part of the value; none or several objects, or an empty field, is an error;
-// - targets: select/reject by regular expressions (as patch targets, against the current and earlier ids;
-//   a reject with a label or annotation selector rejects on those alone); each fieldPath is dot-separated, with
+// - targets: select/reject by the same exact ids (kustomize v5.5 does not read them as regular expressions,
+//   unlike patch targets), against the current and earlier ids; a reject with a label or annotation selector
+//   rejects on those alone; each fieldPath is dot-separated, with
 //   `[key=regex]` choosing list elements (an unanchored match, as kyaml's), `[=regex]` list scalars, `*` every
 //   element and a number one index; `\.` escapes a dot; a missing field is an error unless options.create;
 // - a scalar target keeps its type and takes the value's text (so `replicas: 1` stays a number and a string
@@ -12,7 +13,7 @@
 //   options.delimiter/index replace one part of the target's text (index < 0 prefixes, past the end appends).
 
 import { KustomizeError } from './errors.js';
-import { compileTarget, effectiveNamespace, idOf, parseSelector, TargetError } from './patchTargets.js';
+import { effectiveNamespace, idOf, parseSelector, TargetError } from './patchTargets.js';
 import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
 
 class ReplacementError extends Error {}
@@ -212,10 +213,9 @@ function describeSelector(sel: JsonObject): string {
 }
 
 function getSource(resources: Resource[], r: JsonObject): SourceValue {
-  if (r.sourceValue !== undefined && r.source !== undefined) {
-    throw new ReplacementError('value and resource selectors are mutually exclusive (sourceValue and source)');
+  if (r.sourceValue !== undefined) {
+    throw new ReplacementError('sourceValue is not a field of kustomize v5.5 replacements; put the value in a ConfigMap and use it as the source');
   }
-  if (r.sourceValue !== undefined) return { value: str(r.sourceValue), plain: true };
   const sel = isMap(r.source) ? r.source : {};
   const matches = resources.filter((res) => idsOf(res).some((id) => isSelectedBy(id, sel)));
   if (matches.length > 1) throw new ReplacementError(`multiple matches for source selector ${describeSelector(sel)}`);
@@ -296,31 +296,13 @@ function applyTarget(resources: Resource[], targetSpec: JsonObject, source: Sour
     ? targetSpec.fieldPaths.map((p) => str(p))
     : ['metadata.name'];
   const opts = optionsOf(targetSpec.options);
-  // Ids are matched with raw namespaces here (kustomize's TargetSelectorRegex.Selects), not effective ones.
-  const idMatcher = (sel: JsonObject) => {
-    const m = compileTarget({
-      group: str(sel.group),
-      version: str(sel.version),
-      kind: str(sel.kind),
-      name: str(sel.name),
-    });
-    const ns = str(sel.namespace) ? new RegExp(`^(?:${str(sel.namespace)})$`) : undefined;
-    return (id: ResId) => {
-      const apiVersion = id.group ? `${id.group}/${id.version}` : id.version;
-      const object: JsonObject = { apiVersion, kind: id.kind, metadata: { name: id.name } };
-      return m({ object, origin: { file: '' }, previousIds: [] }) && (!ns || ns.test(id.namespace ?? ''));
-    };
-  };
-  const selects = idMatcher(select);
-  const rejectIds = rejects
-    .filter((r) => ['group', 'version', 'kind', 'name', 'namespace'].some((k) => str(r[k])))
-    .map(idMatcher);
+  const rejectIds = rejects.filter((r) => ['group', 'version', 'kind', 'name', 'namespace'].some((k) => str(r[k])));
   for (const res of resources) {
     if (!matchesLabelsAndAnnotations(res.object, select)) continue;
     if (rejects.some((r) => (str(r.labelSelector) || str(r.annotationSelector)) && matchesLabelsAndAnnotations(res.object, r))) continue;
     const ids = idsOf(res);
-    if (rejectIds.some((rej) => ids.some(rej))) continue;
-    if (!ids.some(selects)) continue;
+    if (!ids.some((id) => isSelectedBy(id, select))) continue;
+    if (rejectIds.some((rej) => ids.some((id) => isSelectedBy(id, rej)))) continue;
     for (const fp of fieldPaths) {
       const create: CreateKind = opts.create ? kindOfValue(source.value) : undefined;
       const root: { value: JsonValue } = { value: res.object };

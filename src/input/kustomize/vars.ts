@@ -6,9 +6,11 @@
 //   one whose current or an earlier id has that group, version, kind and name (and effective namespace when the
 //   objref gives one, or the kind is cluster-scoped); several is an error, none is "cannot be mapped";
 // - fieldref.fieldPath (default metadata.name) is read as kyaml's GetFieldValue reads it (`ports[0].port`,
-//   `[name=x]`); the value is always the field's text; a missing field is an error;
-// - only string fields are substituted, and the result is a string; `$$` writes one `$`; a `$(NAME)` with no
-//   var of that name is left as written, as kustomize leaves it;
+//   `[name=x]`) with its YAML type (a number stays a number); a map or list is not substituted; a missing field
+//   is an error;
+// - only string fields are substituted; a field that is exactly `$(NAME)` takes the value with its type
+//   (`port: $(DB_PORT)` becomes a number), elsewhere the value's text is inserted; `$$` writes one `$`; a
+//   `$(NAME)` with no var of that name is left as written, as kustomize leaves it;
 // - two vars of one name are an error ("already encountered").
 // The pipeline calls this last, with the vars of every kustomization of the build (kustomize binds them level by
 // level and resolves them once at the top, after the name references are fixed).
@@ -79,7 +81,9 @@ const VAR_REFERENCE = specs();
 class VarError extends Error {}
 
 /** kustomize refvar.DoReplacements: `$(NAME)` → its value, `$$` → `$`, anything else as written. */
-export function expandVars(input: string, lookup: (name: string) => string | undefined, used: Set<string>): string {
+export type VarValue = string | number | boolean;
+
+export function expandVars(input: string, lookup: (name: string) => VarValue | undefined, used: Set<string>): VarValue {
   let out = '';
   let checkpoint = 0;
   for (let cursor = 0; cursor < input.length; cursor++) {
@@ -95,7 +99,8 @@ export function expandVars(input: string, lookup: (name: string) => string | und
         const name = rest.slice(1, close);
         const value = lookup(name);
         if (value !== undefined) used.add(name);
-        out += value ?? `$(${name})`;
+        if (input === `$(${name})`) return value ?? input;
+        out += value === undefined ? `$(${name})` : String(value);
         advance = close + 1;
       }
     } else out += `$${rest[0]}`;
@@ -105,8 +110,11 @@ export function expandVars(input: string, lookup: (name: string) => string | und
   return out + input.slice(checkpoint);
 }
 
-/** kyaml GetFieldValue: the text of a scalar field; maps and lists are not a var's value. */
-function fieldText(object: JsonObject, path: string): string | undefined {
+/**
+ * kyaml GetFieldValue: a scalar field's value with its type; null reads as its text; a map or list is returned as
+ * null here (kustomize leaves `$(NAME)` as written for those); undefined when the field is missing.
+ */
+function fieldValue(object: JsonObject, path: string): VarValue | null | undefined {
   const parts: string[] = [];
   for (const s of splitFieldPath(path)) {
     const m = /^(.*)\[(\d+)\]$/.exec(s);
@@ -127,8 +135,9 @@ function fieldText(object: JsonObject, path: string): string | undefined {
     else return undefined;
     if (cur === undefined) return undefined;
   }
-  if (cur === undefined || typeof cur === 'object') return cur === null ? 'null' : undefined;
-  return String(cur);
+  if (cur === null) return 'null';
+  if (typeof cur === 'object') return null;
+  return cur;
 }
 
 function describeVar(v: JsonObject): string {
@@ -151,7 +160,7 @@ function objrefId(v: JsonObject): ResId {
   return { group, version, kind: str(ref.kind), name: str(ref.name), ...(namespace ? { namespace } : {}) };
 }
 
-function resolve(resources: Resource[], v: JsonObject): string {
+function resolve(resources: Resource[], v: JsonObject): VarValue | null {
   const target = objrefId(v);
   const strict = target.namespace !== undefined || isClusterScoped(target.group, target.kind);
   const matches = resources.filter((r) =>
@@ -164,7 +173,7 @@ function resolve(resources: Resource[], v: JsonObject): string {
   if (matches.length > 1) throw new VarError(`found ${matches.length} resId matches for var ${describeVar(v)} (unable to disambiguate)`);
   if (matches.length === 0) throw new VarError(`var ${describeVar(v)} cannot be mapped to a field in the set of known resources`);
   const fieldPath = (isMap(v.fieldref) ? str(v.fieldref.fieldPath) : '') || 'metadata.name';
-  const text = fieldText(matches[0]!.object, fieldPath);
+  const text = fieldValue(matches[0]!.object, fieldPath);
   if (text === undefined) throw new VarError(`field specified in var ${describeVar(v)} not found in corresponding resource`);
   return text;
 }
@@ -184,7 +193,7 @@ function visit(node: JsonValue | undefined, path: string[], fn: (holder: JsonObj
 }
 
 /** kustomize refvar.Filter.set on the value a spec reaches: strings in a scalar, a map's values, a list. */
-function substitute(holder: JsonObject, key: string, expand: (s: string) => string, where: string): void {
+function substitute(holder: JsonObject, key: string, expand: (s: string) => VarValue, where: string): void {
   const value = holder[key];
   if (value === null || value === undefined) return;
   if (typeof value === 'string') holder[key] = expand(value);
@@ -203,7 +212,7 @@ function substitute(holder: JsonObject, key: string, expand: (s: string) => stri
  * result holds copies.
  */
 export function applyVars(resources: Resource[], vars: JsonObject[], origin: Origin): Resource[] {
-  const values = new Map<string, string>();
+  const values = new Map<string, VarValue | null>();
   vars.forEach((v, i) => {
     try {
       const name = str(v.name);
@@ -218,7 +227,7 @@ export function applyVars(resources: Resource[], vars: JsonObject[], origin: Ori
   const out = resources.map((r) => ({ ...r, object: structuredClone(r.object) }));
   if (values.size === 0) return out;
   const used = new Set<string>();
-  const expand = (s: string) => expandVars(s, (n) => values.get(n), used);
+  const expand = (s: string) => expandVars(s, (n) => values.get(n) ?? undefined, used);
   for (const r of out) {
     for (const spec of VAR_REFERENCE) {
       if (spec.kind !== undefined && spec.kind !== r.object.kind) continue;
