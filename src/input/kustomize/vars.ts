@@ -193,13 +193,13 @@ function visit(node: JsonValue | undefined, path: string[], fn: (holder: JsonObj
 }
 
 /** kustomize refvar.Filter.set on the value a spec reaches: strings in a scalar, a map's values, a list. */
-function substitute(holder: JsonObject, key: string, expand: (s: string) => VarValue, where: string): void {
+function substitute(holder: JsonObject, key: string, expand: (s: string) => VarValue): void {
   const value = holder[key];
   if (value === null || value === undefined) return;
   if (typeof value === 'string') holder[key] = expand(value);
   else if (Array.isArray(value)) {
     holder[key] = value.map((item) => {
-      if (typeof item !== 'string') throw new VarError(`${where}: invalid value type expect a string`);
+      if (typeof item !== 'string') throw new VarError('invalid value type expect a string');
       return expand(item);
     });
   } else if (isMap(value)) {
@@ -232,7 +232,7 @@ export function applyVars(resources: Resource[], vars: JsonObject[], origin: Ori
     for (const spec of VAR_REFERENCE) {
       if (spec.kind !== undefined && spec.kind !== r.object.kind) continue;
       try {
-        visit(r.object, spec.path, (holder, key) => substitute(holder, key, expand, spec.path.join('.')));
+        visit(r.object, spec.path, (holder, key) => substitute(holder, key, expand));
       } catch (e) {
         if (e instanceof VarError) throw new KustomizeError(r.origin, spec.path.join('.'), e.message);
         throw e;
