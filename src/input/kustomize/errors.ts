@@ -1,19 +1,27 @@
-// A problem in a kustomization: which file (and line), which field, what is wrong and what to do instead.
-// Bad input exits 2 (design.md), nothing is run.
+// The one error of kustomize rendering: a kustomization (or a file it names) that runpod cannot render, refused
+// before anything runs. It points at the kustomization file, the line and the field, as validate's problems do,
+// and says what to do instead. Exit 2, like any invalid input (design.md).
 
-import { ExitCode, RunpodError } from '../../errors.js';
+import { formatProblem, ManifestError } from '../../errors.js';
 import type { Origin } from './resource.js';
 
-export class KustomizeError extends RunpodError {
-  readonly exitCode = ExitCode.usage;
+export class KustomizeError extends ManifestError {
   override name = 'KustomizeError';
   constructor(
     readonly origin: Origin,
     readonly field: string,
-    readonly problem: string,
+    readonly reason: string,
     readonly fix?: string,
   ) {
-    const where = origin.line !== undefined ? `${origin.file}:${origin.line}` : origin.file;
-    super(`invalid kustomization: ${where}${field ? ` ${field}` : ''}: ${problem}${fix ? ` (${fix})` : ''}`);
+    super([
+      {
+        file: origin.file,
+        ...(origin.line !== undefined ? { line: origin.line } : {}),
+        path: field,
+        message: fix !== undefined && fix !== '' ? `${reason}; ${fix}` : reason,
+      },
+    ]);
+    // The same one-line form as validate's problems, named for what was refused.
+    this.message = `invalid kustomization: ${formatProblem(this.problems[0]!)}`;
   }
 }

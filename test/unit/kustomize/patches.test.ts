@@ -36,7 +36,7 @@ describe('applyPatches (kustomize v5 PatchTransformer / patchesStrategicMerge / 
       (e: Error) =>
         e instanceof KustomizeError &&
         e.message ===
-          'invalid kustomization: kustomization.yaml:7 patches: no objects match the strategic merge patch for v1/ConfigMap a; failed to find unique target for patch (the patch names the object by its apiVersion, kind, metadata.name and namespace as the resources write them; or give the patch a target)',
+          'invalid kustomization: kustomization.yaml:7 patches: no objects match the strategic merge patch for v1/ConfigMap a; failed to find unique target for patch; the patch names the object by its apiVersion, kind, metadata.name and namespace as the resources write them; or give the patch a target',
     );
   });
 
