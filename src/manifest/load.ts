@@ -110,8 +110,10 @@ export async function readManifestTexts(inputs: readonly string[], readStdin: ()
     try {
       texts.push({ source: { file: name, origin: path.resolve(dir) }, text: renderToText(dir) });
     } catch (err) {
-      if (err instanceof KustomizeError) problems.push(...err.problems);
-      else throw err;
+      if (!(err instanceof KustomizeError)) throw err;
+      // Reported in the order the inputs were given, like any input's problems.
+      for (const p of err.problems) fileOrder.push(p.file);
+      problems.push(...err.problems);
     }
   };
 
