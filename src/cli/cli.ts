@@ -10,6 +10,7 @@ import { looksLikeCommand, suggestCommand } from './suggest.js';
 import { fromToken, listOf, stdinToken } from './words.js';
 import { kustomizeInput } from '../input/kustomize/input.js';
 import { version } from '../version.js';
+import { defaultCrashLoopLimit } from '../wait/crashLoop.js';
 import { completionFor, filenameOption, hostOption, operateCommands, projectOf, projectOption, selectorOf, selectorOption } from './operate.js';
 
 export { version };
@@ -53,6 +54,7 @@ const runOptions = (y: Argv) =>
     .option('retry-delay', { type: 'string', default: '1s', describe: 'first delay between checks', coerce: duration('retry-delay') })
     .option('backoff', { type: 'number', default: 2, describe: 'delay factor per retry' })
     .option('max-delay', { type: 'string', default: '30s', describe: 'cap on one delay', coerce: duration('max-delay') })
+    .option('crash-loop-limit', { type: 'number', default: defaultCrashLoopLimit, describe: 'restarts in a row without coming up that fail a pod (0: never; README "Crash loops")', coerce: nonNegativeInteger('crash-loop-limit') })
     .option('settle', { type: 'string', default: '100ms', describe: 'time up before a container counts as running', coerce: duration('settle') })
     .option('pull', { choices: ['always', 'missing', 'never'] as const, describe: "override each container's imagePullPolicy" })
     .option('infra-image', { type: 'string', describe: "infra container image (default: runpod's own, built locally)" })
@@ -250,6 +252,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             backoff: a.backoff as number,
             maxDelayMs: a['max-delay'] as number,
             settleMs: a.settle as number,
+            crashLoopLimit: a['crash-loop-limit'] as number,
             ...(a.pull !== undefined ? { pull: a.pull as PullOverride } : {}),
             ...(a['infra-image'] !== undefined ? { infraImage: a['infra-image'] } : {}),
             namespace: a.namespace,

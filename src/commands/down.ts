@@ -283,12 +283,12 @@ export async function removeEverythingUnderKey(engine: Engine, project: string |
 }
 
 /** Every Service runpod made (under the key). */
-async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
+export async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
   return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
 }
 
 /** The namespaces runpod has a network for (under the key). */
-async function networkNamespaces(engine: Engine): Promise<string[]> {
+export async function networkNamespaces(engine: Engine): Promise<string[]> {
   return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
     const ns = n.labels[ServiceLabel.networkNamespace];
     return ns !== undefined ? [ns] : [];
@@ -296,7 +296,7 @@ async function networkNamespaces(engine: Engine): Promise<string[]> {
 }
 
 /** Every namespace/name that has a container carrying runpod's labels. */
-async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
+export async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
   const keys = new Set<string>();
   for (const c of await engine.listContainers([managedSelector])) {
     const ns = c.labels[Label.podNamespace];
