@@ -188,10 +188,9 @@ function optionsOf(v: JsonValue | undefined): FieldOptions {
   return { delimiter: str(o.delimiter), index: typeof o.index === 'number' ? o.index : 0, create: o.create === true };
 }
 
-/** The value to copy: a typed value from a source object, or a plain scalar (sourceValue). */
+/** The value to copy, with the type its source field has. */
 interface SourceValue {
   value: JsonValue;
-  plain: boolean;
 }
 
 function idsOf(r: Resource): ResId[] {
@@ -226,13 +225,13 @@ function getSource(resources: Resource[], r: JsonObject): SourceValue {
     throw new ReplacementError(`fieldPath \`${fieldPath}\` is missing for replacement source ${describeSelector(sel)}`);
   }
   const opts = optionsOf(sel.options);
-  if (!opts.delimiter) return { value: structuredClone(found), plain: false };
+  if (!opts.delimiter) return { value: structuredClone(found) };
   if (typeof found === 'object') throw new ReplacementError('delimiter option can only be used with scalar nodes');
   const parts = textOf(found).split(opts.delimiter);
   if (opts.index >= parts.length || opts.index < 0) {
     throw new ReplacementError(`options.index ${opts.index} is out of bounds for value ${textOf(found)}`);
   }
-  return { value: typeof found === 'string' ? parts[opts.index]! : resolvePlain(parts[opts.index]!), plain: false };
+  return { value: typeof found === 'string' ? parts[opts.index]! : resolvePlain(parts[opts.index]!) };
 }
 
 function setFieldValue(slot: Slot, source: SourceValue, opts: FieldOptions): void {
@@ -260,7 +259,7 @@ function setFieldValue(slot: Slot, source: SourceValue, opts: FieldOptions): voi
       return;
     }
   }
-  slot.set(source.plain && typeof source.value === 'string' ? resolvePlain(source.value) : structuredClone(source.value));
+  slot.set(structuredClone(source.value));
 }
 
 function selectorOf(v: JsonValue | undefined): JsonObject {
