@@ -5,6 +5,7 @@ import yaml from 'js-yaml';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
+import { kustomizeDirOf } from '../input/kustomize/input.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
@@ -72,7 +73,7 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
   const refs: PodRef[] = [];
   const owners: Targets['owners'] = [];
   for (const t of targets) {
-    if (t === '-' || (await fs.stat(t).then(() => true, () => false))) {
+    if (t === '-' || kustomizeDirOf(t) !== undefined || (await fs.stat(t).then(() => true, () => false))) {
       manifests.push(t);
       continue;
     }

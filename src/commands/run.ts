@@ -102,7 +102,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const releaseSignals = o.scoped ? ctx.onSignal?.(() => undefined) : undefined;
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
-    const { pods, warnings, skipped, workloads, claims, services } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+    const { pods, warnings, skipped, workloads, claims, services, notes } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+    for (const n of notes ?? []) reporter.note(n);
     for (const w of warnings) reporter.note(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     for (const n of unmatchedSkipKinds(o.skipKinds ?? [], skipped)) reporter.note(n);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
