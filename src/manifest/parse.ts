@@ -8,7 +8,7 @@ import { formatPath } from '../kube/path.js';
 import { type ConfigObject, type LoadedPod, type LoadOptions, type ManifestSource, type ManifestWarning, type SkippedObject, type ClaimObject, type ServiceObject, configKey } from './types.js';
 import { toServiceObject } from './serviceRules.js';
 import { type ValidPod, validateDocument } from './validate.js';
-import { lineOf, parseYaml } from './yaml.js';
+import { lineOf, parseYaml } from '../input/yaml.js';
 import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
 import { isObj } from '../kube/object.js';
 import { type HostPortUse, hostPortsOf, hostPortsCollide } from './pod.js';

@@ -11,7 +11,7 @@ import { sortByFileAndLine } from './parse.js';
 import { type PathSegment, formatPath } from '../kube/path.js';
 import { dns1035Label, dns1123Label, dns1123Subdomain } from '../kube/syntax.js';
 import { type Obj, describe, isObj } from '../kube/object.js';
-import { type ParsedYaml, type YamlDocument, lineOf, noDocuments, parseYaml } from './yaml.js';
+import { type ParsedYaml, type YamlDocument, lineOf, noDocuments, parseYaml } from '../input/yaml.js';
 
 export interface NamedPod {
   namespace: string;

@@ -13,7 +13,7 @@ import {
   qualifiedName,
   quantityExample,
 } from '../kube/syntax.js';
-import { type LineMap, lineOf } from './yaml.js';
+import { type LineMap, lineOf } from '../input/yaml.js';
 import { describe, isObj, type Obj } from '../kube/object.js';
 
 /** Collects problems for one document: at most one per field, none inside a field already refused as a whole. */

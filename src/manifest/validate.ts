@@ -6,7 +6,7 @@
 import type { ManifestProblem } from '../errors.js';
 import type { ManifestWarning, SkippedObject, WorkloadKind } from './types.js';
 import type { PathSegment } from '../kube/path.js';
-import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
+import { type LineMap, type YamlDocument, checkExpansion, lineOf } from '../input/yaml.js';
 import { validateConfig } from './configs.js';
 import { apiGroup, kindVerdict, kindsNotRun } from './kinds.js';
 import { validateWorkload } from './workloadRules.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatProblem } from '../../../src/errors.js';
 import { validateDocument } from '../../../src/manifest/validate.js';
-import { parseYaml } from '../../../src/manifest/yaml.js';
+import { parseYaml } from '../../../src/input/yaml.js';
 
 /** Every document's validation: problems (file:line path: message), warnings, and the workloads as kind/name@line. */
 function check(text: string): { problems: string[]; warnings: string[]; workloads: string[] } {

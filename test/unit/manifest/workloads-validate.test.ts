@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { formatProblem } from '../../../src/errors.js';
 import { parseManifests } from '../../../src/manifest/parse.js';
 import { validateDocument } from '../../../src/manifest/validate.js';
-import { parseYaml } from '../../../src/manifest/yaml.js';
+import { parseYaml } from '../../../src/input/yaml.js';
 
 const options = { defaultNamespace: 'default' };
 const parse = (text: string) => parseManifests([{ source: { file: 'w.yaml' }, text }], options);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkExpansion, lineOf, parseYaml } from '../../../src/manifest/yaml.js';
+import { checkExpansion, lineOf, parseYaml } from '../../../src/input/yaml.js';
 
 function linesOf(text: string): Record<string, number> {
   const parsed = parseYaml(text, 'f.yaml');
