@@ -186,6 +186,8 @@ export class DockerEngine implements Engine {
     try {
       const res = await Promise.race([(await this.transport()).open({ method: 'GET', path: '/version' }), timeout]);
       const v = JSON.parse((await Promise.race([readAll(res), timeout])).toString('utf8')) as { Version: string; ApiVersion: string; Arch: string; Os: string };
+      // The same answer facts() reads: kept, so a command asks /version once (issue 28).
+      this.versionAnswer ??= Promise.resolve(v);
       return { version: v.Version, apiVersion: v.ApiVersion, arch: v.Arch, os: v.Os };
     } catch (err) {
       const e = asRequestFailure(err);
@@ -575,11 +577,13 @@ export class DockerEngine implements Engine {
   }
 
   private factsAnswer: Promise<EngineFacts> | undefined;
+  /** The /version answer of this command's ping, when it pinged: facts() does not ask again. */
+  private versionAnswer: Promise<RawVersion> | undefined;
 
   facts(): Promise<EngineFacts> {
     // Held in memory for this engine object only (one command); a failed answer is not kept, so a retry asks again.
     this.factsAnswer ??= Promise.all([
-      this.must<RawVersion>({ method: 'GET', path: '/version' }, 'engine version'),
+      this.versionAnswer ?? this.must<RawVersion>({ method: 'GET', path: '/version' }, 'engine version'),
       this.must<RawInfo>({ method: 'GET', path: '/info' }, 'engine info'),
     ]).then(([v, i]) => engineFacts(v, i));
     this.factsAnswer.catch(() => {
