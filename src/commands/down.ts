@@ -245,6 +245,8 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
     labels[Label.containerName] === infraContainerName ? 'infra' : labels[LifecycleLabel.containerType] === 'sidecar' ? 'sidecar' : 'app';
   const live = containers.filter((c) => liveStates.has(c.state)).map((c) => ({ ...c, kind: kindOf(c.labels) }));
   const stops: ContainerStopReport[] = [];
+  // Removed as soon as stopped, each container on its own: no remove waits for another container's stop.
+  const removed = new Set<string>();
   // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
   await stopInKillPodOrder(live, grace, async (c, seconds) => {
     const began = now();
@@ -259,8 +261,10 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
       report.seconds = Math.round(now() - began) / 1000;
       stops.push(report);
     }
+    await engine.removeContainer(c.id, { force: true });
+    removed.add(c.id);
   }, now);
-  await Promise.all(containers.map((c) => engine.removeContainer(c.id, { force: true })));
+  await Promise.all(containers.filter((c) => !removed.has(c.id)).map((c) => engine.removeContainer(c.id, { force: true })));
   // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
   // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
   await removePodHelpers(engine, ref.namespace, ref.name);
