@@ -180,7 +180,10 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // Each pod's line when its loop ends, not with the others at the end: a pod ready at 4 s says so at 4 s, and is
     // awaited no more (the heartbeat names only what still is). The run's account repeats none of them.
     const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
-      const outcome = await runOneWait(plan, mode, stepDeadline, restartsBounded);
+      const waited = await runOneWait(plan, mode, stepDeadline, restartsBounded);
+      // A pod's time counts from the process's start, as the user's wall clock does (issue 28): node's start, the
+      // manifests and the engine's set-up included, not only the pod's own loop.
+      const outcome = ctx.processStartedAt !== undefined && ctx.processStartedAt < waited.startedAt ? { ...waited, startedAt: ctx.processStartedAt } : waited;
       reporter.podFinished(podResult(outcome, new Map(), new Map()));
       return outcome;
     };
