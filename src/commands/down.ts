@@ -143,6 +143,9 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   if (targets) reportSkipped(targets.problems, ctx);
   const engine = await openEngine(o.host, ctx.env, o.project);
   const info = await connectEngine(engine, ctx);
+  // The infra image (what the Services' endpoints are written with) asked now, beside the pods' look-ups and stops.
+  const infraImage = ensureInfraImage(engine, info.arch);
+  infraImage.catch(() => undefined);
   const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   // Claims outlive their pods, as on a cluster; only asked for (--delete-claims), the pods' and the manifests' claims
@@ -155,7 +158,7 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
   const services = o.all ? await managedServiceRefs(engine) : (targets?.services ?? []);
   const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(o.all ? await networkNamespaces(engine) : [])]);
-  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await ensureInfraImage(engine, info.arch) }) : { services: [], networks: [] };
+  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await infraImage }) : { services: [], networks: [] };
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods, ...(o.deleteClaims ? { claims } : {}), ...(cluster.services.length > 0 ? { services: cluster.services } : {}), ...(cluster.networks.length > 0 ? { networks: cluster.networks } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));

@@ -129,6 +129,11 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       onRetry: (err, delay) => reporter.info(`waiting for the Docker engine at ${engine.address} (${err.reason}); retrying in ${delay}ms`),
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
+    // The same manifests already running under another key: this run makes a second copy, which a user who meant
+    // the first should know (a scoped run's own key is new each time on purpose: nothing to say then). Asked now,
+    // beside the engine's facts and the infra image (a list, it changes nothing); said where it was said before.
+    const elsewhere = o.scoped && o.project === undefined ? undefined : sourcesRunningElsewhere(host, new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : []))), project);
+    elsewhere?.catch(() => undefined);
     // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
     const facts = await step(engine.facts());
     checkEngineSupport(pods, facts, reporter);
@@ -148,12 +153,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await step(ensureInfraImage(engine, info.arch)));
-    // The same manifests already running under another key: this run makes a second copy, which a user who meant
-    // the first should know (a scoped run's own key is new each time on purpose: nothing to say then).
-    if (!(o.scoped && o.project === undefined)) {
-      const sources = new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : [])));
-      for (const w of await step(sourcesRunningElsewhere(host, sources, project))) reporter.warn(w);
-    }
+    if (elsewhere !== undefined) for (const w of await step(elsewhere)) reporter.warn(w);
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
     const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
     // A scoped run under a key of its own that fails from here on by an error (not a pod's failure, which runScoped
