@@ -17,8 +17,8 @@ import { pauseImageRef } from '../src/engine/pauseImage.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-// BENCH_EXE: another build of the executable (a copy of the one before a change, say); BENCH_BIN_RUNPOD=0 leaves
-// bin/runpod out (half the rounds' time).
+// BENCH_EXE: another build of the executable; BENCH_EXE_BEFORE: a second one beside it (the build before a change);
+// BENCH_BIN_RUNPOD=0 leaves bin/runpod out (fewer rounds' time).
 const exeBin = process.env.BENCH_EXE ?? path.join(root, 'dist', `runpod-linux-${process.arch}`);
 const runpodBin = path.join(root, 'bin', 'runpod');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 7));
@@ -100,6 +100,8 @@ function pairs(rounds: number, body: (round: number, baseFirst: boolean) => void
 
 const runpods: Array<[string, string, string[]]> = [
   ['runpod executable', exeBin, []],
+  // BENCH_EXE_BEFORE: a build from before a change, measured in the same rounds (before and after side by side).
+  ...(process.env.BENCH_EXE_BEFORE ? [['runpod executable, before', process.env.BENCH_EXE_BEFORE, []] as [string, string, string[]]] : []),
   ...(process.env.BENCH_BIN_RUNPOD === '0' ? [] : [['runpod (bin/runpod)', process.execPath, [runpodBin]] as [string, string, string[]]]),
 ];
 

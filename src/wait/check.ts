@@ -26,7 +26,12 @@ export interface PodCheck {
   ok: boolean;
   failed: boolean;
   containers: ContainerVerdict[];
-  /** When a container that is up but not yet settled will be settled (ms since the epoch). */
+  /**
+   * When every container that is up but not yet settled will be settled (ms since the epoch): the loop's next look.
+   * The latest, not the first: the pod is not running before the last of them, and a look at each one's time would
+   * cost an observation apiece (issue 28). A crash meanwhile is not missed: its die event wakes the loop at once,
+   * and a later look sees the exit or the raised restart count.
+   */
   settleAt?: number;
 }
 
@@ -130,7 +135,7 @@ export function checkPod(input: CheckInput): PodCheck {
         const settle = settleFor(c, settleMs);
         if (upFor < settle) {
           const at = (c.startedAt ?? now) + settle;
-          settleAt = settleAt === undefined ? at : Math.min(settleAt, at);
+          settleAt = settleAt === undefined ? at : Math.max(settleAt, at);
           verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time${crashContext(c, lastExitCodes)}`, { healthyRunning: true });
           break;
         }
