@@ -47,7 +47,7 @@ describe('the settle time, counted from each container\'s start', () => {
       mode: 'running',
       backoff: new Backoff({ retries: 10, retryDelayMs: 5, factor: 2, maxDelayMs: 40 }),
       settleMs,
-      deadline: Date.now() + 10_000,
+      deadline: Date.now() + 30_000,
       signal: new AbortController().signal,
       now: Date.now,
     });
@@ -71,14 +71,19 @@ describe('the settle time, counted from each container\'s start', () => {
       const engine = new MemoryEngine({ images: [image, infraImage] });
       try {
         const plan = twoContainers(restartPolicy);
-        // b's process exits 20 ms after its start: after a first look may have seen it running, before 200 ms of settle.
-        engine.onCall('startContainer', async (args, next) => {
+        // b's process exits right after the loop's first look saw it running: inside its settle time (3 s, longer
+        // than any stall of a loaded machine between a start and the next look), whatever the machine's speed.
+        let crashed = false;
+        engine.onCall('inspectContainer', async (args, next) => {
           const r = await next(...args);
-          const c = engine.peekAll().find((x) => x.Id === args[0]);
-          if (c?.Config.Labels?.['io.kubernetes.container.name'] === 'b') setTimeout(() => engine.crash(args[0], 1), 20);
+          if (!crashed && r?.State.Running === true && r.Config.Labels?.['io.kubernetes.container.name'] === 'b') {
+            crashed = true;
+            engine.crash(args[0], 1);
+          }
           return r;
         });
-        const out = await runFor(engine, plan, 200);
+        const out = await runFor(engine, plan, 3_000);
+        assert.ok(crashed, 'b was seen running before it crashed');
         if (restartPolicy === 'Never') {
           assert.equal(out.status, 'failed', out.reason);
           assert.match(out.reason, /b: .*exited with code 1/);
