@@ -917,7 +917,7 @@ export const jobSpecFields: FieldLevel = {
   type: 'JobSpec',
   fields: {
     template: supported('required; restartPolicy Never or OnFailure', jobPodTemplateFields),
-    completions: supported('>= 0; default: the first success completes the Job; required with completionMode Indexed'),
+    completions: supported('>= 0; required with completionMode Indexed; unset with parallelism > 1 (the work-queue pattern): parallelism pods start, none after the first success, and the Job is complete once one has succeeded and all have ended'),
     parallelism: supported('default 1, >= 0: pods at a time'),
     completionMode: supported('NonIndexed (default) or Indexed (each pod gets a completion index 0..completions-1)'),
     backoffLimit: supported('default 6 (unlimited with backoffLimitPerIndex), >= 0: failed pods before the Job fails; under OnFailure, container restarts'),

@@ -1,0 +1,40 @@
+// The Kubernetes tutorials' stacks that did not run as on a one-node cluster (issue 24), through the CLI on the real
+// engine, with stand-in images: a work-queue Job, fsGroup on claims, a StatefulSet volume replaced by its claim,
+// static PersistentVolumes, removed apiVersions, Helm hooks, the service account's namespace file, dnsPolicy files.
+// Every test runs under an isolation key of its own.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { busybox, docker, keyedWorkspace, show } from './harness.js';
+
+/** A key's pods of an owner: "pod phase" lines from runpod status -o json. */
+async function podPhases(w: ReturnType<typeof keyedWorkspace>, ref: string): Promise<string[]> {
+  const st = await w.run('status', '-o', 'json', ref);
+  assert.equal(st.code, 0, show(st));
+  return (JSON.parse(st.stdout) as { pods: { name: string; phase: string }[] }).pods.map((p) => `${p.name} ${p.phase}`).sort();
+}
+
+test('a Job with parallelism 2 and no completions (the work-queue tutorial) runs two pods, both Succeeded', async (t) => {
+  const w = keyedWorkspace(t, 'tut-wq', {
+    'wq.yaml': `apiVersion: batch/v1
+kind: Job
+metadata: {name: wq}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - {name: c, image: ${busybox}, command: [sh, -c, 'echo worker $HOSTNAME; sleep 2']}
+`,
+  });
+  const r = await w.run(w.file('wq.yaml'));
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /job\/wq: completed \(2 of 2 pods succeeded; no completions set/, show(r));
+  const phases = await podPhases(w, 'job/wq');
+  assert.equal(phases.length, 2, phases.join('\n'));
+  for (const p of phases) assert.match(p, /^wq-\S+ Succeeded$/);
+  // The pods' own words: each is a worker of its own.
+  const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=c']).split('\n');
+  const logs = new Set(ids.map((id) => docker(['logs', id])));
+  assert.equal(logs.size, 2, [...logs].join('\n'));
+});
