@@ -818,7 +818,7 @@ const claimTemplateFields: FieldLevel = {
   fields: {
     apiVersion: supported('v1, optional'),
     kind: supported('PersistentVolumeClaim, optional'),
-    metadata: supported('name required: a DNS-1123 label, unique, not a volume name of the template', objectMetaFields),
+    metadata: supported('name required: a DNS-1123 label, unique; a volume of the template with the same name is replaced by the claim (warning), as the StatefulSet controller does', objectMetaFields),
     spec: supported('as a PersistentVolumeClaim\'s spec', persistentVolumeClaimSpecFields),
     status: readOnly(),
   },

@@ -38,3 +38,40 @@ spec:
   const logs = new Set(ids.map((id) => docker(['logs', id])));
   assert.equal(logs.size, 2, [...logs].join('\n'));
 });
+
+test("a StatefulSet whose template has a volume named as a claim template (CockroachDB's) runs, the claim replacing that volume", async (t) => {
+  const w = keyedWorkspace(t, 'tut-sts', {
+    'db.yaml': `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: cockroachdb}
+spec:
+  serviceName: cockroachdb
+  replicas: 1
+  selector: {matchLabels: {app: cockroachdb}}
+  template:
+    metadata: {labels: {app: cockroachdb}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: cockroachdb
+        image: ${busybox}
+        command: [sh, -c, 'echo stored > /cockroach/cockroach-data/mark; sleep 3600']
+        volumeMounts:
+        - {name: datadir, mountPath: /cockroach/cockroach-data}
+      volumes:
+      - name: datadir
+        persistentVolumeClaim: {claimName: datadir}
+  volumeClaimTemplates:
+  - metadata: {name: datadir}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+`,
+  });
+  const r = await w.run(w.file('db.yaml'));
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /spec\.template\.spec\.volumes\[0\]: replaced in each pod by the claim of spec\.volumeClaimTemplates\[0\]/, show(r));
+  const claim = `pvc_default.${w.key}_datadir-cockroachdb-0`;
+  const mounts = docker(['inspect', '--format', '{{range .Mounts}}{{.Name}} {{.Destination}}{{"\\n"}}{{end}}', docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=cockroachdb'])]);
+  assert.match(mounts, new RegExp(`^${claim.replace(/\./g, '\\.')} /cockroach/cockroach-data$`, 'm'), mounts);
+});
