@@ -26,7 +26,7 @@ import {
 } from './syntax.js';
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
 import { validateConfig } from './configs.js';
-import { apiGroup, kindVerdict, kindsNotRun } from './kinds.js';
+import { apiGroup, kindVerdict, kindsNotRun, removedApiVersion } from './kinds.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { validateWorkload } from './workloadRules.js';
@@ -242,8 +242,9 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       sink.add([...at, 'apiVersion'], `required (${want})`);
       ok = false;
     } else if (apiVersion !== want) {
+      const gone = typeof apiVersion === 'string' && typeof kind === 'string' ? removedApiVersion(apiVersion, kind) : undefined;
       const shown = typeof apiVersion === 'string' ? `"${apiVersion}"` : describe(apiVersion);
-      sink.add([...at, 'apiVersion'], `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
+      sink.add([...at, 'apiVersion'], gone ?? `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
       ok = false;
     }
     return ok ? (kind as Kind) : undefined;
@@ -258,6 +259,14 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       return;
     }
     const shown = `${kind}${objName !== undefined ? ` ${objName}` : ''}`;
+    // A removed apiVersion is refused whatever runpod would do with the kind (unless --skip-kind names it); a
+    // --from-cronjob of its name is answered here, not as a CronJob missing from the input.
+    const gone = options.skipKinds?.has(kind) === true ? undefined : removedApiVersion(apiVersion, kind);
+    if (gone !== undefined) {
+      sink.add([...at, 'apiVersion'], `${gone}${kind === 'CronJob' && objName !== undefined && options.fromCronJobs?.has(objName) ? ` (--from-cronjob ${objName} runs a batch/v1 CronJob)` : ''}`);
+      if (kind === 'CronJob' && objName !== undefined) cronJobsRun.push(objName);
+      return;
+    }
     if (verdict?.action === 'skip') {
       skipped.push({ file, line, apiVersion, kind, ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}), ...(objName !== undefined ? { name: objName } : {}), why: verdict.why });
       sink.warn([...at, 'kind'], `${shown} skipped: ${verdict.why}`);
