@@ -75,3 +75,28 @@ spec:
   const mounts = docker(['inspect', '--format', '{{range .Mounts}}{{.Name}} {{.Destination}}{{"\\n"}}{{end}}', docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=cockroachdb'])]);
   assert.match(mounts, new RegExp(`^${claim.replace(/\./g, '\\.')} /cockroach/cockroach-data$`, 'm'), mounts);
 });
+
+test("the CronJob tutorial's batch/v1beta1 manifest with --from-cronjob: the apiVersion, its removal in 1.25 and batch/v1 are named; nothing runs", async (t) => {
+  const cron = (apiVersion: string) => `apiVersion: ${apiVersion}
+kind: CronJob
+metadata: {name: hello}
+spec:
+  schedule: "* * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - {name: hello, image: ${busybox}, command: [/bin/sh, -c, date; echo Hello from the Kubernetes cluster]}
+`;
+  const w = keyedWorkspace(t, 'tut-cron', { 'old.yaml': cron('batch/v1beta1'), 'new.yaml': cron('batch/v1') });
+  const r = await w.run('--from-cronjob', 'hello', w.file('old.yaml'));
+  assert.equal(r.code, 2, show(r));
+  assert.match(r.stderr, /old\.yaml:1 apiVersion: batch\/v1beta1 CronJob was removed in Kubernetes 1\.25 \(no API server serves it any more\); use apiVersion batch\/v1 \(--from-cronjob hello runs a batch\/v1 CronJob\)/, show(r));
+  assert.doesNotMatch(r.stderr, /no CronJob named/, show(r));
+  assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`]), '', 'nothing on the engine');
+  const ok = await w.run('--from-cronjob', 'hello', w.file('new.yaml'));
+  assert.equal(ok.code, 0, show(ok));
+  assert.match(ok.stderr, /job\/hello-manual: completed/, show(ok));
+});
