@@ -27,6 +27,7 @@ import {
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from './yaml.js';
 import { validateConfig } from './configs.js';
 import { apiGroup, kindVerdict, kindsNotRun, removedApiVersion } from './kinds.js';
+import { helmHook, hookAnnotation } from './helmHooks.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { validateWorkload } from './workloadRules.js';
@@ -319,7 +320,23 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
     }
   };
 
-  const top = checkKind(doc.value, [], false, doc.line);
+  /** A Helm hook object: skipped (test, delete, rollback hooks) with a warning, or run with a note on its ordering. */
+  const hookSkipped = (obj: Obj, at: PathSegment[], line: number): boolean => {
+    const hook = helmHook(meta(obj).annotations);
+    if (hook === undefined) return false;
+    const where = [...at, 'metadata', 'annotations', hookAnnotation];
+    if (hook.action === 'run') {
+      sink.warn(where, hook.note);
+      return false;
+    }
+    const kind = typeof obj.kind === 'string' ? obj.kind : '';
+    const name = typeof meta(obj).name === 'string' ? (meta(obj).name as string) : undefined;
+    skipped.push({ file, line, apiVersion: typeof obj.apiVersion === 'string' ? obj.apiVersion : '', kind, ...(typeof meta(obj).namespace === 'string' ? { namespace: meta(obj).namespace as string } : {}), ...(name !== undefined ? { name } : {}), why: hook.why });
+    sink.warn(where, `${kind}${name !== undefined ? ` ${name}` : ''} skipped: ${hook.why}`);
+    return true;
+  };
+
+  const top = hookSkipped(doc.value, [], doc.line) ? undefined : checkKind(doc.value, [], false, doc.line);
   if (top !== undefined && top !== 'List') {
     accept(doc.value, [], top, doc.line);
   } else if (top === 'List') {
@@ -339,6 +356,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
           return;
         }
         const line = lineOf(doc.lines, at) ?? doc.line;
+        if (hookSkipped(item, at, line)) return;
         const kind = checkKind(item, at, true, line);
         if (kind !== undefined) accept(item, at, kind, line);
       });

@@ -100,3 +100,57 @@ spec:
   assert.equal(ok.code, 0, show(ok));
   assert.match(ok.stderr, /job\/hello-manual: completed/, show(ok));
 });
+
+test("helm template output: the test hook Pod is skipped with a warning, the pre-install Job runs with the rest", async (t) => {
+  const w = keyedWorkspace(t, 'tut-helm', {
+    'chart.yaml': `# Source: web/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - {name: web, image: ${busybox}, command: [sleep, '3600']}
+---
+# Source: web/templates/tests/test-connection.yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: "web-test-connection"
+  annotations:
+    "helm.sh/hook": test
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: wget, image: ${busybox}, command: [sh, -c, 'exit 1']}
+---
+# Source: web/templates/migrate.yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  annotations:
+    "helm.sh/hook": pre-install,pre-upgrade
+    "helm.sh/hook-delete-policy": hook-succeeded
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: m, image: ${busybox}, command: [sh, -c, 'echo migrated']}
+`,
+  });
+  const r = await w.run(w.file('chart.yaml'));
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /warning: \S*chart\.yaml:21 metadata\.annotations\["helm\.sh\/hook"\]: Pod web-test-connection skipped: a Helm test hook \(test\): helm install runs none, helm test does/, show(r));
+  assert.match(r.stderr, /Helm hook pre-install,pre-upgrade: runs with the other objects/, show(r));
+  assert.match(r.stderr, /job\/migrate: completed/, show(r));
+  const pods = docker(['ps', '-a', '--filter', `label=io.runpod.project=${w.key}`, '--format', '{{.Label "io.kubernetes.pod.name"}}']).split('\n');
+  assert.ok(!pods.includes('web-test-connection'), pods.join(' '));
+  assert.ok(pods.some((p) => p.startsWith('web-')), pods.join(' '));
+});
