@@ -27,7 +27,11 @@ import {
   terminationFile,
   terminationFileMode,
 } from '../plan/volumes.js';
-import { type TarEntry, tarArchive } from './tar.js';
+import { type TarEntry, readTar, tarArchive } from './tar.js';
+import { ownershipRewrite, rootOwned } from './volumeOwnership.js';
+
+/** The most of a claim runpod rewrites through the engine's archive endpoint to give it the pod's fsGroup. */
+const ownershipLimit = 256 * 1024 * 1024;
 
 /** A volume could not be made ready: the pod's problem (exit 1), with the reason a user reads. */
 export class VolumeSetupError extends Error {
@@ -136,6 +140,35 @@ export class VolumeWork {
 
   private ensureVolume(v: EngineVolume | TerminationLogVolume): Promise<void> {
     return this.cached(`vol:${v.engineName}`, async () => {
+      await this.ensureVolumeExists(v);
+      if (v.type === 'persistentVolumeClaim' && v.fsGroup !== undefined) await this.ownClaim(v, v.fsGroup);
+    });
+  }
+
+  /**
+   * fsGroup on a claim (SetVolumeOwnership): OnRootMismatch looks at the root first and stops when it is owned
+   * already; otherwise every directory, file and symlink gets the group and the group's permissions. Through the
+   * engine only: the tree is read as an archive and written back with the new group and modes (content unchanged).
+   */
+  private async ownClaim(v: Extract<EngineVolume, { type: 'persistentVolumeClaim' }>, fs: { gid: number; policy: 'Always' | 'OnRootMismatch' }): Promise<void> {
+    await this.withHelper([v.engineName], async (id) => {
+      if (fs.policy === 'OnRootMismatch') {
+        const head = await this.engine.readArchive(id, '/v/0', 16 * 1024);
+        const root = head && readTar(head.tar).find((e) => e.path === '0');
+        if (root !== undefined && root.type === 'dir' && rootOwned(root, fs.gid, v.readOnly)) return;
+      }
+      const all = await this.engine.readArchive(id, '/v/0', ownershipLimit);
+      if (all === undefined) throw new VolumeSetupError(`claim ${v.claimName}: its volume ${v.engineName} could not be read to give it fsGroup ${fs.gid}`);
+      if (!all.complete) {
+        throw new VolumeSetupError(`claim ${v.claimName} holds more than ${ownershipLimit / 1024 / 1024} MiB: runpod gives a claim the pod's fsGroup by rewriting it through the engine's archive endpoint, up to that size; set securityContext.fsGroupChangePolicy: OnRootMismatch once its root is owned, or chown it yourself`);
+      }
+      const entries = ownershipRewrite(readTar(all.tar), fs.gid, v.readOnly);
+      if (entries.length > 0) await this.engine.putArchive(id, '/v', tarArchive(entries));
+    });
+  }
+
+  private async ensureVolumeExists(v: EngineVolume | TerminationLogVolume): Promise<void> {
+    {
       const existing = await this.engine.inspectVolume(v.engineName);
       if (existing !== undefined) {
         checkOwner(existing, v, this.plan);
@@ -162,7 +195,7 @@ export class VolumeWork {
       } else if (v.type !== 'emptyDir' && v.type !== 'persistentVolumeClaim' && v.type !== 'terminationLog') {
         await this.withHelper([v.engineName], (id) => this.fill(id, v));
       }
-    });
+    }
   }
 
   /** Write a files volume's rendered files (downwardAPI values of the engine host resolved now), then the marker. */

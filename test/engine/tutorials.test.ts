@@ -154,3 +154,53 @@ spec:
   assert.ok(!pods.includes('web-test-connection'), pods.join(' '));
   assert.ok(pods.some((p) => p.startsWith('web-')), pods.join(' '));
 });
+
+test('fsGroup owns a claim as it owns an emptyDir (the ZooKeeper tutorial), by fsGroupChangePolicy: OnRootMismatch leaves an owned root alone, Always walks every file', async (t) => {
+  const pod = (policy: string) => `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: datadir}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: zk}
+spec:
+  terminationGracePeriodSeconds: 0
+  securityContext: {runAsUser: 1000, fsGroup: 1000${policy}}
+  containers:
+  - name: zk
+    image: ${busybox}
+    command: [sh, -c, 'mkdir -p /claim/data && touch /claim/data/myid && exec sleep 3600']
+    volumeMounts:
+    - {name: datadir, mountPath: /claim}
+    - {name: scratch, mountPath: /scratch}
+  volumes:
+  - {name: datadir, persistentVolumeClaim: {claimName: datadir}}
+  - {name: scratch, emptyDir: {}}
+`;
+  const w = keyedWorkspace(t, 'tut-fsg', { 'always.yaml': pod(''), 'root.yaml': pod(', fsGroupChangePolicy: OnRootMismatch') });
+  const stat = async (...paths: string[]): Promise<string> => {
+    const r = await w.run('exec', 'zk', '--', 'stat', '-c', '%n %a %u %g', ...paths);
+    assert.equal(r.code, 0, show(r));
+    return r.stdout.trim();
+  };
+  const up = await w.run(w.file('always.yaml'));
+  assert.equal(up.code, 0, show(up));
+  assert.equal(await stat('/claim', '/claim/data', '/claim/data/myid', '/scratch'), ['/claim 2775 0 1000', '/claim/data 2755 1000 1000', '/claim/data/myid 644 1000 1000', '/scratch 2777 0 1000'].join('\n'));
+  // Something of root's in the claim (an earlier pod that ran as root).
+  const id = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=zk']);
+  docker(['exec', '-u', '0', id, 'sh', '-c', 'echo x > /claim/data/root-file && chown 0:0 /claim/data/root-file && chmod 600 /claim/data/root-file']);
+
+  // OnRootMismatch: the root is owned already, so nothing is walked; root's file stays root's.
+  assert.equal((await w.run('down', w.file('always.yaml'))).code, 0);
+  const again = await w.run(w.file('root.yaml'));
+  assert.equal(again.code, 0, show(again));
+  assert.equal(await stat('/claim/data/root-file'), '/claim/data/root-file 600 0 0');
+  // Always (the default): every file gets the group, read-write for it.
+  assert.equal((await w.run('down', w.file('root.yaml'))).code, 0);
+  const always = await w.run(w.file('always.yaml'));
+  assert.equal(always.code, 0, show(always));
+  assert.equal(await stat('/claim/data/root-file', '/claim/data'), '/claim/data/root-file 660 0 1000\n/claim/data 2775 1000 1000');
+  const read = await w.run('exec', 'zk', '--', 'cat', '/claim/data/root-file');
+  assert.equal(read.stdout.trim(), 'x', show(read));
+});
