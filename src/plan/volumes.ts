@@ -381,3 +381,12 @@ export function infraTerminationMount(volume: TerminationLogVolume): Mount {
 export function terminationMount(volume: TerminationLogVolume, file: string, target: string): Mount {
   return { Type: 'bind', Source: `${runtimeRef(`mountpoint/${volume.engineName}`)}/${file}`, Target: target } as Mount;
 }
+
+/** In the pod's runpod volume: the service account directory (its namespace file) and a resolv.conf (podFiles.ts). */
+export const podFileDir = 'serviceaccount';
+export const resolvConfFile = 'resolv.conf';
+
+/** A read-only bind of a pod file (or directory) of the pod's runpod volume, resolved at apply time as terminationMount. */
+export function podFileMount(volume: TerminationLogVolume, file: string, target: string): Mount {
+  return { Type: 'bind', Source: `${runtimeRef(`mountpoint/${volume.engineName}`)}/${file}`, Target: target, ReadOnly: true } as Mount;
+}

@@ -24,6 +24,8 @@ import {
   VolumeLabel,
   emptyDirMode,
   infraTerminationLogPath,
+  podFileDir,
+  resolvConfFile,
   terminationFile,
   terminationFileMode,
 } from '../plan/volumes.js';
@@ -88,8 +90,11 @@ export class VolumeWork {
     );
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
     if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }], infraId);
-    // The termination-message bind (instanceCreateOptions) refers to its volume by a marker too.
-    if (c.runtime !== true && c.terminationMessage?.bound !== true) return options;
+    const files = this.plan.podFiles;
+    const podFiles = files.namespace !== undefined || files.resolvConf !== undefined;
+    if (podFiles) await this.cached('pod-files', () => this.writePodFiles(infraId));
+    // The termination-message and pod-file binds (instanceCreateOptions) refer to their volume by a marker too.
+    if (c.runtime !== true && c.terminationMessage?.bound !== true && !podFiles) return options;
     const keys = new Set(runtimeKeys(JSON.stringify(options).replace(/\\u0000/g, '\u0000')));
     const values = new Map<string, string>();
     await Promise.all([...keys].map(async (k) => values.set(k, await this.resolve(k, infraId))));
@@ -281,6 +286,27 @@ export class VolumeWork {
       for (const w of fresh) this.termFiles.set(w.file, batch);
     }
     return Promise.all(wanted.map((w) => this.termFiles.get(w.file))).then(() => undefined);
+  }
+
+  /**
+   * The pod's files (plan/podFiles.ts) in its runpod volume, written (again) once per sync: the namespace file in
+   * its directory, and a dnsPolicy None resolv.conf; readable by any user, as the kubelet's are.
+   */
+  private async writePodFiles(infraId: string | undefined): Promise<void> {
+    const { podFiles: files, terminationLog } = this.plan;
+    const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(terminationLog)]);
+    const entries = (dir: string): TarEntry[] => [
+      ...(files.namespace !== undefined
+        ? [
+            { path: `${dir}${podFileDir}`, type: 'dir', mode: 0o755, uid: 0, gid: 0 } as const,
+            { path: `${dir}${podFileDir}/namespace`, type: 'file', mode: 0o644, uid: 0, gid: 0, content: Buffer.from(files.namespace) } as const,
+          ]
+        : []),
+      ...(files.resolvConf !== undefined ? [{ path: `${dir}${resolvConfFile}`, type: 'file', mode: 0o644, uid: 0, gid: 0, content: Buffer.from(files.resolvConf) } as const] : []),
+    ];
+    // Through the infra container, which holds the volume (no helper needed), as the termination files are written.
+    if (held) await this.engine.putArchive(infraId!, infraTerminationLogPath, tarArchive(entries('')));
+    else await this.withHelper([terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(entries('0/'))));
   }
 
   /** Does the pod's infra container hold the termination-log volume (a sandbox made before it did not)? */

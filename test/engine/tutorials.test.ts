@@ -204,3 +204,40 @@ spec:
   const read = await w.run('exec', 'zk', '--', 'cat', '/claim/data/root-file');
   assert.equal(read.stdout.trim(), 'x', show(read));
 });
+
+test("the init-container example reads the namespace file and ends; automountServiceAccountToken false has none; dnsPolicy None's resolv.conf is exactly its dnsConfig", async (t) => {
+  const w = keyedWorkspace(t, 'tut-files', {
+    'myapp.yaml': `apiVersion: v1
+kind: Pod
+metadata: {name: myapp-pod, namespace: shop, labels: {app.kubernetes.io/name: MyApp}}
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - {name: myapp-container, image: ${busybox}, command: ['sh', '-c', 'echo The app is running! && sleep 3600']}
+  initContainers:
+  - {name: init-myservice, image: ${busybox}, command: ['sh', '-c', 'until [ "$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace)" = shop ]; do echo waiting for the namespace; sleep 2; done']}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: quiet, namespace: shop}
+spec:
+  terminationGracePeriodSeconds: 0
+  automountServiceAccountToken: false
+  dnsPolicy: None
+  dnsConfig:
+    nameservers: [192.0.2.1]
+    searches: [ns1.svc.cluster-domain.example, my.dns.search.suffix]
+    options: [{name: ndots, value: "2"}, {name: edns0}]
+  containers:
+  - {name: c, image: ${busybox}, command: [sleep, '3600']}
+`,
+  });
+  const r = await w.run('--timeout', '3m', w.file('myapp.yaml'));
+  assert.equal(r.code, 0, show(r));
+  const ns = await w.run('exec', 'shop/myapp-pod', '--', 'ls', '/var/run/secrets/kubernetes.io/serviceaccount');
+  assert.equal(ns.stdout.trim(), 'namespace', show(ns));
+  const none = await w.run('exec', 'shop/quiet', '--', 'ls', '/var/run/secrets/kubernetes.io/serviceaccount');
+  assert.notEqual(none.code, 0, show(none));
+  const resolv = await w.run('exec', 'shop/quiet', '--', 'cat', '/etc/resolv.conf');
+  assert.equal(resolv.stdout, 'nameserver 192.0.2.1\nsearch ns1.svc.cluster-domain.example my.dns.search.suffix\noptions ndots:2 edns0\n', show(resolv));
+});
