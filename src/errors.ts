@@ -116,12 +116,24 @@ export class NotFoundError extends RunpodError {
 }
 
 /**
- * What runpod needs to make Services work cannot be had from this engine (a network of another owner in the way,
- * no iptables on the engine host): named with the Service or network and what would make it work.
+ * What the input's Services ask of this host cannot be had here (a nodePort another process holds, a container or
+ * network of another owner in the way of a name, no iptables on the engine host): named with the Service or network
+ * and what would make it work. A fault of what the input asks of the host, as a hostPort held is a pod's failure:
+ * exit 1 (README, exit codes). An engine that misbehaves while runpod makes them (a network made and gone again) is
+ * the engine's failure: exit 3, said with `engineFault`.
  */
 export class ServiceSetupError extends RunpodError {
-  readonly exitCode = ExitCode.engine;
   override name = 'ServiceSetupError';
+  constructor(
+    message: string,
+    readonly exitCode: number = ExitCode.podFailed,
+  ) {
+    super(message);
+  }
+  /** The engine's own failure while a Service was made (exit 3). */
+  static engineFault(message: string): ServiceSetupError {
+    return new ServiceSetupError(message, ExitCode.engine);
+  }
 }
 
 /** One or more pods failed; the per-pod results say why. */

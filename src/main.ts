@@ -31,8 +31,15 @@ export async function main(argv: string[]): Promise<number> {
   // Loaded here, not imported at the top: the bundle's first module stays small for the answer above.
   const { runCli } = await import('./cli/cli.js');
   let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
+  // A second signal: a command that holds signals (a scoped run taking its pods down) hurries (commands/takedown.ts).
+  const hurry = new AbortController();
+  let hurriedBy: 'SIGINT' | 'SIGTERM' | undefined;
   const forwards = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => (): void => {
+    if (interruptedBy && !hurry.signal.aborted) {
+      hurriedBy = signal;
+      hurry.abort();
+    }
     if (forwards.size > 0) {
       // A command runs under runpod (run … -- cmd): every signal is passed on, and runpod ends after it.
       interruptedBy ??= signal;
@@ -55,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
     env: process.env,
     signal: controller.signal,
     interruptedBy: () => interruptedBy,
+    hurried: hurry.signal,
+    hurriedBy: () => hurriedBy,
     stdoutClosed: () => stdoutClosed,
     onSignal: (listener) => {
       forwards.add(listener);

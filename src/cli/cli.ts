@@ -8,7 +8,9 @@ import type { WaitMode } from '../wait/strategies/index.js';
 import { parseDuration } from './duration.js';
 import { looksLikeCommand, suggestCommand } from './suggest.js';
 import { fromToken, listOf, stdinToken } from './words.js';
+import { kustomizeInput } from '../input/kustomize/input.js';
 import { version } from '../version.js';
+import { defaultCrashLoopLimit } from '../wait/crashLoop.js';
 import { completionFor, filenameOption, hostOption, operateCommands, projectOf, projectOption, selectorOf, selectorOption } from './operate.js';
 
 export { version };
@@ -45,12 +47,14 @@ const runOptions = (y: Argv) =>
   common(y)
     .positional('manifests', { type: 'string', array: true, describe: 'files, directories (every *.yaml/*.yml/*.json) or - for stdin' })
     .option('filename', filenameOption)
+    .option('kustomize', kustomizeOption)
     .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, describe: 'what to wait for (default: running; ready for a run with -- <command>)' })
     .option('timeout', { type: 'string', describe: 'overall deadline, e.g. 90s, 5m (default: none)', coerce: duration('timeout') })
     .option('retries', { type: 'number', default: 10, describe: 'checks after the first (kubelet runOnceMaxRetries)', coerce: nonNegativeInteger('retries') })
     .option('retry-delay', { type: 'string', default: '1s', describe: 'first delay between checks', coerce: duration('retry-delay') })
     .option('backoff', { type: 'number', default: 2, describe: 'delay factor per retry' })
     .option('max-delay', { type: 'string', default: '30s', describe: 'cap on one delay', coerce: duration('max-delay') })
+    .option('crash-loop-limit', { type: 'number', default: defaultCrashLoopLimit, describe: 'restarts in a row without coming up that fail a pod (0: never; README "Crash loops")', coerce: nonNegativeInteger('crash-loop-limit') })
     .option('settle', { type: 'string', default: '100ms', describe: 'time up before a container counts as running', coerce: duration('settle') })
     .option('pull', { choices: ['always', 'missing', 'never'] as const, describe: "override each container's imagePullPolicy" })
     .option('infra-image', { type: 'string', describe: "infra container image (default: runpod's own, built locally)" })
@@ -68,8 +72,11 @@ const runOptions = (y: Argv) =>
     .option('exit-code-from', { type: 'string', describe: "a Job's container, or with --wait completed or -- <command> any: exit with its exit code ([pod/]container)" })
     .epilogue(runEpilogue);
 
-/** The manifests given as arguments and with -f, in that order. */
-const manifestsOf = (a: { manifests?: unknown; filename?: unknown }): string[] => [...fromToken(a.manifests ?? []), ...fromToken(listOf(a.filename))];
+/** The manifests given as arguments, with -f and with -k (a kustomization's directory), in that order. */
+const manifestsOf = (a: { manifests?: unknown; filename?: unknown; kustomize?: unknown }): string[] => [...fromToken(a.manifests ?? []), ...fromToken(listOf(a.filename)), ...listOf(a.kustomize).map(kustomizeInput)];
+
+/** -k DIR, as kubectl apply -k: a kustomization, rendered by runpod (may be repeated). */
+export const kustomizeOption = { alias: 'k', type: 'string', describe: 'a kustomization directory, rendered by runpod itself (as kubectl -k; may be repeated)' } as const;
 
 
 
@@ -138,7 +145,7 @@ const runEpilogue = [
 ].join('\n');
 
 /** Every command's name (and alias), for the options given before it. */
-const commandNames = new Set(['run', 'down', 'validate', 'systemd', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
+const commandNames = new Set(['run', 'down', 'validate', 'kustomize', 'systemd', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
 /** The spellings of the common options, each with whether a value follows it. */
 const commonFlags = new Map<string, boolean>(
   Object.entries(commonOptions).flatMap(([name, o]) => {
@@ -245,6 +252,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
             backoff: a.backoff as number,
             maxDelayMs: a['max-delay'] as number,
             settleMs: a.settle as number,
+            crashLoopLimit: a['crash-loop-limit'] as number,
             ...(a.pull !== undefined ? { pull: a.pull as PullOverride } : {}),
             ...(a['infra-image'] !== undefined ? { infraImage: a['infra-image'] } : {}),
             namespace: a.namespace,
@@ -274,6 +282,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         common(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names' })
           .option('filename', filenameOption)
+          .option('kustomize', kustomizeOption)
           .option('selector', selectorOption)
           .option('grace', { type: 'string', describe: "override each pod's terminationGracePeriodSeconds (the whole pod's budget)", coerce: duration('grace') })
           .option('all', { type: 'boolean', default: false, describe: 'every pod runpod manages, in every namespace (under --project: every pod of that key)' })
@@ -283,7 +292,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
         const { downCommand } = await import('../commands/down.js');
         exitCode = await downCommand(
           {
-            targets: [...fromToken(a.targets ?? []), ...fromToken(listOf(a.filename))],
+            targets: [...fromToken(a.targets ?? []), ...fromToken(listOf(a.filename)), ...listOf(a.kustomize).map(kustomizeInput)],
             ...selectorOf(a.selector),
             all: a.all,
             ...(a['delete-claims'] ? { deleteClaims: true } : {}),
@@ -310,6 +319,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
           .hide('verbose')
           .positional('manifests', { type: 'string', array: true })
           .option('filename', filenameOption)
+          .option('kustomize', kustomizeOption)
           .option('skip-kind', skipKindOption)
           .option('from-cronjob', { type: 'string', describe: "check this CronJob's job template as the Job run --from-cronjob would run" })
           .option('seccomp-profile-root', seccompRootOption),
@@ -319,6 +329,15 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
           { manifests: needManifests(manifestsOf(a)), namespace: a.namespace, quiet: a.quiet, ...skipKindsOf(a['skip-kind']), ...(a['from-cronjob'] !== undefined ? { fromCronJobs: listOf(a['from-cronjob']) } : {}), ...seccompRootOf(a['seccomp-profile-root']) },
           ctx,
         );
+      },
+    )
+    .command(
+      'kustomize <dir>',
+      'print the objects a kustomization renders to, as kubectl kustomize prints them (Secrets included); no kubectl needed',
+      (y) => y.positional('dir', { type: 'string', demandOption: true, describe: 'the directory of a kustomization' }),
+      async (a) => {
+        const { kustomizeCommand } = await import('../commands/kustomize.js');
+        exitCode = await kustomizeCommand({ dir: String(a.dir) }, ctx);
       },
     )
     .command(
@@ -333,6 +352,7 @@ export async function runCli(argv: string[], ctx: CommandContext): Promise<numbe
           .hide('verbose')
           .positional('manifests', { type: 'string', array: true, describe: 'files or directories (made absolute in the unit)' })
           .option('filename', filenameOption)
+          .option('kustomize', kustomizeOption)
           .option('wait', { choices: ['running', 'ready', 'completed', 'none'] as const, default: 'running' as const, describe: 'what the unit\'s run waits for' })
           .option('timeout', { type: 'string', default: '5m', describe: "the unit's run deadline (systemd's TimeoutStartSec is 30s more)", coerce: duration('timeout') })
           .option('skip-kind', skipKindOption)

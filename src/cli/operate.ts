@@ -7,6 +7,7 @@ import { projectEnvVar, projectProblem } from '../plan/project.js';
 import { parseLabelSelector, type Selector } from '../plan/selector.js';
 import { parseDuration } from './duration.js';
 import { fromToken, listOf } from './words.js';
+import { kustomizeInput } from '../input/kustomize/input.js';
 
 type Args = Record<string, unknown>;
 
@@ -76,13 +77,14 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
         engineOptions(y)
           .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names (name or namespace/name)' })
           .option('filename', filenameOption)
+          .option('kustomize', { alias: 'k', type: 'string', describe: 'a kustomization directory, rendered by runpod (as kubectl -k; may be repeated)' })
           .option('selector', selectorOption)
           .option('output', { alias: 'o', choices: ['text', 'wide', 'json', 'yaml'] as const, default: 'text' as const, describe: 'table, wide table (images, container ids), or a document' }) as Argv<Args>,
       handler: async (a) => {
         const { statusCommand } = await import('../commands/status.js');
         setExit(
           await statusCommand(
-            { targets: fromToken([...listOf(a.targets), ...listOf(a.filename)]), ...selectorOf(a.selector), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a), ...projectOf(a.project, ctx.env) },
+            { targets: [...fromToken([...listOf(a.targets), ...listOf(a.filename)]), ...listOf(a.kustomize).map(kustomizeInput)], ...selectorOf(a.selector), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a), ...projectOf(a.project, ctx.env) },
             ctx,
           ),
         );

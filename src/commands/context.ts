@@ -14,6 +14,13 @@ export interface CommandContext {
   /** Which signal aborted the run, once one has. */
   interruptedBy(): 'SIGINT' | 'SIGTERM' | undefined;
   /**
+   * Aborted at a second SIGINT or SIGTERM (after the one that aborted `signal`): a command that holds signals
+   * (onSignal) and is taking down what it made hurries then (takedown.ts). Left out by tests that need none.
+   */
+  hurried?: AbortSignal;
+  /** Which signal hurried the command, once one has. */
+  hurriedBy?(): 'SIGINT' | 'SIGTERM' | undefined;
+  /**
    * Whether stdout's reader went away (a closed pipe: `runpod logs -f pod | grep -m1 ready`); signal is aborted
    * then too, so that a command following or watching ends. Left out where stdout cannot close (tests, warm-up).
    */

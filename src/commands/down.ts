@@ -5,6 +5,7 @@ import yaml from 'js-yaml';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
+import { kustomizeDirOf } from '../input/kustomize/input.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../plan/labels.js';
 import { LifecycleLabel } from '../plan/lifecycle.js';
 import { stopGracefully } from '../reconcile/hooks.js';
@@ -72,7 +73,7 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
   const refs: PodRef[] = [];
   const owners: Targets['owners'] = [];
   for (const t of targets) {
-    if (t === '-' || (await fs.stat(t).then(() => true, () => false))) {
+    if (t === '-' || kustomizeDirOf(t) !== undefined || (await fs.stat(t).then(() => true, () => false))) {
       manifests.push(t);
       continue;
     }
@@ -282,12 +283,12 @@ export async function removeEverythingUnderKey(engine: Engine, project: string |
 }
 
 /** Every Service runpod made (under the key). */
-async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
+export async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
   return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
 }
 
 /** The namespaces runpod has a network for (under the key). */
-async function networkNamespaces(engine: Engine): Promise<string[]> {
+export async function networkNamespaces(engine: Engine): Promise<string[]> {
   return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
     const ns = n.labels[ServiceLabel.networkNamespace];
     return ns !== undefined ? [ns] : [];
@@ -295,7 +296,7 @@ async function networkNamespaces(engine: Engine): Promise<string[]> {
 }
 
 /** Every namespace/name that has a container carrying runpod's labels. */
-async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
+export async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
   const keys = new Set<string>();
   for (const c of await engine.listContainers([managedSelector])) {
     const ns = c.labels[Label.podNamespace];

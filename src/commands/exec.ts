@@ -2,7 +2,7 @@
 // exit with the command's own exit code. Every failure of runpod's is exit 125, as `docker exec` does: the
 // command's codes (1, 2, 126, 127 …) stay the command's, so a script can tell them apart.
 import type { ReadStream } from 'node:tty';
-import { RunpodError, UsageError } from '../errors.js';
+import { ExitCode, RunpodError, UsageError } from '../errors.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPodArg, parsePodArg, pickContainer } from './pods.js';
@@ -53,8 +53,9 @@ export async function execCommand(o: ExecOptions, ctx: CommandContext): Promise<
     const rows = (ctx.stdout as { rows?: number }).rows;
     try {
       raw?.setRawMode(true);
-      return await engine.execAttached(c.current.id, {
+      const code = await engine.execAttached(c.current.id, {
         cmd: o.command,
+        signal: ctx.signal,
         tty: o.tty,
         ...(o.stdin ? { stdin: ctx.stdin } : {}),
         ...(o.tty && columns && rows ? { size: { rows, columns } } : {}),
@@ -65,6 +66,9 @@ export async function execCommand(o: ExecOptions, ctx: CommandContext): Promise<
           if (o.tty && typeof out.on === 'function' && out.isTTY) out.on('resize', () => resize({ rows: out.rows, columns: out.columns }));
         },
       });
+      // Ended by runpod's side: a reader that went away (the pipeline's 141), or a signal (128 + its number).
+      if (code === undefined) return ctx.stdoutClosed?.() ? ExitCode.brokenPipe : ctx.interruptedBy?.() === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
+      return code;
     } finally {
       raw?.setRawMode(false);
     }

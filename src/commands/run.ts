@@ -43,7 +43,8 @@ import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
 import { sourcesRunningElsewhere } from './otherKeys.js';
-import { removeEverythingUnderKey, removePod } from './down.js';
+import { removePod } from './down.js';
+import { afterFailedRun, type RunMade } from './takedown.js';
 import { type JobPodPreview, previewJob, rollOut } from './workloadRun.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
 import type { WorkloadOutcome } from '../workloads/runWorkload.js';
@@ -58,6 +59,8 @@ export interface RunOptions {
   backoff: number;
   maxDelayMs: number;
   settleMs: number;
+  /** --crash-loop-limit: restarts in a row without coming up that fail a pod; 0 never (wait/crashLoop.ts). */
+  crashLoopLimit?: number;
   pull?: PullOverride;
   infraImage?: string;
   namespace: string;
@@ -93,10 +96,14 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const startedAt = ctx.now();
   const deadline = o.timeoutMs !== undefined ? startedAt + o.timeoutMs : undefined;
   const reporter = await createReporter({ stream: ctx.stderr, env: ctx.env, quiet: o.quiet, verbose: o.verbose, now: () => new Date(ctx.now()) });
-  let leftUnderOwnKey: (() => Promise<void>) | undefined;
+  // What the run may have made, once it may have: taken down (a scoped run) or named (any other) if it fails by an error.
+  let made: RunMade | undefined;
+  // A scoped run holds signals: a second one hurries its takedown instead of ending runpod at once (takedown.ts).
+  const releaseSignals = o.scoped ? ctx.onSignal?.(() => undefined) : undefined;
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.
-    const { pods, warnings, skipped, workloads, claims, services } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+    const { pods, warnings, skipped, workloads, claims, services, notes } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+    for (const n of notes ?? []) reporter.note(n);
     for (const w of warnings) reporter.note(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
     for (const n of unmatchedSkipKinds(o.skipKinds ?? [], skipped)) reporter.note(n);
     refuseImpossibleWaits(pods.filter((p) => p.owner === undefined), o.wait);
@@ -120,13 +127,13 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       throw new DeadlineError(`--timeout passed while the Docker engine at ${engine.address} had not answered; it accepts connections but does not reply (is dockerd frozen or overloaded?)`);
     };
     const step = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline, now: ctx.now, signal: ctx.signal }).catch(stopped);
-    const waitPhase = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline === undefined ? undefined : deadline + waitPhaseGraceMs, now: ctx.now }).catch(stopped);
+    const waitPhase = <T>(work: Promise<T>): Promise<T> => bounded(work, { until: deadline === undefined ? undefined : deadline + waitPhaseGraceMs, now: ctx.now, ...(ctx.hurried ? { signal: ctx.hurried } : {}) }).catch(stopped);
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
     if (o.dryRun) return await step(dryRun({ pods, skipped, claims, services, workloads }, o, project, engine, host, ctx, seccomp.profiles, reporter));
     const info = await connectEngine(engine, ctx, {
       backoff: budget,
       ...(deadline !== undefined ? { deadline } : {}),
-      onRetry: (err, delay) => reporter.info(`waiting for the Docker engine at ${engine.address} (${err.reason}); retrying in ${delay}ms`),
+      onWaiting: (line, first) => (first ? reporter.warn(line) : reporter.info(line)),
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
     // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
@@ -156,12 +163,13 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     }
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
     const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
-    // A scoped run under a key of its own that fails from here on by an error (not a pod's failure, which runScoped
-    // takes down) leaves what it made under a key nobody knows: it is taken down on the way out.
-    if (o.scoped && o.project === undefined) leftUnderOwnKey = () => removeEverythingUnderKey(engine, project, serviceImage);
+    // From here on the run makes things: one that fails by an error (not a pod's failure, which the account below
+    // says) takes them down if scoped, or names them with the down line (takedown.ts).
+    made = { engine, project, ownKey: o.scoped !== undefined && o.project === undefined, pods: pods.map((p) => ({ namespace: p.pod.metadata.namespace!, name: p.pod.metadata.name! })), services, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), keepClaims: o.scoped?.keepClaims === true, serviceImage, manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests) };
     const cluster = await step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }));
     for (const s of services) reporter.verbose(`service ${s.namespace}/${s.name}: ${s.headless ? 'headless' : `${s.type} at ${cluster.plan.hosts.get(`${s.namespace}/${s.name}`) ?? '?'}`}`);
     const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, plan, cluster.plan)));
+    made.claimVolumes = [...new Set([...made.claimVolumes, ...plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName))])];
     // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
     await step(Promise.all(
       claims.map(async (c) => {
@@ -204,6 +212,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
         mode,
         backoff: budget.fork(),
         settleMs: o.settleMs,
+        ...(o.crashLoopLimit !== undefined ? { crashLoopLimit: o.crashLoopLimit } : {}),
         ...(until !== undefined ? { deadline: until } : {}),
         ...(byWorkload ? { deadlineBy: `${plan.owner ?? 'its workload'}'s deadline` } : {}),
         signal: ctx.signal,
@@ -285,15 +294,17 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
 
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
     if (o.scoped) {
-      leftUnderOwnKey = undefined;
+      const scopedMade = made;
+      made = undefined;
       return await runScoped(
         o.scoped,
-        { engine, project, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), manifestWords: shellLine(o.manifests), services, serviceResults, serviceImage, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
+        { engine, project, made: scopedMade, serviceResults, plans, results, exitCode, reporter, failure: (takenDown) => runError(exitCode, outcomes, results, o, ctx, !takenDown, project, rollouts), ...(exitFrom ? { exitFrom } : {}) },
         ctx,
       );
     }
     // --exit-code-from: the container's own code in place of the run's 0 or 1 (exitCodeFrom.ts).
     const failure = exitCode !== ExitCode.ok ? runError(exitCode, outcomes, results, o, ctx, true, project, rollouts) : undefined;
+    made = undefined; // the account above says what is left
     const error = exitFrom ? withContainerCode(await terminatedExitCode(engine, exitFrom, (m) => reporter.warn(m)), exitFrom, failure) : failure;
     reporter.close();
     // A person at a terminal has just read each pod's line on stderr; stdout repeats it only for a pipe or file.
@@ -313,15 +324,10 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     if (error) throw error;
     return finalCode;
   } catch (err) {
-    if (leftUnderOwnKey !== undefined) {
-      reporter.info('taking down what this run made under its own isolation key');
-      // Bounded too: the error may be an engine that stopped answering.
-      await bounded(leftUnderOwnKey(), { until: ctx.now() + reportAllowanceMs, now: ctx.now }).catch((e: unknown) =>
-        reporter.warn(`could not take down what this run made: ${e instanceof StopWaiting ? 'the engine did not answer in time' : e instanceof Error ? e.message : String(e)}`),
-      );
-    }
+    if (made !== undefined) await afterFailedRun(err, made, o.scoped !== undefined && !o.scoped.keep, { reporter, now: ctx.now, ...(ctx.hurried ? { hurried: ctx.hurried } : {}), ...(ctx.hurriedBy ? { hurriedBy: ctx.hurriedBy } : {}) });
     throw err;
   } finally {
+    releaseSignals?.();
     reporter.close();
   }
 }

@@ -12,18 +12,8 @@ import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodResult, ServiceResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
-import { removePod } from './down.js';
-import { tearDownCluster } from '../services/cluster.js';
-import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';
+import { downLine, type RunMade, takeDownRun } from './takedown.js';
 import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
-import { StopWaiting, bounded } from '../wait/bounded.js';
-
-/**
- * How long the takedown may take beyond the pods' longest grace period: room for the removes on a busy engine (20
- * pods' down took 4 s on the bench). An engine that accepts connections and never answers (a frozen dockerd) must
- * not hold runpod for ever after the command, or after the signal CI sends it.
- */
-export const takeDownMarginMs = 30_000;
 
 export interface ScopedOptions {
   /** The command and its arguments, exactly as given after "--". */
@@ -39,16 +29,10 @@ export interface ScopedRun {
   engine: Engine;
   /** The isolation key the pods run under: the one given, else the run's own (run.ts). */
   project: string | undefined;
-  /** The engine volumes of the input's PersistentVolumeClaims (made by the run, mounted or not). */
-  claimVolumes: string[];
-  /** The manifests as a runpod down line names them (shell-quoted), for the claims --keep-claims keeps. */
-  manifestWords: string;
-  /** The run's Services (namespace and name), taken down with its pods. */
-  services: ReadonlyArray<{ namespace: string; name: string }>;
+  /** What the run made (pods, Services, networks, claims), taken down after the command (takedown.ts). */
+  made: RunMade;
   /** Where the run's Services answer, for the command's environment. */
   serviceResults: readonly ServiceResult[];
-  /** The image Service rules are loaded with (services/forwarding.ts). */
-  serviceImage: string;
   plans: PodPlan[];
   results: PodResult[];
   exitCode: number;
@@ -64,45 +48,12 @@ type Sig = 'SIGINT' | 'SIGTERM';
 export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandContext): Promise<number> {
   const { reporter } = run;
   const takeDown = async (): Promise<boolean> => {
-    const keys = run.plans.map((p) => p.key).join(', ');
-    const key = run.project !== undefined ? ` --project ${run.project}` : '';
-    // What removes the pods by hand, when they are left up (--keep) or the takedown could not finish.
-    const downLine = `runpod down${key} ${run.plans.map((p) => p.key).join(' ')}`;
     if (s.keep) {
-      reporter.info(`--keep: leaving ${keys} up${key ? ` under isolation key ${run.project}` : ''}; remove with: ${downLine}`);
+      const key = run.project !== undefined ? ` under isolation key ${run.project}` : '';
+      reporter.info(`--keep: leaving ${run.plans.map((p) => p.key).join(', ')} up${key}; remove with: ${downLine(run.made)}`);
       return false;
     }
-    reporter.info(`taking down ${keys}`);
-    const work = async (): Promise<void> => {
-      await Promise.all(run.plans.map((p) => removePod(run.engine, { namespace: p.namespace, name: p.name })));
-      // The run's Services go with its pods, and the networks nothing is left on.
-      await tearDownCluster(run.engine, { namespaces: run.plans.map((p) => p.namespace), services: run.services, project: run.project, image: run.serviceImage });
-      // The claims go too, unless asked to keep them: a run with a command is one CI job's, and the next job under
-      // the same key must not find this one's database.
-      const mounted = run.plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName));
-      const claims = new Set([...mounted, ...run.claimVolumes]);
-      if (claims.size === 0) return;
-      const volumes = (await listClaimVolumes(run.engine)).filter((v) => claims.has(v.name));
-      if (s.keepClaims) {
-        if (volumes.length > 0) reporter.info(`--keep-claims: keeping ${volumes.map((v) => v.name).join(', ')}; remove with: runpod down --delete-claims${key} ${run.manifestWords}`);
-        return;
-      }
-      const removed = await removeClaimVolumes(run.engine, volumes);
-      const gone = removed.filter((c) => c.removed).map((c) => c.volume);
-      if (gone.length > 0) reporter.info(`removed claim volume${gone.length === 1 ? '' : 's'} ${gone.join(', ')} (--keep-claims keeps them for the next run under the key)`);
-      for (const c of removed) if (!c.removed) reporter.warn(`claim volume ${c.volume} stays: ${c.error ?? ''}`);
-    };
-    const limitMs = Math.max(0, ...run.plans.map((p) => p.gracePeriodSeconds)) * 1000 + takeDownMarginMs;
-    try {
-      await bounded(work(), { until: ctx.now() + limitMs, now: ctx.now });
-      return true;
-    } catch (err) {
-      const why = err instanceof StopWaiting
-        ? `the Docker engine at ${run.engine.address} did not finish within ${Math.round(limitMs / 1000)}s (the pods' grace period and ${takeDownMarginMs / 1000}s more; is dockerd frozen or overloaded?); remove what is left with: ${downLine}`
-        : err instanceof Error ? err.message : String(err);
-      reporter.warn(`could not take down ${keys}: ${why}`);
-      return false;
-    }
+    return takeDownRun(run.made, { reporter, now: ctx.now, ...(ctx.hurried ? { hurried: ctx.hurried } : {}), ...(ctx.hurriedBy ? { hurriedBy: ctx.hurriedBy } : {}) });
   };
 
   // The pods did not come up (or a signal came first): the command never runs; the run's own account and code.

@@ -6,6 +6,7 @@ import { access, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ExitCode, UsageError } from '../errors.js';
 import { loadManifests } from '../manifest/load.js';
+import { kustomizationFile, kustomizeDirOf } from '../input/kustomize/input.js';
 import { unmatchedSkipKinds } from '../manifest/validate.js';
 import type { WaitMode } from '../wait/strategies/index.js';
 import type { CommandContext } from './context.js';
@@ -77,7 +78,13 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
   if (o.manifests.includes('-')) throw new UsageError('runpod systemd -: the unit reads its manifests at every boot, so they must be files or directories; save stdin to a file first');
   if (o.timeoutMs <= 0) throw new UsageError('--timeout 0: a unit needs a deadline for its start; give one such as 5m');
   const cwd = ctx.self?.cwd ?? '/';
-  const manifests = o.manifests.map((m) => oneLine('manifest', path.resolve(cwd, m)));
+  // -k DIR goes into the unit as the directory: a directory holding a kustomization is rendered as with -k.
+  const manifests = o.manifests.map((m) => {
+    const dir = kustomizeDirOf(m);
+    if (dir === undefined) return oneLine('manifest', path.resolve(cwd, m));
+    if (kustomizationFile(path.resolve(cwd, dir)) === undefined) throw new UsageError(`-k ${dir}: no kustomization.yaml, kustomization.yml or Kustomization in it`);
+    return oneLine('manifest', path.resolve(cwd, dir));
+  });
   // The same checks as `runpod validate` (and the start of every run): any problem is exit 2, and no unit is made.
   const loaded = await loadManifests(manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => Promise.reject(new UsageError('stdin is not read here')));
   if (!o.quiet) {

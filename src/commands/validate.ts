@@ -22,11 +22,12 @@ export interface ValidateOptions {
 }
 
 export async function validateCommand(o: ValidateOptions, ctx: CommandContext): Promise<number> {
-  const { pods, warnings, skipped } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+  const { pods, warnings, skipped, notes } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
   const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
   if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
   // -q leaves out what is said of the input at every run (README, Output), as a run's -q does.
   if (!o.quiet) {
+    for (const n of notes ?? []) ctx.stderr.write(`note: ${n}\n`);
     for (const w of warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
     for (const n of unmatchedSkipKinds(o.skipKinds ?? [], skipped)) ctx.stderr.write(`warning: ${n}\n`);
     for (const n of pods.flatMap(engineDependentFields)) ctx.stderr.write(`note: ${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}\n`);

@@ -405,7 +405,7 @@ export class DockerEngine implements Engine {
     }
   }
 
-  async execAttached(id: string, o: ExecOptions): Promise<number> {
+  async execAttached(id: string, o: ExecOptions): Promise<number | undefined> {
     const { execId, socket } = await this.startExec(id, o.cmd, { stdin: o.stdin !== undefined, tty: o.tty });
     const resize = (size: { rows: number; columns: number }): void => {
       // Cosmetic; the command runs on regardless.
@@ -421,8 +421,12 @@ export class DockerEngine implements Engine {
     const endInput = (): void => {
       socket.end();
     };
+    let onAbort: (() => void) | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
+        onAbort = (): void => resolve();
+        if (o.signal?.aborted) return resolve();
+        o.signal?.addEventListener('abort', onAbort, { once: true });
         const demux = o.tty ? undefined : new FrameDemuxer(o.onOutput);
         socket.on('data', (c: Buffer) => (demux ? demux.push(c) : o.onOutput('stdout', c)));
         socket.on('end', () => resolve());
@@ -441,8 +445,10 @@ export class DockerEngine implements Engine {
         stdin.removeListener('end', endInput);
         stdin.pause();
       }
+      if (onAbort) o.signal?.removeEventListener('abort', onAbort);
       socket.destroy();
     }
+    if (o.signal?.aborted) return undefined;
     const code = await this.execExitCode(execId, Date.now() + 5_000);
     if (code === undefined) throw new EngineError(this.address, `the command's output ended but the engine reports no exit code for it`);
     return code;

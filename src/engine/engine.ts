@@ -95,6 +95,11 @@ export interface ExecOptions {
   onOutput(stream: OutputStream, chunk: Buffer): void;
   /** Called once the command runs: a failure before this is runpod's (exit 125), after it the command's. */
   onStarted?(resize: (size: { rows: number; columns: number }) => void): void;
+  /**
+   * Aborting closes the connection (the reader of runpod's output went away, or a signal): the command's streams
+   * close with it, as when the docker client dies, and no exit code is awaited.
+   */
+  signal?: AbortSignal;
 }
 
 /** The engine's statistics for one container, the fields `runpod stats` reads (GET /containers/{id}/stats). */
@@ -160,7 +165,8 @@ export interface Engine {
    */
   streamLogs(id: string, options: LogStreamOptions, onOutput: (stream: OutputStream, chunk: Buffer) => void): Promise<void>;
   /** Run a command in a running container, attached; resolves with its exit code. */
-  execAttached(id: string, options: ExecOptions): Promise<number>;
+  /** The command's exit code; undefined when options.signal ended the session first. */
+  execAttached(id: string, options: ExecOptions): Promise<number | undefined>;
   /** One sample of a container's statistics (with the previous CPU reading); undefined when it is gone. */
   containerStats(id: string): Promise<ContainerStats | undefined>;
   /** Volumes carrying every given label ("key" or "key=value"). */

@@ -5,6 +5,8 @@ import { isUtf8 } from 'node:buffer';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ManifestError, type ManifestProblem, UsageError } from '../errors.js';
+import { KustomizeError } from '../input/kustomize/errors.js';
+import { kustomizationFile, kustomizeDirOf, renderToText } from '../input/kustomize/input.js';
 import { type ManifestText, parseManifests, sortByFileAndLine } from './parse.js';
 import type { LoadOptions, LoadResult } from './types.js';
 
@@ -78,6 +80,16 @@ export interface ManifestTexts {
   problems: ManifestProblem[];
   /** Every file met, in the order given: problems and warnings are sorted by it. */
   fileOrder: string[];
+  /** Notes about how an input was read (a directory rendered as a kustomization). */
+  notes: Array<{ file: string; message: string }>;
+}
+
+/**
+ * The name a rendered kustomization's objects are reported under: the lines of its problems are those of
+ * `runpod kustomize DIR`'s output.
+ */
+export function renderedName(dir: string): string {
+  return `${dir} (kustomize)`;
 }
 
 /**
@@ -88,7 +100,22 @@ export async function readManifestTexts(inputs: readonly string[], readStdin: ()
   const problems: ManifestProblem[] = [];
   const texts: ManifestText[] = [];
   const fileOrder: string[] = [];
+  const notes: ManifestTexts['notes'] = [];
   let stdinRead = false;
+
+  // A kustomization is rendered by runpod (input/kustomize) into one text, whose pods' source is its directory.
+  const renderOne = (dir: string): void => {
+    const name = renderedName(dir);
+    fileOrder.push(name);
+    try {
+      texts.push({ source: { file: name, origin: path.resolve(dir) }, text: renderToText(dir) });
+    } catch (err) {
+      if (!(err instanceof KustomizeError)) throw err;
+      // Reported in the order the inputs were given, like any input's problems.
+      for (const p of err.problems) fileOrder.push(p.file);
+      problems.push(...err.problems);
+    }
+  };
 
   const readOne = async (file: string, origin: string, size: number): Promise<void> => {
     fileOrder.push(file);
@@ -106,6 +133,11 @@ export async function readManifestTexts(inputs: readonly string[], readStdin: ()
   };
 
   for (const input of inputs) {
+    const kustomizeDir = kustomizeDirOf(input);
+    if (kustomizeDir !== undefined) {
+      renderOne(kustomizeDir);
+      continue;
+    }
     if (input === '-') {
       fileOrder.push(stdinName);
       if (stdinRead) {
@@ -134,6 +166,14 @@ export async function readManifestTexts(inputs: readonly string[], readStdin: ()
     }
     if (!info.isDirectory()) {
       await readOne(input, path.resolve(input), info.size);
+      continue;
+    }
+    // A directory whose top holds a kustomization is one, as with -k (kubectl apply -f would refuse its
+    // kustomization.yaml as a manifest; running its files one by one would run something else than intended).
+    const kfile = kustomizationFile(input);
+    if (kfile !== undefined) {
+      notes.push({ file: kfile, message: `a kustomization: rendered by runpod, as with -k ${input}` });
+      renderOne(input);
       continue;
     }
     // A directory: its *.yaml, *.yml and *.json files, sorted by name, not recursive (kubectl apply -f <dir>
@@ -165,7 +205,7 @@ export async function readManifestTexts(inputs: readonly string[], readStdin: ()
       problems.push({ file: input, path: '', message: 'no manifests (*.yaml, *.yml or *.json) in this directory' });
     }
   }
-  return { texts, problems, fileOrder };
+  return { texts, problems, fileOrder, notes };
 }
 
 /**
@@ -179,9 +219,9 @@ export async function loadManifests(
 ): Promise<LoadResult> {
   // Nothing to load is a usage mistake, never a successful run of zero pods.
   if (inputs.length === 0) throw new UsageError('no manifest given: name files, directories, or - for stdin');
-  const { texts, problems, fileOrder } = await readManifestTexts(inputs, readStdin);
+  const { texts, problems, fileOrder, notes } = await readManifestTexts(inputs, readStdin);
   const result = parseManifests(texts, options);
   problems.push(...result.problems);
   if (problems.length > 0) throw new ManifestError(sortByFileAndLine(problems, fileOrder));
-  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, services: result.services, warnings: sortByFileAndLine(result.warnings, fileOrder) };
+  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, services: result.services, warnings: sortByFileAndLine(result.warnings, fileOrder), notes: notes.map((n) => `${n.file}: ${n.message}`) };
 }

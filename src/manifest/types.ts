@@ -97,6 +97,8 @@ export interface LoadResult {
   claims: ClaimObject[];
   /** The input's Services, validated and defaulted, in input order (namespace/name unique). */
   services: ServiceObject[];
+  /** One line each about how an input was read (a directory rendered as a kustomization). */
+  notes?: string[];
 }
 
 export interface ClaimObject {

@@ -78,7 +78,7 @@ async function placeService(engine: Engine, service: ServiceObject, project: str
       throw err;
     }
   }
-  throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
+  throw ServiceSetupError.engineFault(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
 }
 
 /** What a run would find of a Service's container, read only (--dry-run): its address if it stays as it is. */
@@ -120,7 +120,7 @@ async function startService(engine: Engine, id: string, service: ServiceObject):
 
 async function addressOf(engine: Engine, id: string, service: ServiceObject, project: string | undefined): Promise<string> {
   const ip = networkAddress(await engine.inspectContainer(id), service.namespace, project);
-  if (ip === undefined) throw new ServiceSetupError(`the container of service ${service.namespace}/${service.name} has no address on network ${namespaceNetwork(service.namespace, project)}; run again, or check the engine's networks`);
+  if (ip === undefined) throw ServiceSetupError.engineFault(`the container of service ${service.namespace}/${service.name} has no address on network ${namespaceNetwork(service.namespace, project)}; run again, or check the engine's networks`);
   return ip;
 }
 

@@ -78,7 +78,7 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
       }
       const made = await inspectByName(engine, name);
       if (made === 'ambiguous') return await deduplicated(engine, namespace, project);
-      if (made === undefined) throw new ServiceSetupError(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
+      if (made === undefined) throw ServiceSetupError.engineFault(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
       return checked(made, namespace, project);
     } finally {
       await engine.removeContainer(lockId, { force: true }).catch(() => undefined);

@@ -34,6 +34,11 @@ export class Backoff {
     return this.used;
   }
 
+  /** The retries in all (--retries). */
+  get retries(): number {
+    return this.options.retries;
+  }
+
   /** A copy at the same point of the schedule (the engine wait and each pod share one budget). */
   fork(): Backoff {
     const b = new Backoff(this.options);

@@ -13,6 +13,7 @@ import { type ObservedPod, observePod } from '../reconcile/observe.js';
 import type { Backoff } from './backoff.js';
 import { type PodCheck, type RestartCounts, checkPod, restartCountsOf } from './check.js';
 import { Convergence, observedFingerprint } from './convergence.js';
+import { CrashLoopRule, defaultCrashLoopLimit } from './crashLoop.js';
 import { OwnEvents, recordingEngine } from './ownEvents.js';
 import { type WaitMode, type WaitStrategy, waitStrategy } from './strategies/index.js';
 import { Waker } from './waker.js';
@@ -68,6 +69,11 @@ export interface RunPodContext {
    * must stop (the pod then ends failed), and the loop spends no retry while a container that has run is restarted.
    */
   restartsBounded?: (restarts: number) => string | undefined;
+  /**
+   * --crash-loop-limit: restarts in a row without coming up that fail the pod (crashLoop.ts); 0 never. Not applied
+   * under restartsBounded (a Job's backoffLimit judges its pods' restarts).
+   */
+  crashLoopLimit?: number;
 }
 
 /** The pod's container restarts as the kubelet counts them: each container's replaced instances plus its engine restarts. */
@@ -146,12 +152,15 @@ class PodRun {
   private readonly killedStarts = new Set<string>();
   /** Instance id -> what the probe said before runpod killed it, for the account of what followed. */
   private readonly probeKilled = new Map<string, string>();
+  /** The crash-loop rule (crashLoop.ts), unless a Job's bound judges the restarts. */
+  private readonly crashLoop: CrashLoopRule | undefined;
 
   constructor(
     private readonly plan: PodPlan,
     private readonly ctx: RunPodContext,
   ) {
     this.wait = waitStrategy(ctx.mode);
+    this.crashLoop = ctx.restartsBounded === undefined ? new CrashLoopRule(plan, ctx.crashLoopLimit ?? defaultCrashLoopLimit) : undefined;
     this.startedAt = ctx.now();
     this.own = new OwnEvents(ctx.now);
     this.engine = recordingEngine(ctx.engine, this.own);
@@ -170,6 +179,9 @@ class PodRun {
     if (this.ctx.signal.aborted) return this.finish('interrupted', 'interrupted while waiting');
     if (this.ctx.deadline === undefined || this.ctx.now() < this.ctx.deadline) return undefined;
     await this.lookOnceMore(this.ctx.deadline + lastLookMs);
+    // A container crashing again and again when the deadline comes: the cause is known, and it is said (exit 1).
+    const looping = this.crashLoop?.atDeadline(this.observed, this.check, this.lastExitCodes, this.ctx.deadlineBy ?? '--timeout');
+    if (looping !== undefined) return this.finish('failed', `${looping}; ${this.account()}`);
     return this.finish('timeout', `${this.ctx.deadlineBy ?? '--timeout'} passed before the pod was ${this.wait.goal}: ${this.account()}`);
   }
 
@@ -178,6 +190,11 @@ class PodRun {
     try {
       await this.subscribe();
       const observed = await this.observe();
+      const looping = this.crashLoop?.judge(observed, this.check!, this.lastExitCodes);
+      if (looping !== undefined) {
+        this.pending = [];
+        return { end: this.finish('failed', `${looping}; ${this.account()}`) };
+      }
       const stop = this.ctx.restartsBounded?.(podRestarts(this.plan, observed));
       if (stop !== undefined) {
         this.pending = [];

@@ -39,6 +39,8 @@ export interface CliOptions {
    * `() => true` closes it before the child writes anything): a reader that goes away, as `| head -1` does.
    */
   closeStdoutWhen?: (stdout: string) => boolean;
+  /** Told everything the child has written to stderr so far, each time it writes more (a test acting mid-run). */
+  onStderr?: (stderr: string) => void;
 }
 
 /** Run bin/runpod with args; never throws on a non-zero exit. CI and NO_COLOR are set so output is plain. */
@@ -61,7 +63,10 @@ export function runpod(args: string[], options: CliOptions = {}): Promise<CliRes
       closeIfDone();
     });
     closeIfDone();
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      options.onStderr?.(stderr);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {

@@ -26,7 +26,7 @@ function dbPod(name: string): Record<string, unknown> {
     containers: [
       {
         ...sleeper('db'),
-        command: ['sh', '-c', `echo "$(date +%s%N)" > /data/made; sleep 3; exec nc -ll -p 5432 -e echo pong-${name}`],
+        command: ['sh', '-c', `cat /proc/sys/kernel/random/uuid > /data/made; sleep 3; exec nc -ll -p 5432 -e echo pong-${name}`],
         ports: [{ containerPort: 5432, name: 'pg' }],
         readinessProbe: { tcpSocket: { port: 5432 }, periodSeconds: 1 },
         volumeMounts: [{ name: 'data', mountPath: '/data' }],
@@ -137,7 +137,7 @@ test('--project keys any run: its own pods beside the unkeyed ones, followed by 
 test('--replace runs a finished one-shot pod again; a plain re-run leaves it as it is', async (t) => {
   const name = uniqueName('iso-replace');
   cleanupPod(t, name);
-  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'job', image: busybox, command: ['sh', '-c', 'echo ran at $(date +%s%N)'] }] });
+  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'job', image: busybox, command: ['sh', '-c', 'echo ran as $(cat /proc/sys/kernel/random/uuid)'] }] });
   cleanupFile(t, file);
   const run = (...extra: string[]) => runpod(['--wait', 'completed', '-o', 'json', ...extra, file]);
   const idOf = (r: { stdout: string }) => (JSON.parse(r.stdout) as { pods: { changed: boolean; containers: { id: string }[] }[] }).pods[0]!;
@@ -186,9 +186,13 @@ test('kubectl and docker habits: get pods, -f, -l, exec without --, stats of sev
   const api = uniqueName('iso-api');
   cleanupPod(t, web);
   cleanupPod(t, api);
+  // The selectors carry a label of this test's own: the engine is shared (other tests, another copy of this one,
+  // a run that was cut short), and an unkeyed -l sees every pod on it, so app=api alone would read, or take down,
+  // theirs too.
+  const own = uniqueName('habits');
   const file = podFile([
-    podObject({ name: web, labels: { app: 'web', tier: 'front' }, containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo web-log; exec sleep 3600'] }, sleeper('side')] }),
-    podObject({ name: api, labels: { app: 'api', tier: 'back' }, containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo api-log; exec sleep 3600'] }] }),
+    podObject({ name: web, labels: { app: 'web', tier: 'front', habits: own }, containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo web-log; exec sleep 3600'] }, sleeper('side')] }),
+    podObject({ name: api, labels: { app: 'api', tier: 'back', habits: own }, containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo api-log; exec sleep 3600'] }] }),
   ]);
   cleanupFile(t, file);
   const get = await runpod(['get', 'pods']);
@@ -198,14 +202,14 @@ test('kubectl and docker habits: get pods, -f, -l, exec without --, stats of sev
   assert.equal(up.code, 0, show(up));
   const validate = await runpod(['validate', '-f', file]);
   assert.equal(validate.code, 0, show(validate));
-  const front = await runpod(['status', '-l', 'tier=front,app in (web, x)']);
+  const front = await runpod(['status', '-l', `tier=front,app in (web, x),habits=${own}`]);
   assert.equal(front.code, 0, show(front));
   assert.match(front.stdout, new RegExp(`default/${web} `));
   assert.doesNotMatch(front.stdout, new RegExp(api));
   const bad = await runpod(['status', '-l', 'app in (web']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /missing "\)"/);
-  const logs = await runpod(['logs', '-l', `app in (web,api)`]);
+  const logs = await runpod(['logs', '-l', `app in (web,api),habits in (${own})`]);
   assert.equal(logs.code, 0, show(logs));
   assert.deepEqual(logs.stdout.trim().split('\n').sort(), ['api-log', 'web-log']);
   assert.match(logs.stderr, new RegExp(`Defaulted container "main" of pod default/${web} out of: main, side`));
@@ -222,7 +226,7 @@ test('kubectl and docker habits: get pods, -f, -l, exec without --, stats of sev
   const listed = (JSON.parse(all.stdout) as { kind: string; pods: { name: string }[] });
   assert.equal(listed.kind, 'PodStatsList');
   assert.ok([web, api].every((n) => listed.pods.some((p) => p.name === n)), all.stdout);
-  const down = await runpod(['down', '-l', 'app=api']);
+  const down = await runpod(['down', '-l', `app=api,habits=${own}`]);
   assert.equal(down.code, 0, show(down));
   assert.match(down.stdout, new RegExp(`default/${api}: removed`));
   assert.doesNotMatch(down.stdout, new RegExp(web));

@@ -15,6 +15,17 @@ function containersOf(key: string, job: string): string[] {
   const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.runpod.owner=job/${job}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.Label "io.kubernetes.container.name"}} {{.State}}']);
   return out ? out.split('\n').sort() : [];
 }
+/** Each attempt's main container as the engine kept it: started, finished, exit code, output (an assertion's message). */
+function attemptsSaid(key: string, pods: string[]): string {
+  return pods
+    .map((pod) => {
+      const id = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.pod.name=${pod}`, '--filter', 'label=io.kubernetes.container.name=main']);
+      if (!id) return `${pod}: no main container`;
+      const state = docker(['inspect', '-f', '{{.State.StartedAt}} {{.State.FinishedAt}} exit {{.State.ExitCode}}', ...id.split('\n')]);
+      return `${pod}: ${state} ${docker(['logs', id.split('\n')[0]!]).replace(/\n/g, ' ')}`;
+    })
+    .join('\n');
+}
 const podNames = (key: string, job: string): string[] => [...new Set(containersOf(key, job).map((l) => l.split(' ')[0]!))].sort();
 
 const job = (name: string, spec: string, command: string, restartPolicy = 'Never', volumes = '') => `apiVersion: batch/v1
@@ -86,7 +97,7 @@ test('suspend: true creates no pods and exits 0 with a warning; suspend false ru
 });
 
 test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before the ttl runs nothing, one after it removes them and runs the Job anew', async (t) => {
-  const w = keyedWorkspace(t, 'job', { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 15\n', 'date +%s%N') });
+  const w = keyedWorkspace(t, 'job', { 'job.yaml': job('short', '  ttlSecondsAfterFinished: 15\n', 'cat /proc/sys/kernel/random/uuid') });
   const first = await w.run(w.file('job.yaml'));
   assert.equal(first.code, 0, show(first));
   assert.match(first.stderr, /its pods stay until ttlSecondsAfterFinished 15 has passed; then runpod gc, or running it again, removes them/, show(first));
@@ -111,7 +122,7 @@ test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before t
 
 test("--replace runs a completed Job again, and a failed one; a failed Job's plain re-run runs nothing and names --replace", async (t) => {
   const w = keyedWorkspace(t, 'job', {
-    'done.yaml': job('done', '', 'date +%s%N'),
+    'done.yaml': job('done', '', 'cat /proc/sys/kernel/random/uuid'),
     'fails.yaml': job('fails', '  backoffLimit: 0\n', 'echo attempt; exit 3'),
   });
   const first = await w.run(w.file('done.yaml'));
@@ -238,8 +249,10 @@ spec:
 
 test('a re-run judges the attempts an earlier run left by their exit codes: Ignored failures stay uncounted', async (t) => {
   // Exit 137 the first two times (Ignored), then 0; backoffLimit 0, so one counted failure would fail the Job. The
-  // attempts count themselves in a claim they share.
-  const counting = 'n=$(ls /marks | wc -l); touch /marks/$(date +%s%N); [ $n -ge 2 ] || exit 137';
+  // attempts count themselves in a claim they share, one mark each, named by the attempt's pod (its hostname):
+  // busybox's date has no %N, so a mark named by the time was one per second: two attempts within one second (an
+  // Ignored failure is retried at once, with no back-off) left one mark between them, and a fourth attempt ran.
+  const counting = 'n=$(ls /marks | wc -l); touch /marks/$(hostname); echo "attempt $(hostname): $n marks before it"; [ $n -ge 2 ] || exit 137';
   const spec = '  backoffLimit: 0\n  podFailurePolicy:\n    rules:\n    - action: Ignore\n      onExitCodes: {operator: In, values: [137]}\n';
   const mount = '        volumeMounts: [{name: marks, mountPath: /marks}]\n      volumes: [{name: marks, persistentVolumeClaim: {claimName: marks}}]\n';
   const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: marks}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Mi}}\n---\n';
@@ -251,5 +264,6 @@ test('a re-run judges the attempts an earlier run left by their exit codes: Igno
   const rerun = await w.run(w.file('job.yaml'));
   assert.equal(rerun.code, 0, show(rerun));
   assert.match(rerun.stderr, /job\/retry: completed \(1 of 1 succeeded\)/, 'the earlier failure is judged by its exit code again, not counted');
-  assert.equal(podNames(w.key, 'retry').length, 3, 'the first attempt (from the earlier run), then two in this one');
+  const attempts = podNames(w.key, 'retry');
+  assert.equal(attempts.length, 3, `the first attempt (from the earlier run), then two in this one\n${show(rerun)}\n${attemptsSaid(w.key, attempts)}`);
 });

@@ -308,7 +308,7 @@ test('completion: bash and zsh scripts; pod and container names from the engine'
   assert.equal(run.stdout, 'alpha\nbeta\n', run.stderr);
 });
 
-test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kubectl: status | head -1, logs | head -1, logs -f | grep -m1', async (t) => {
+test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kubectl: status | head -1, logs | head -1, logs -f | grep -m1, exec | head -1', async (t) => {
   const name = uniqueName('pipe');
   // More log than a pipe holds at once (about 1.3 MB), then a line every 100 ms for as long as it runs.
   const ticker = 'seq 1 200000; while :; do echo ready; sleep 0.1; done';
@@ -336,6 +336,10 @@ test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kube
   assert.equal(shell.status, 141, `${shell.stdout}\n${shell.stderr}`);
   assert.equal(shell.stdout, 'ready\n');
   assert.equal(shell.stderr, '');
+
+  // exec of a command that never ends on its own: the session closes with the reader, as docker exec's does.
+  const exec = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" exec "$2" -- sh -c "while :; do echo x; done" | head -1', process.execPath, runpodBin, name], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  assert.deepEqual([exec.status, exec.stdout, exec.stderr], [141, 'x\n', ''], `${exec.stdout}\n${exec.stderr}`);
 });
 
 test('logs reads init containers as kubectl does: -c names one, --all-containers has them first, in the order they ran', async (t) => {

@@ -47,7 +47,9 @@ test('status: READY counts containers whose exec readiness probe passes, run onc
     name,
     containers: [
       sleeper('web'),
-      sleeper('gate', { readinessProbe: { exec: { command: ['cat', '/tmp/ready'] }, periodSeconds: 1, timeoutSeconds: 2 } }),
+      // A timeout a loaded machine does not reach (an exec through the engine took over 2 s there): the failure
+      // status must name is cat's exit code, not the clock.
+      sleeper('gate', { readinessProbe: { exec: { command: ['cat', '/tmp/ready'] }, periodSeconds: 1, timeoutSeconds: 30 } }),
     ],
   });
   cleanupFile(t, file);
@@ -91,7 +93,9 @@ test('status: READY counts containers whose exec readiness probe passes, run onc
 test('status: tcpSocket probes from the host; a sidecar counts in READY, its startup probe run within its budget', async (t) => {
   const name = uniqueName('ready-tcp');
   cleanupPod(t, name);
-  const listen = (port: number): string[] => ['sh', '-c', `while true; do nc -l -p ${port} </dev/null; done`];
+  // A listener that keeps its socket (busybox nc -ll): a loop of one-shot `nc -l` refuses a probe that comes
+  // between two of them, and status runs each probe once.
+  const listen = (port: number): string[] => ['nc', '-ll', '-p', String(port), '-e', 'true'];
   const file = podFile({
     name,
     initContainers: [

@@ -840,11 +840,16 @@ export class MemoryEngine implements Engine {
     });
   }
 
-  execAttached(id: string, options: ExecOptions): Promise<number> {
+  execAttached(id: string, options: ExecOptions): Promise<number | undefined> {
     return this.dispatch('execAttached', [id, options], async (ref, o) => {
       const { c, execId, run } = this.startExec(ref, o.cmd, o.tty);
       o.onStarted?.(() => undefined);
-      const r = await run;
+      const aborted = new Promise<undefined>((resolve) => {
+        if (o.signal?.aborted) resolve(undefined);
+        o.signal?.addEventListener('abort', () => resolve(undefined), { once: true });
+      });
+      const r = await Promise.race([run, aborted]);
+      if (r === undefined) return undefined;
       if (r.output) o.onOutput('stdout', Buffer.from(r.output));
       const exitCode = r.exitCode ?? 0;
       this.emitExecDie(c, execId, exitCode);

@@ -1,0 +1,215 @@
+// Which objects a patch's (or a replacement's) target selects, as kustomize v5 selects them (resmap Select and
+// types.SelectorRegex): group, version, kind, name and namespace are regular expressions anchored at both ends
+// (`name: web-.*`), an empty one matches all; name and namespace match the object's current id or its original
+// one (the id before any namePrefix, namespace or patch changed it); a namespace compares as kustomize's
+// effective namespace (`default` for none written, none at all for cluster-scoped kinds); labelSelector and
+// annotationSelector use the Kubernetes label selector syntax, equality- and set-based (apimachinery labels.Parse).
+
+import type { JsonObject, JsonValue, ResId, Resource } from './resource.js';
+import { isClusterScoped } from './smpSchema.js';
+
+export interface PatchTarget {
+  group?: string;
+  version?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  labelSelector?: string;
+  annotationSelector?: string;
+}
+
+/** A target that cannot be used (a bad regular expression or selector). */
+export class TargetError extends Error {
+  override name = 'TargetError';
+}
+
+function isMap(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: JsonValue | undefined): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** The current id of an object: its apiVersion split into group and version, kind, name, namespace. */
+export function idOf(object: JsonObject): ResId {
+  const apiVersion = str(object.apiVersion);
+  const slash = apiVersion.lastIndexOf('/');
+  const meta = isMap(object.metadata) ? object.metadata : {};
+  const namespace = str(meta.namespace);
+  return {
+    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    version: slash < 0 ? apiVersion : apiVersion.slice(slash + 1),
+    kind: str(object.kind),
+    name: str(meta.name),
+    ...(namespace ? { namespace } : {}),
+  };
+}
+
+/** kustomize ResId.EffectiveNamespace. */
+export function effectiveNamespace(id: ResId): string {
+  if (isClusterScoped(id.group, id.kind)) return '_non_namespaceable_';
+  if (!id.namespace || id.namespace === 'default') return 'default';
+  return id.namespace;
+}
+
+/** kustomize ResId.Equals: same group, version, kind and name, in the same effective namespace. */
+export function sameId(a: ResId, b: ResId): boolean {
+  return (
+    a.group === b.group &&
+    a.version === b.version &&
+    a.kind === b.kind &&
+    a.name === b.name &&
+    effectiveNamespace(a) === effectiveNamespace(b)
+  );
+}
+
+export function formatId(id: ResId): string {
+  const gvk = [id.group, id.version, id.kind].filter((p) => p !== '').join('/');
+  return `${gvk} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
+}
+
+function anchored(field: string, pattern: string | undefined): RegExp | undefined {
+  if (!pattern) return undefined;
+  try {
+    return new RegExp(`^(?:${pattern})$`);
+  } catch (e) {
+    throw new TargetError(`target ${field} ${JSON.stringify(pattern)} is not a regular expression: ${(e as Error).message}`);
+  }
+}
+
+type Operator = 'exists' | '!' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt';
+interface Requirement {
+  key: string;
+  op: Operator;
+  values: string[];
+}
+
+/** Parse a Kubernetes label selector (`app=web,tier in (a,b),!canary,env!=prod,gen>3`). */
+export function parseSelector(text: string, field = 'labelSelector'): Requirement[] {
+  const out: Requirement[] = [];
+  const s = text.trim();
+  if (s === '') return out;
+  let i = 0;
+  const fail = (why: string): never => {
+    throw new TargetError(`${field} ${JSON.stringify(text)}: ${why}`);
+  };
+  const ws = () => {
+    while (i < s.length && /\s/.test(s[i]!)) i++;
+  };
+  const word = (): string => {
+    ws();
+    const m = /^[^\s,=!()<>]+/.exec(s.slice(i));
+    if (!m) return '';
+    i += m[0].length;
+    return m[0];
+  };
+  for (;;) {
+    ws();
+    if (s[i] === '!') {
+      i++;
+      const key = word();
+      if (!key) fail('a key is expected after !');
+      out.push({ key, op: '!', values: [] });
+    } else {
+      const key = word();
+      if (!key) fail(`a key is expected at position ${i}`);
+      ws();
+      const rest = s.slice(i);
+      if (rest.startsWith('==') || rest.startsWith('!=') || rest.startsWith('=')) {
+        const op: Operator = rest.startsWith('!=') ? '!=' : '=';
+        i += rest.startsWith('=') && !rest.startsWith('==') ? 1 : 2;
+        ws();
+        const m = /^[^\s,()]*/.exec(s.slice(i))!;
+        i += m[0].length;
+        out.push({ key, op, values: [m[0]] });
+      } else if (rest.startsWith('>') || rest.startsWith('<')) {
+        i++;
+        const v = word();
+        if (!/^-?[0-9]+$/.test(v)) fail(`${key} ${rest[0]} needs an integer`);
+        out.push({ key, op: rest.startsWith('>') ? 'gt' : 'lt', values: [v] });
+      } else if (/^(in|notin)\s*\(/.test(rest)) {
+        const op: Operator = rest.startsWith('in') ? 'in' : 'notin';
+        i += op.length;
+        ws();
+        i++; // (
+        const close = s.indexOf(')', i);
+        if (close < 0) fail(`${key} ${op} needs a closing )`);
+        const values = s
+          .slice(i, close)
+          .split(',')
+          .map((v) => v.trim());
+        if (op === 'in' && values.length === 1 && values[0] === '') fail(`${key} in () needs at least one value`);
+        i = close + 1;
+        out.push({ key, op, values });
+      } else if (rest === '' || rest.startsWith(',')) {
+        out.push({ key, op: 'exists', values: [] });
+      } else fail(`unexpected ${JSON.stringify(rest)}`);
+    }
+    ws();
+    if (i >= s.length) break;
+    if (s[i] !== ',') fail(`expected "," at position ${i}`);
+    i++;
+  }
+  return out;
+}
+
+function matchesRequirements(reqs: Requirement[], labels: Record<string, string>): boolean {
+  return reqs.every(({ key, op, values }) => {
+    const has = Object.prototype.hasOwnProperty.call(labels, key);
+    const v = labels[key];
+    switch (op) {
+      case 'exists':
+        return has;
+      case '!':
+        return !has;
+      case '=':
+      case 'in':
+        return has && values.includes(v!);
+      case '!=':
+      case 'notin':
+        return !has || !values.includes(v!);
+      case 'gt':
+      case 'lt': {
+        if (!has || !/^-?[0-9]+$/.test(v!)) return false;
+        return op === 'gt' ? Number(v) > Number(values[0]) : Number(v) < Number(values[0]);
+      }
+    }
+    return false;
+  });
+}
+
+function stringMap(v: JsonValue | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (isMap(v)) for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : JSON.stringify(x);
+  return out;
+}
+
+/** A compiled target: call matches(resource) for each object. */
+export function compileTarget(target: PatchTarget): (resource: Resource) => boolean {
+  const group = anchored('group', target.group);
+  const version = anchored('version', target.version);
+  const kind = anchored('kind', target.kind);
+  const name = anchored('name', target.name);
+  const namespace = anchored('namespace', target.namespace);
+  const labels = parseSelector(target.labelSelector ?? '', 'labelSelector');
+  const annotations = parseSelector(target.annotationSelector ?? '', 'annotationSelector');
+  return (resource) => {
+    const cur = idOf(resource.object);
+    const org = resource.previousIds[0] ?? cur;
+    if (namespace && !namespace.test(effectiveNamespace(org)) && !namespace.test(effectiveNamespace(cur))) return false;
+    if (name && !name.test(org.name) && !name.test(cur.name)) return false;
+    if (group && !group.test(cur.group)) return false;
+    if (version && !version.test(cur.version)) return false;
+    if (kind && !kind.test(cur.kind)) return false;
+    const meta = isMap(resource.object.metadata) ? resource.object.metadata : {};
+    if (!matchesRequirements(labels, stringMap(meta.labels))) return false;
+    return matchesRequirements(annotations, stringMap(meta.annotations));
+  };
+}
+
+/** The objects a target selects, in their order. */
+export function selectTargets(resources: Resource[], target: PatchTarget): Resource[] {
+  const matches = compileTarget(target);
+  return resources.filter(matches);
+}

@@ -1,0 +1,169 @@
+// Objects printed as `kubectl kustomize` prints them: documents joined by "---", every mapping's keys sorted (it
+// prints objects decoded into Go maps), two spaces of indent, a list's "- " at its key's column, and scalars styled
+// as go-yaml v3 styles them: plain where a plain scalar reads back as the same string, double quotes where it
+// would read as another type ("true", "1.5", "null", YAML 1.1's yes/no/on/off), single quotes where a plain
+// scalar is not allowed (": ", " #", a leading indicator, spaces at either end), a literal block for several lines;
+// and a long plain or quoted scalar folded at a space once its line is past 80 columns (go-yaml's best width),
+// continued on the next line at the value's indent. Pure.
+
+import { isObject } from './gvk.js';
+import type { JsonObject, JsonValue } from './resource.js';
+
+export function printDocuments(objects: readonly JsonObject[]): string {
+  return objects.map((o) => printValue(o, 0)).join('---\n');
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function printValue(value: JsonObject, indent: number): string {
+  const pad = ' '.repeat(indent);
+  let out = '';
+  for (const key of Object.keys(value).sort(compare)) {
+    const v = value[key]!;
+    const k = scalar(key, indent, -1);
+    out += `${pad}${k}:${afterKey(v, indent, indent + k.length + 2)}`;
+  }
+  return out;
+}
+
+/** What follows "key:" — an inline scalar or empty collection, or a nested block. */
+function afterKey(v: JsonValue, indent: number, column: number): string {
+  if (isObject(v)) return Object.keys(v).length === 0 ? ' {}\n' : `\n${printValue(v, indent + 2)}`;
+  if (Array.isArray(v)) return v.length === 0 ? ' []\n' : `\n${printList(v, indent)}`;
+  return ` ${scalar(v, indent + 2, column)}\n`;
+}
+
+function printList(list: JsonValue[], indent: number): string {
+  const pad = ' '.repeat(indent);
+  let out = '';
+  for (const item of list) {
+    if (isObject(item)) {
+      if (Object.keys(item).length === 0) {
+        out += `${pad}- {}\n`;
+        continue;
+      }
+      // The first key goes on the dash's line, the others under it.
+      const body = printValue(item, indent + 2);
+      out += `${pad}- ${body.slice(indent + 2)}`;
+    } else if (Array.isArray(item)) {
+      if (item.length === 0) out += `${pad}- []\n`;
+      else out += `${pad}- ${printList(item, indent + 2).slice(indent + 2)}`;
+    } else out += `${pad}- ${scalar(item, indent + 2, indent + 2)}\n`;
+  }
+  return out;
+}
+
+/** A scalar starting at `column` (-1: a key, never folded), continued at `indent` when folded. */
+function scalar(v: JsonValue, indent: number, column: number): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'string') return formatString(v, indent, column);
+  return JSON.stringify(v);
+}
+
+const bestWidth = 80;
+
+/**
+ * go-yaml's folding of a flow scalar (plain, single- or double-quoted) written from `column`: at a space that
+ * follows a non-space, when the line is already past the best width and the next character is no space, the
+ * space becomes a line break and the indent. Quoted scalars never fold at their first or last character; a
+ * double-quoted one whose next character is a space ends its line with "\\" so that the space is kept.
+ */
+function fold(text: string, indent: number, column: number, kind: 'plain' | 'single' | 'double'): string {
+  if (column < 0) return text;
+  const chars = [...text];
+  let out = '';
+  let col = column;
+  let spaces = false;
+  const inner = kind === 'plain' ? [0, chars.length] : [1, chars.length - 1];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    const inside = i >= inner[0]! && i < inner[1]!;
+    const first = i === inner[0];
+    const last = i === inner[1]! - 1;
+    if (c === ' ' && inside) {
+      const next = chars[i + 1];
+      const foldHere = !spaces && col > bestWidth && (kind === 'plain' ? next !== ' ' : !first && !last && (kind === 'double' || next !== ' '));
+      if (foldHere) {
+        out += `\n${' '.repeat(indent)}`;
+        col = indent;
+        if (kind === 'double' && next === ' ') {
+          out += '\\';
+          col++;
+        }
+      } else {
+        out += c;
+        col++;
+      }
+      spaces = true;
+      continue;
+    }
+    out += c;
+    col++;
+    spaces = false;
+  }
+  return out;
+}
+
+function formatNumber(n: number): string {
+  if (Number.isInteger(n) || !Number.isFinite(n)) return Number.isFinite(n) ? String(n) : n > 0 ? '.inf' : n < 0 ? '-.inf' : '.nan';
+  // Go's 'g' formatting writes a two-digit exponent at least.
+  return String(n).replace(/e([+-])(\d)$/, 'e$10$2');
+}
+
+/** Plain scalars go-yaml v3 (and YAML 1.1 readers) resolve to something other than this string. */
+function resolvesToOther(s: string): boolean {
+  if (s === '' || s === '~' || s === '<<') return true;
+  if (/^(null|Null|NULL)$/.test(s)) return true;
+  if (/^(true|True|TRUE|false|False|FALSE|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$/.test(s)) return true;
+  if (/^[-+]?(0|[1-9][0-9_]*)$/.test(s) || /^[-+]?0[0-7_]+$/.test(s) || /^[-+]?0b[01_]+$/.test(s) || /^[-+]?0o[0-7_]+$/.test(s) || /^[-+]?0x[0-9a-fA-F_]+$/.test(s)) return true;
+  if (/^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$/.test(s)) return true;
+  if (/^[-+]?\.(inf|Inf|INF)$/.test(s) || /^\.(nan|NaN|NAN)$/.test(s)) return true;
+  // YAML 1.1 sexagesimal numbers (190:20:30) and timestamps read back as numbers and times.
+  if (/^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/.test(s)) return true;
+  if (/^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ].*)?$/.test(s)) return true;
+  return false;
+}
+
+// Characters go-yaml writes only escaped, in double quotes.
+// eslint-disable-next-line no-control-regex
+const special = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
+
+function plainAllowed(s: string): boolean {
+  if (s.startsWith('---') || s.startsWith('...')) return false;
+  const first = s[0]!;
+  if ('#,[]{}&*!|>\'"%@`'.includes(first)) return false;
+  if ('-?:'.includes(first) && (s.length === 1 || s[1] === ' ' || s[1] === '\t')) return false;
+  if (/^\s|\s$/.test(s)) return false;
+  if (/: |:$/.test(s) || / #/.test(s) || /:\t/.test(s) || /\t#/.test(s)) return false;
+  if (s.includes('\t')) return false;
+  return true;
+}
+
+function formatString(s: string, indent: number, column: number): string {
+  if (special.test(s)) return fold(doubleQuoted(s), indent, column, 'double');
+  if (s.includes('\n')) {
+    // A literal block cannot keep spaces before a line break or a line of only spaces after text (go-yaml's
+    // analysis refuses a block then), nor tabs' alignment: double quotes instead.
+    if (/ \n|\t/.test(s) || / $/.test(s) || /\n /.test(s) && /\n\n/.test(s)) return fold(doubleQuoted(s), indent, column, 'double');
+    return literal(s, indent);
+  }
+  if (resolvesToOther(s)) return fold(doubleQuoted(s), indent, column, 'double');
+  if (plainAllowed(s)) return fold(s, indent, column, 'plain');
+  return fold(`'${s.replace(/'/g, "''")}'`, indent, column, 'single');
+}
+
+function doubleQuoted(s: string): string {
+  return JSON.stringify(s).replace(/[\u007f-\u009f\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+function literal(s: string, indent: number): string {
+  const trailing = /\n+$/.exec(s)?.[0].length ?? 0;
+  const chomp = trailing === 0 ? '-' : trailing === 1 ? '' : '+';
+  const indicator = s.startsWith(' ') || s.startsWith('\n') ? '2' : '';
+  const body = trailing > 0 ? s.slice(0, s.length - 1) : s;
+  const pad = ' '.repeat(indent);
+  const lines = body.split('\n').map((l) => (l === '' ? '' : pad + l));
+  return `|${indicator}${chomp}\n${lines.join('\n')}`.replace(/\n$/, '\n');
+}

@@ -1,0 +1,82 @@
+// A kustomization run on a real engine, rendered by runpod itself: test/fixtures/kustomize/core-engine holds a
+// base (a Deployment serving a page made of its generated ConfigMap, Secret and a patched variable, and its
+// Service) and two overlays (namePrefix, namespace, a merged ConfigMap, a generated Secret, an image override, a
+// patch). `runpod -k overlays/ci -- <command>` reaches the Service by its prefixed name; `status -k` and `down -k`
+// find the pods by the kustomization; both overlays run side by side; a directory argument is rendered as with -k.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { docker, removeEmptyNetworks, repoRoot, runpod, show, uniqueName } from './harness.js';
+
+const fixture = path.join(repoRoot, 'test', 'fixtures', 'kustomize', 'core-engine');
+
+/** A copy of the fixture (its own source path) and an isolation key; what was made under the key goes at the end. */
+function workspace(t: { after: (fn: () => void) => void }): { dir: string; key: string; run: (...args: string[]) => ReturnType<typeof runpod> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-kz-'));
+  fs.cpSync(fixture, dir, { recursive: true });
+  const key = uniqueName('kz');
+  t.after(() => {
+    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
+    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
+    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
+    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
+    removeEmptyNetworks({ key });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, key, run: (...args) => runpod(['--project', key, ...args], { timeoutMs: 240_000, cwd: dir }) };
+}
+
+// The command (node, on the host) fetches the page through the Service's address, named by the Service.
+const fetchPage = `
+const ip = process.env.RUNPOD_SVC_CI_WEB_IP;
+if (!ip) { console.error('no RUNPOD_SVC_CI_WEB_IP'); process.exit(7); }
+(async () => {
+  for (let i = 0; ; i++) {
+    try { const r = await fetch('http://' + ip + ':' + process.env.RUNPOD_SVC_CI_WEB_PORT_80 + '/'); process.stdout.write('page: ' + (await r.text())); return; }
+    catch (e) { if (i > 100) throw e; await new Promise((r) => setTimeout(r, 100)); }
+  }
+})().catch((e) => { console.error(e); process.exit(9); });
+`;
+
+test('runpod -k overlays/ci -- <command> reaches the Service by name; the page shows the overlay\'s ConfigMap, Secret, image and patch', async (t) => {
+  const ws = workspace(t);
+  const r = await ws.run('-k', 'overlays/ci', '--', process.execPath, '-e', fetchPage);
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /^page: hello-from-ci ci-token patched-ci$/m, show(r));
+  // The generated Secret's value is never printed by the run.
+  assert.doesNotMatch(r.stderr, /Y2ktdG9rZW4=/);
+  // The pods are gone afterwards.
+  assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${ws.key}`, '--filter', 'label=io.kubernetes.pod.namespace=kz-ci']), '');
+});
+
+test('both overlays run side by side; status -k and down -k find each by its kustomization; a directory is rendered as with -k', async (t) => {
+  const ws = workspace(t);
+  const ci = await ws.run('-k', 'overlays/ci', '--wait', 'ready');
+  assert.equal(ci.code, 0, show(ci));
+  // A directory argument holding a kustomization is rendered as with -k, and says so.
+  const dev = await ws.run('overlays/dev', '--wait', 'ready');
+  assert.equal(dev.code, 0, show(dev));
+  assert.match(dev.stderr, /overlays\/dev\/kustomization\.yaml: a kustomization: rendered by runpod, as with -k overlays\/dev/);
+
+  const status = await ws.run('status', '-k', 'overlays/ci', '-o', 'json');
+  assert.equal(status.code, 0, show(status));
+  const doc = JSON.parse(status.stdout) as { pods: Array<{ namespace: string; name: string }>; services?: Array<{ name: string; namespace: string }> };
+  assert.ok(doc.pods.length === 1 && doc.pods.every((p) => p.namespace === 'kz-ci' && p.name.startsWith('ci-web-')), status.stdout);
+  assert.deepEqual((doc.services ?? []).map((s) => `${s.namespace}/${s.name}`), ['kz-ci/ci-web']);
+
+  // The dry run of the same overlay changes nothing and shows no Secret data.
+  const dry = await ws.run('-k', 'overlays/ci', '--dry-run', '-o', 'yaml');
+  assert.equal(dry.code, 0, show(dry));
+  assert.doesNotMatch(dry.stdout + dry.stderr, /Y2ktdG9rZW4=|ci-token/);
+
+  const down = await ws.run('down', '-k', 'overlays/ci');
+  assert.equal(down.code, 0, show(down));
+  const after = await ws.run('status', '-o', 'json');
+  const left = JSON.parse(after.stdout) as { pods: Array<{ namespace: string; name: string }> };
+  assert.ok(left.pods.every((p) => p.namespace === 'kz-dev'), after.stdout);
+  assert.ok(left.pods.some((p) => p.name.startsWith('dev-web-')), after.stdout);
+  const downDev = await ws.run('down', '-k', 'overlays/dev');
+  assert.equal(downDev.code, 0, show(downDev));
+});
