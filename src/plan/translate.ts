@@ -24,6 +24,10 @@ import {
   terminationFile,
   terminationLogVolume,
   terminationMount,
+  type Mount,
+  podFileDir,
+  podFileMount,
+  resolvConfFile,
 } from './volumes.js';
 import { Label, RequestLabel, annotationPrefix, infraContainerName, managedByValue } from './labels.js';
 import { dockerContainerName, podUid, specHash } from './names.js';
@@ -45,6 +49,7 @@ import {
 } from './lifecycle.js';
 import { containerProbes, engineHealthcheck } from '../wait/probes/spec.js';
 import { probeLabels } from './probeLabels.js';
+import { type PodFiles, podFiles, serviceAccountDir } from './podFiles.js';
 import type { ContainerProbes } from '../wait/probes/types.js';
 import type { EngineFacts } from '../engine/facts.js';
 import { type ImageUserCheck, type PodNamespaces, type SecurityPlanContext, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
@@ -148,6 +153,8 @@ export interface PodPlan {
   volumes: PlannedVolume[];
   /** runpod's volume for the containers' termination-message files (volumes.ts), created when first needed. */
   terminationLog: TerminationLogVolume;
+  /** The service account's namespace file and a dnsPolicy None resolv.conf, bound into each instance (podFiles.ts). */
+  podFiles: PodFiles;
   /**
    * Registry credentials from spec.imagePullSecrets, in order: each Secret's Docker config (JSON). Credentials,
    * not spec: no hash covers them and no plan output prints them.
@@ -283,6 +290,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     namespaces: podNamespaces(pod.spec),
     volumes,
     terminationLog: terminationLogVolume(pod, uid, project),
+    podFiles: podFiles(pod.spec, pod.metadata.namespace),
     pullSecrets: pullSecretsOf(loaded),
   };
 }
@@ -572,6 +580,13 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
     const file = terminationFile(c.name, c.initKind !== undefined, attempt);
     const mounts = [...(options.HostConfig?.Mounts ?? []), terminationMount(plan.terminationLog, file, tm.path)];
     options.HostConfig = { ...options.HostConfig, Mounts: mounts };
+  }
+  // The pod's files (podFiles.ts), read-only as the kubelet mounts them: its namespace file, its resolv.conf.
+  if (c.name !== infraContainerName) {
+    const files: Mount[] = [];
+    if (plan.podFiles.namespace !== undefined) files.push(podFileMount(plan.terminationLog, podFileDir, serviceAccountDir));
+    if (plan.podFiles.resolvConf !== undefined) files.push(podFileMount(plan.terminationLog, resolvConfFile, '/etc/resolv.conf'));
+    if (files.length > 0) options.HostConfig = { ...options.HostConfig, Mounts: [...(options.HostConfig?.Mounts ?? []), ...files] };
   }
   return { name, options };
 }
