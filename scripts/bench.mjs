@@ -1,12 +1,14 @@
 // `npm run bench`: run every compiled benchmark (dist/bench/*.js, not its lib/) in turn. One that fails is
-// reported and the others still run; the exit code says whether all passed.
+// reported and the others still run; the exit code says whether all passed. BENCH_FILES=dockerScript,speed runs
+// only those (by file name without .js).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bench');
-const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.js')).sort() : [];
+const only = process.env.BENCH_FILES ? new Set(process.env.BENCH_FILES.split(',').map((f) => f.trim())) : undefined;
+const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.js') && (only === undefined || only.has(f.replace(/\.js$/, '')))).sort() : [];
 if (files.length === 0) {
   console.error('bench: no benchmarks in dist/bench (run npm run build)');
   process.exit(1);

@@ -70,6 +70,8 @@ export async function main(argv: string[]): Promise<number> {
       return () => forwards.delete(listener);
     },
     now: () => Date.now(),
+    // process.uptime() counts from node's own start (before the snapshot or the bundle loads).
+    processStartedAt: Date.now() - process.uptime() * 1000,
     self: { execPath: process.execPath, ...(process.argv[1] !== undefined ? { script: process.argv[1] } : {}), cwd: process.cwd() },
   };
   try {

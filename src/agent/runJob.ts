@@ -62,7 +62,7 @@ export function openJob(plan: WorkloadPlan & { job: JobTerms }, history: readonl
   const { job } = plan;
   const tally = tallyHistory(job, plan.ref, history, podName);
   const active = history.flatMap((attempts, slot) => (attempts.at(-1)?.state === 'active' ? [podName(slot, attempts.length - 1)] : []));
-  const verdict = tally.verdict(plan.ref);
+  const verdict = tally.verdict(plan.ref, active.length);
   const finishedBefore = verdict !== undefined && active.length === 0;
   const pods = everyAttempt(history, podName);
   const ended = finishedAt(history);
@@ -179,7 +179,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   };
 
   for (;;) {
-    const verdict = tally.verdict(plan.ref);
+    const verdict = tally.verdict(plan.ref, active.size);
     if (verdict) return finish(verdict);
     if (deadline !== undefined && deps.now() >= deadline) {
       await stopActive('activeDeadlineSeconds passed');

@@ -32,6 +32,8 @@ export interface CommandContext {
    */
   onSignal?(listener: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
   now(): number;
+  /** When the process started (ms since the epoch, on now()'s clock): what a run's own "… ms" counts from. */
+  processStartedAt?: number;
   /**
    * The program that is running and where (process.execPath, the script's path, the working directory): for a
    * command that writes a command line running runpod again (systemd). Left out by tests that need none.

@@ -144,6 +144,9 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   if (targets) reportSkipped(targets.problems, ctx);
   const engine = await openEngine(o.host, ctx.env, o.project);
   const info = await connectEngine(engine, ctx);
+  // The infra image (what the Services' endpoints are written with) asked now, beside the pods' look-ups and stops.
+  const infraImage = ensureInfraImage(engine, info.arch);
+  infraImage.catch(() => undefined);
   const named = targets ? await targetPods(engine, targets) : [];
   const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
   // Claims outlive their pods, as on a cluster; only asked for (--delete-claims), the pods' and the manifests' claims
@@ -156,7 +159,7 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
   const services = o.all ? await managedServiceRefs(engine) : (targets?.services ?? []);
   const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(o.all ? await networkNamespaces(engine) : [])]);
-  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await ensureInfraImage(engine, info.arch) }) : { services: [], networks: [] };
+  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await infraImage }) : { services: [], networks: [] };
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods, ...(o.deleteClaims ? { claims } : {}), ...(cluster.services.length > 0 ? { services: cluster.services } : {}), ...(cluster.networks.length > 0 ? { networks: cluster.networks } : {}) };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
@@ -246,6 +249,8 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
     labels[Label.containerName] === infraContainerName ? 'infra' : labels[LifecycleLabel.containerType] === 'sidecar' ? 'sidecar' : 'app';
   const live = containers.filter((c) => liveStates.has(c.state)).map((c) => ({ ...c, kind: kindOf(c.labels) }));
   const stops: ContainerStopReport[] = [];
+  // Removed as soon as stopped, each container on its own: no remove waits for another container's stop.
+  const removed = new Set<string>();
   // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
   await stopInKillPodOrder(live, grace, async (c, seconds) => {
     const began = now();
@@ -260,8 +265,10 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
       report.seconds = Math.round(now() - began) / 1000;
       stops.push(report);
     }
+    await engine.removeContainer(c.id, { force: true });
+    removed.add(c.id);
   }, now);
-  await Promise.all(containers.map((c) => engine.removeContainer(c.id, { force: true })));
+  await Promise.all(containers.filter((c) => !removed.has(c.id)).map((c) => engine.removeContainer(c.id, { force: true })));
   // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
   // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
   await removePodHelpers(engine, ref.namespace, ref.name);

@@ -139,6 +139,11 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
       onWaiting: (line, first) => (first ? reporter.warn(line) : reporter.info(line)),
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
+    // The same manifests already running under another key: this run makes a second copy, which a user who meant
+    // the first should know (a scoped run's own key is new each time on purpose: nothing to say then). Asked now,
+    // beside the engine's facts and the infra image (a list, it changes nothing); said where it was said before.
+    const elsewhere = o.scoped && o.project === undefined ? undefined : sourcesRunningElsewhere(host, new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : []))), project);
+    elsewhere?.catch(() => undefined);
     // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
     const facts = await step(engine.facts());
     checkEngineSupport(pods, facts, reporter);
@@ -158,12 +163,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const admission = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
     admission?.catch(() => undefined);
     const infraImage = o.infraImage ?? (await step(ensureInfraImage(engine, info.arch)));
-    // The same manifests already running under another key: this run makes a second copy, which a user who meant
-    // the first should know (a scoped run's own key is new each time on purpose: nothing to say then).
-    if (!(o.scoped && o.project === undefined)) {
-      const sources = new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : [])));
-      for (const w of await step(sourcesRunningElsewhere(host, sources, project))) reporter.warn(w);
-    }
+    if (elsewhere !== undefined) for (const w of await step(elsewhere)) reporter.warn(w);
     // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
     const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
     // From here on the run makes things: one that fails by an error (not a pod's failure, which the account below
@@ -191,7 +191,10 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // Each pod's line when its loop ends, not with the others at the end: a pod ready at 4 s says so at 4 s, and is
     // awaited no more (the heartbeat names only what still is). The run's account repeats none of them.
     const runOne = async (plan: PodPlan, mode: WaitMode, stepDeadline?: number, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
-      const outcome = await runOneWait(plan, mode, stepDeadline, restartsBounded);
+      const waited = await runOneWait(plan, mode, stepDeadline, restartsBounded);
+      // A pod's time counts from the process's start, as the user's wall clock does (issue 28): node's start, the
+      // manifests and the engine's set-up included, not only the pod's own loop.
+      const outcome = ctx.processStartedAt !== undefined && ctx.processStartedAt < waited.startedAt ? { ...waited, startedAt: ctx.processStartedAt } : waited;
       reporter.podFinished(podResult(outcome, new Map(), new Map()));
       return outcome;
     };

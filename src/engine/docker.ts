@@ -186,6 +186,8 @@ export class DockerEngine implements Engine {
     try {
       const res = await Promise.race([(await this.transport()).open({ method: 'GET', path: '/version' }), timeout]);
       const v = JSON.parse((await Promise.race([readAll(res), timeout])).toString('utf8')) as { Version: string; ApiVersion: string; Arch: string; Os: string };
+      // The same answer facts() reads: kept, so a command asks /version once (issue 28).
+      this.versionAnswer ??= Promise.resolve(v);
       return { version: v.Version, apiVersion: v.ApiVersion, arch: v.Arch, os: v.Os };
     } catch (err) {
       const e = asRequestFailure(err);
@@ -562,6 +564,28 @@ export class DockerEngine implements Engine {
     await this.call({ method: 'PUT', path: `/containers/${id}/archive`, query: { path: dest }, raw: { data: tar, contentType: 'application/x-tar' } }, 'write files into a container');
   }
 
+  async readArchive(id: string, target: string, maxBytes: number): Promise<{ tar: Buffer; complete: boolean } | undefined> {
+    const stream = await this.open({ method: 'GET', path: `/containers/${id}/archive`, query: { path: target } }, 'read files from a container', [404]);
+    if (stream === undefined) return undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const complete = await new Promise<boolean>((resolve, reject) => {
+      stream.on('data', (c: Buffer) => {
+        chunks.push(c);
+        size += c.length;
+        // Enough read: the rest is not wanted (closing the stream frees the socket).
+        if (size > maxBytes) {
+          stream.destroy();
+          resolve(false);
+        }
+      });
+      stream.on('end', () => resolve(true));
+      stream.on('error', reject);
+    }).catch((err: unknown) => this.fail(err, 'read files from a container'));
+    const tar = Buffer.concat(chunks);
+    return { tar: complete ? tar : tar.subarray(0, maxBytes), complete };
+  }
+
   async statPath(id: string, target: string): Promise<PathStat | undefined> {
     // HEAD /containers/{id}/archive answers with the stat as base64 JSON in X-Docker-Container-Path-Stat.
     const res = await this.open({ method: 'HEAD', path: `/containers/${id}/archive`, query: { path: target } }, 'stat a path in a container', [404]);
@@ -575,11 +599,13 @@ export class DockerEngine implements Engine {
   }
 
   private factsAnswer: Promise<EngineFacts> | undefined;
+  /** The /version answer of this command's ping, when it pinged: facts() does not ask again. */
+  private versionAnswer: Promise<RawVersion> | undefined;
 
   facts(): Promise<EngineFacts> {
     // Held in memory for this engine object only (one command); a failed answer is not kept, so a retry asks again.
     this.factsAnswer ??= Promise.all([
-      this.must<RawVersion>({ method: 'GET', path: '/version' }, 'engine version'),
+      this.versionAnswer ?? this.must<RawVersion>({ method: 'GET', path: '/version' }, 'engine version'),
       this.must<RawInfo>({ method: 'GET', path: '/info' }, 'engine info'),
     ]).then(([v, i]) => engineFacts(v, i));
     this.factsAnswer.catch(() => {

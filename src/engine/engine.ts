@@ -206,6 +206,11 @@ export interface Engine {
   inspectVolume(name: string): Promise<VolumeInfo | undefined>;
   /** PUT /containers/{id}/archive: extract a tar into a (created, not necessarily started) container at path. */
   putArchive(id: string, path: string, tar: Buffer): Promise<void>;
+  /**
+   * GET /containers/{id}/archive: what is at path (a directory with everything in it) as a tar, at most maxBytes of
+   * it (complete false when there was more); undefined when there is no such path or container.
+   */
+  readArchive(id: string, path: string, maxBytes: number): Promise<{ tar: Buffer; complete: boolean } | undefined>;
   /** HEAD /containers/{id}/archive: what is at path inside the container (not following a final symlink). */
   statPath(id: string, path: string): Promise<PathStat | undefined>;
   /** The engine host's name and capacity (GET /info): spec.nodeName and a node's allocatable. */

@@ -35,6 +35,35 @@ const promises = new Map<string, string>([
 /** The kinds runpod knows it does not run (skipped for being a cluster's, refused, or CronJob), by Kind. */
 export const kindsNotRun: readonly string[] = [...clusterOnly.keys(), ...promises.keys(), 'batch/CronJob'].map((k) => k.slice(k.indexOf('/') + 1));
 
+/**
+ * apiVersions of the kinds runpod knows that the API server no longer serves (the Kubernetes deprecated API
+ * migration guide, "Removed APIs by release"): `<apiVersion> <Kind>` → the release that removed it and the apiVersion
+ * to use. kubectl apply refuses them on a current cluster, so runpod does too, saying which and what to write.
+ */
+const removed = new Map<string, { removedIn: string; use: string }>([
+  ...['extensions/v1beta1', 'apps/v1beta1', 'apps/v1beta2'].map((v) => [`${v} Deployment`, { removedIn: '1.16', use: 'apps/v1' }] as const),
+  ...['extensions/v1beta1', 'apps/v1beta1', 'apps/v1beta2'].map((v) => [`${v} ReplicaSet`, { removedIn: '1.16', use: 'apps/v1' }] as const),
+  ...['extensions/v1beta1', 'apps/v1beta2'].map((v) => [`${v} DaemonSet`, { removedIn: '1.16', use: 'apps/v1' }] as const),
+  ...['apps/v1beta1', 'apps/v1beta2'].map((v) => [`${v} StatefulSet`, { removedIn: '1.16', use: 'apps/v1' }] as const),
+  ['extensions/v1beta1 NetworkPolicy', { removedIn: '1.16', use: 'networking.k8s.io/v1' }],
+  ['extensions/v1beta1 Ingress', { removedIn: '1.22', use: 'networking.k8s.io/v1' }],
+  ['networking.k8s.io/v1beta1 Ingress', { removedIn: '1.22', use: 'networking.k8s.io/v1' }],
+  ['networking.k8s.io/v1beta1 IngressClass', { removedIn: '1.22', use: 'networking.k8s.io/v1' }],
+  ...['v1alpha1', 'v1beta1'].flatMap((v) => ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].map((k) => [`rbac.authorization.k8s.io/${v} ${k}`, { removedIn: '1.22', use: 'rbac.authorization.k8s.io/v1' }] as const)),
+  ['scheduling.k8s.io/v1beta1 PriorityClass', { removedIn: '1.22', use: 'scheduling.k8s.io/v1' }],
+  ['storage.k8s.io/v1beta1 StorageClass', { removedIn: '1.22', use: 'storage.k8s.io/v1' }],
+  ['batch/v1beta1 CronJob', { removedIn: '1.25', use: 'batch/v1' }],
+  ['policy/v1beta1 PodDisruptionBudget', { removedIn: '1.25', use: 'policy/v1' }],
+  ['autoscaling/v2beta1 HorizontalPodAutoscaler', { removedIn: '1.25', use: 'autoscaling/v2' }],
+  ['autoscaling/v2beta2 HorizontalPodAutoscaler', { removedIn: '1.26', use: 'autoscaling/v2' }],
+]);
+
+/** Why this apiVersion of a kind is refused when the API server no longer serves it; undefined when it is served. */
+export function removedApiVersion(apiVersion: string, kind: string): string | undefined {
+  const r = removed.get(`${apiVersion} ${kind}`);
+  return r && `${apiVersion} ${kind} was removed in Kubernetes ${r.removedIn} (no API server serves it any more); use apiVersion ${r.use}`;
+}
+
 /** The group of an apiVersion: "" for v1, "apps" for apps/v1. */
 export function apiGroup(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');

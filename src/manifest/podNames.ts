@@ -6,6 +6,7 @@
 import type { ManifestProblem } from '../errors.js';
 import { workloadRefName } from '../workloads/expand.js';
 import { kindVerdict } from './kinds.js';
+import { helmHook } from './helmHooks.js';
 import { readManifestTexts } from './load.js';
 import { sortByFileAndLine } from './parse.js';
 import { type PathSegment, formatPath } from '../kube/path.js';
@@ -171,6 +172,7 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
     // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips.
     if (kind === 'ConfigMap' || kind === 'Secret') return;
     if (typeof kind === 'string' && typeof obj.apiVersion === 'string' && kindVerdict(obj.apiVersion, kind, new Set(), new Set())?.action === 'skip') return;
+    if (helmHook(isObj(obj.metadata) ? obj.metadata.annotations : undefined)?.action === 'skip') return;
     // A CronJob's pods are those of the Job --from-cronjob made of it: <name>-manual.
     const workload = typeof kind === 'string' ? (kind === 'CronJob' ? 'job' : workloadRefName(kind)) : undefined;
     if (workload !== undefined) {

@@ -8,7 +8,8 @@ import type { ManifestWarning, SkippedObject, WorkloadKind } from './types.js';
 import type { PathSegment } from '../kube/path.js';
 import { type LineMap, type YamlDocument, checkExpansion, lineOf } from '../input/yaml.js';
 import { validateConfig } from './configs.js';
-import { apiGroup, kindVerdict, kindsNotRun } from './kinds.js';
+import { apiGroup, kindVerdict, kindsNotRun, removedApiVersion } from './kinds.js';
+import { helmHook, hookAnnotation } from './helmHooks.js';
 import { validateWorkload } from './workloadRules.js';
 import { validateService } from './serviceRules.js';
 import { describe, type Obj, isObj } from '../kube/object.js';
@@ -164,8 +165,9 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       sink.add([...at, 'apiVersion'], `required (${want})`);
       ok = false;
     } else if (apiVersion !== want) {
+      const gone = typeof apiVersion === 'string' && typeof kind === 'string' ? removedApiVersion(apiVersion, kind) : undefined;
       const shown = typeof apiVersion === 'string' ? `"${apiVersion}"` : describe(apiVersion);
-      sink.add([...at, 'apiVersion'], `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
+      sink.add([...at, 'apiVersion'], gone ?? `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
       ok = false;
     }
     return ok ? (kind as Kind) : undefined;
@@ -180,6 +182,14 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
       return;
     }
     const shown = `${kind}${objName !== undefined ? ` ${objName}` : ''}`;
+    // A removed apiVersion is refused whatever runpod would do with the kind (unless --skip-kind names it); a
+    // --from-cronjob of its name is answered here, not as a CronJob missing from the input.
+    const gone = options.skipKinds?.has(kind) === true ? undefined : removedApiVersion(apiVersion, kind);
+    if (gone !== undefined) {
+      sink.add([...at, 'apiVersion'], `${gone}${kind === 'CronJob' && objName !== undefined && options.fromCronJobs?.has(objName) ? ` (--from-cronjob ${objName} runs a batch/v1 CronJob)` : ''}`);
+      if (kind === 'CronJob' && objName !== undefined) cronJobsRun.push(objName);
+      return;
+    }
     if (verdict?.action === 'skip') {
       skipped.push({ file, line, apiVersion, kind, ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}), ...(objName !== undefined ? { name: objName } : {}), why: verdict.why });
       sink.warn([...at, 'kind'], `${shown} skipped: ${verdict.why}`);
@@ -232,7 +242,23 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
     }
   };
 
-  const top = checkKind(doc.value, [], false, doc.line);
+  /** A Helm hook object: skipped (test, delete, rollback hooks) with a warning, or run with a note on its ordering. */
+  const hookSkipped = (obj: Obj, at: PathSegment[], line: number): boolean => {
+    const hook = helmHook(meta(obj).annotations);
+    if (hook === undefined) return false;
+    const where = [...at, 'metadata', 'annotations', hookAnnotation];
+    if (hook.action === 'run') {
+      sink.warn(where, hook.note);
+      return false;
+    }
+    const kind = typeof obj.kind === 'string' ? obj.kind : '';
+    const name = typeof meta(obj).name === 'string' ? (meta(obj).name as string) : undefined;
+    skipped.push({ file, line, apiVersion: typeof obj.apiVersion === 'string' ? obj.apiVersion : '', kind, ...(typeof meta(obj).namespace === 'string' ? { namespace: meta(obj).namespace as string } : {}), ...(name !== undefined ? { name } : {}), why: hook.why });
+    sink.warn(where, `${kind}${name !== undefined ? ` ${name}` : ''} skipped: ${hook.why}`);
+    return true;
+  };
+
+  const top = hookSkipped(doc.value, [], doc.line) ? undefined : checkKind(doc.value, [], false, doc.line);
   if (top !== undefined && top !== 'List') {
     accept(doc.value, [], top, doc.line);
   } else if (top === 'List') {
@@ -252,6 +278,7 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
           return;
         }
         const line = lineOf(doc.lines, at) ?? doc.line;
+        if (hookSkipped(item, at, line)) return;
         const kind = checkKind(item, at, true, line);
         if (kind !== undefined) accept(item, at, kind, line);
       });

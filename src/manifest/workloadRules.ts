@@ -461,8 +461,9 @@ function statefulSetRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void 
   }
   if (isObj(spec.ordinals)) nonNegative(spec.ordinals.start, [...s, 'ordinals', 'start'], sink);
 
-  // Claim templates: each named (a DNS-1123 label: the claim is <template>-<pod>), unique, and not the name of a
-  // volume of the pod template (a mount would not know which it means).
+  // Claim templates: each named (a DNS-1123 label: the claim is <template>-<pod>) and unique. One named as a volume
+  // of the pod template replaces that volume in each pod (the StatefulSet controller's updateStorage; the API server
+  // accepts it), said as a warning on the volume.
   const volumes = new Map<string, number>();
   const t = spec.template;
   const ps = isObj(t) ? t.spec : undefined;
@@ -482,7 +483,7 @@ function statefulSetRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void 
       const first = claims.get(name);
       const volume = volumes.get(name);
       if (first !== undefined) sink.add(np, `duplicate claim template name "${name}" (also spec.volumeClaimTemplates[${first}])`);
-      else if (volume !== undefined) sink.add(np, `a volume named "${name}" is already in spec.template.spec.volumes[${volume}]`);
+      else if (volume !== undefined) sink.warn([...s, 'template', 'spec', 'volumes', volume], `replaced in each pod by the claim of spec.volumeClaimTemplates[${i}] (named "${name}" too), as the StatefulSet controller does`);
       if (first === undefined) claims.set(name, i);
     }
     metadataRules(meta, cp, sink);

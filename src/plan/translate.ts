@@ -22,6 +22,10 @@ import {
   terminationFile,
   terminationLogVolume,
   terminationMount,
+  type Mount,
+  podFileDir,
+  podFileMount,
+  resolvConfFile,
 } from './volumes.js';
 import { Label, RequestLabel, annotationPrefix, infraContainerName, managedByValue } from '../kube/labels.js';
 import { dockerContainerName, podUid, specHash } from '../kube/names.js';
@@ -45,6 +49,7 @@ import type { PullOverride, PullPolicy, PlanOptions, PodPlan, ContainerPlan, Por
 
 const replaceOnResize: ResizePolicy = { cpu: 'RestartContainer', memory: 'RestartContainer' };
 
+import { podFiles, serviceAccountDir } from './podFiles.js';
 /** What every container of the pod is planned with besides its own spec. */
 interface PodContext {
   env: EnvContext;
@@ -139,6 +144,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     namespaces: podNamespaces(pod.spec),
     volumes,
     terminationLog: terminationLogVolume(pod, uid, project),
+    podFiles: podFiles(pod.spec, pod.metadata.namespace),
     pullSecrets: pullSecretsOf(loaded),
   };
 }
@@ -428,6 +434,13 @@ export function instanceCreateOptions(plan: PodPlan, c: ContainerPlan, attempt: 
     const file = terminationFile(c.name, c.initKind !== undefined, attempt);
     const mounts = [...(options.HostConfig?.Mounts ?? []), terminationMount(plan.terminationLog, file, tm.path)];
     options.HostConfig = { ...options.HostConfig, Mounts: mounts };
+  }
+  // The pod's files (podFiles.ts), read-only as the kubelet mounts them: its namespace file, its resolv.conf.
+  if (c.name !== infraContainerName) {
+    const files: Mount[] = [];
+    if (plan.podFiles.namespace !== undefined) files.push(podFileMount(plan.terminationLog, podFileDir, serviceAccountDir));
+    if (plan.podFiles.resolvConf !== undefined) files.push(podFileMount(plan.terminationLog, resolvConfFile, '/etc/resolv.conf'));
+    if (files.length > 0) options.HostConfig = { ...options.HostConfig, Mounts: [...(options.HostConfig?.Mounts ?? []), ...files] };
   }
   return { name, options };
 }

@@ -9,6 +9,7 @@ import type { InitKind, LifecyclePlan, TerminationMessagePlan } from './lifecycl
 import type { ImageUserCheck, PodNamespaces } from './security.js';
 import type { VolumeImage, SubPathNeed, PlannedVolume, TerminationLogVolume } from './volumes.js';
 import type { EngineResources, ResizePolicy } from './resize.js';
+import type { PodFiles } from './podFiles.js';
 
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
@@ -107,6 +108,8 @@ export interface PodPlan {
   volumes: PlannedVolume[];
   /** runpod's volume for the containers' termination-message files (volumes.ts), created when first needed. */
   terminationLog: TerminationLogVolume;
+  /** The service account's namespace file and a dnsPolicy None resolv.conf, bound into each instance (podFiles.ts). */
+  podFiles: PodFiles;
   /**
    * Registry credentials from spec.imagePullSecrets, in order: each Secret's Docker config (JSON). Credentials,
    * not spec: no hash covers them and no plan output prints them.

@@ -60,7 +60,15 @@ export type PlannedVolume =
   | (VolumeBase & { type: 'emptyDir'; engineName: string; medium: '' | 'Memory'; sizeBytes?: number; gid?: number; labels: Record<string, string> })
   | (VolumeBase & { type: 'hostPath'; path: string; hostPathType: string })
   | (VolumeBase & { type: 'configMap' | 'secret' | 'downwardAPI' | 'projected'; engineName: string; files: RenderedFile[]; labels: Record<string, string> })
-  | (VolumeBase & { type: 'persistentVolumeClaim'; engineName: string; claimName: string; readOnly: boolean; labels: Record<string, string> });
+  | (VolumeBase & {
+      type: 'persistentVolumeClaim';
+      engineName: string;
+      claimName: string;
+      readOnly: boolean;
+      labels: Record<string, string>;
+      /** The pod's fsGroup, applied to the claim's files as the kubelet applies it (reconcile/volumeOwnership.ts). */
+      fsGroup?: { gid: number; policy: 'Always' | 'OnRootMismatch' };
+    });
 
 export type EngineVolume = Extract<PlannedVolume, { engineName: string }>;
 
@@ -126,7 +134,10 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
       out.push({ name: v.name, type: 'hostPath', path: v.hostPath.path, hostPathType: v.hostPath.type ?? '' });
     } else if (v.persistentVolumeClaim) {
       const claim = v.persistentVolumeClaim.claimName;
-      out.push({ name: v.name, type: 'persistentVolumeClaim', ...claimVolume(pod.metadata.namespace, claim, project), claimName: claim, readOnly: v.persistentVolumeClaim.readOnly === true });
+      // A claim supports ownership management: the kubelet applies fsGroup to it (SetVolumeOwnership), by
+      // fsGroupChangePolicy (default Always).
+      const policy = (pod.spec.securityContext as { fsGroupChangePolicy?: string } | undefined)?.fsGroupChangePolicy === 'OnRootMismatch' ? 'OnRootMismatch' : 'Always';
+      out.push({ name: v.name, type: 'persistentVolumeClaim', ...claimVolume(pod.metadata.namespace, claim, project), claimName: claim, readOnly: v.persistentVolumeClaim.readOnly === true, ...(fsGroup !== undefined ? { fsGroup: { gid: fsGroup, policy } } : {}) });
     } else {
       const files = renderFiles(v, ctx, fsGroup, volumeUser(pod, v.name));
       if (files === undefined) continue;
@@ -369,4 +380,13 @@ export function infraTerminationMount(volume: TerminationLogVolume): Mount {
  */
 export function terminationMount(volume: TerminationLogVolume, file: string, target: string): Mount {
   return { Type: 'bind', Source: `${runtimeRef(`mountpoint/${volume.engineName}`)}/${file}`, Target: target } as Mount;
+}
+
+/** In the pod's runpod volume: the service account directory (its namespace file) and a resolv.conf (podFiles.ts). */
+export const podFileDir = 'serviceaccount';
+export const resolvConfFile = 'resolv.conf';
+
+/** A read-only bind of a pod file (or directory) of the pod's runpod volume, resolved at apply time as terminationMount. */
+export function podFileMount(volume: TerminationLogVolume, file: string, target: string): Mount {
+  return { Type: 'bind', Source: `${runtimeRef(`mountpoint/${volume.engineName}`)}/${file}`, Target: target, ReadOnly: true } as Mount;
 }

@@ -32,8 +32,13 @@ export async function stopInKillPodOrder<T extends StopTarget>(
 ): Promise<void> {
   const deadline = now() + Math.max(0, graceSeconds) * 1000;
   const settle = (list: readonly T[], seconds: number): Promise<unknown> => Promise.allSettled(list.map((t) => stop(t, seconds)));
-  await settle(targets.filter((t) => t.kind === 'app'), Math.max(0, graceSeconds));
   const sidecars = targets.filter((t) => t.kind === 'sidecar').sort((a, b) => b.created - a.created);
+  // Grace 0: no stage waits for another (each is a kill), so all of them are killed at once, in the same order.
+  if (graceSeconds <= 0) {
+    await settle([...targets.filter((t) => t.kind === 'app'), ...sidecars, ...targets.filter((t) => t.kind === 'infra')], 0);
+    return;
+  }
+  await settle(targets.filter((t) => t.kind === 'app'), Math.max(0, graceSeconds));
   for (const s of sidecars) await settle([s], remainingGrace(graceSeconds, deadline, now()));
   await settle(targets.filter((t) => t.kind === 'infra'), remainingGrace(graceSeconds, deadline, now()));
 }

@@ -4,11 +4,15 @@
 export interface TarEntry {
   /** Relative path; a directory's without a trailing slash. */
   path: string;
-  type: 'file' | 'dir';
+  type: 'file' | 'dir' | 'symlink';
   mode: number;
   uid: number;
   gid: number;
   content?: Buffer;
+  /** A symlink's target. */
+  linkTarget?: string;
+  /** Seconds since the epoch; else the archive's. */
+  mtime?: number;
 }
 
 
@@ -37,9 +41,10 @@ function header(e: TarEntry, mtime: number): Buffer {
   h.write(octal(e.uid, 8), 108, 'latin1');
   h.write(octal(e.gid, 8), 116, 'latin1');
   h.write(octal(size, 12), 124, 'latin1');
-  h.write(octal(mtime, 12), 136, 'latin1');
+  h.write(octal(e.mtime ?? mtime, 12), 136, 'latin1');
   h.write('        ', 148, 'latin1'); // checksum counted as spaces
-  h.write(e.type === 'dir' ? '5' : '0', 156, 'latin1');
+  h.write(e.type === 'dir' ? '5' : e.type === 'symlink' ? '2' : '0', 156, 'latin1');
+  if (e.type === 'symlink') h.write(e.linkTarget ?? '', 157, 100, 'utf8');
   h.write('ustar\0', 257, 'latin1');
   h.write('00', 263, 'latin1');
   h.write(prefix, 345, 155, 'utf8');
@@ -62,4 +67,55 @@ export function tarArchive(entries: readonly TarEntry[], mtime = Math.floor(Date
   }
   parts.push(Buffer.alloc(1024));
   return Buffer.concat(parts);
+}
+
+/** An entry read from an archive: what tarArchive writes, or another kind of entry (kept out of a rewrite). */
+export type ReadEntry = TarEntry | { path: string; type: 'other' };
+
+/**
+ * The entries of an archive as the engine's archive endpoint writes it (Go's archive/tar: ustar headers, PAX 'x'
+ * records for long names and links, GNU 'L'/'K' long names): path, type, mode, owner, mtime, a file's content, a
+ * link's target. Hard links, devices and fifos are 'other'. Pure.
+ */
+export function readTar(tar: Buffer): ReadEntry[] {
+  const out: ReadEntry[] = [];
+  let at = 0;
+  let longName: string | undefined;
+  let longLink: string | undefined;
+  const field = (h: Buffer, from: number, len: number): string => h.subarray(from, from + len).toString('utf8').replace(/\0.*$/s, '');
+  const num = (h: Buffer, from: number, len: number): number => parseInt(field(h, from, len).trim() || '0', 8);
+  while (at + 512 <= tar.length) {
+    const h = tar.subarray(at, at + 512);
+    if (h.every((b) => b === 0)) break;
+    const size = num(h, 124, 12);
+    const body = tar.subarray(at + 512, at + 512 + size);
+    at += 512 + Math.ceil(size / 512) * 512;
+    const type = String.fromCharCode(h[156] ?? 0);
+    if (type === 'x') {
+      // PAX records: "<len> <key>=<value>\n".
+      for (const rec of body.toString('utf8').split('\n')) {
+        const m = /^\d+ ([^=]+)=(.*)$/s.exec(rec);
+        if (m?.[1] === 'path') longName = m[2];
+        else if (m?.[1] === 'linkpath') longLink = m[2];
+      }
+      continue;
+    }
+    if (type === 'L' || type === 'K') {
+      const v = body.toString('utf8').replace(/\0.*$/s, '');
+      if (type === 'L') longName = v;
+      else longLink = v;
+      continue;
+    }
+    const prefix = field(h, 345, 155);
+    const path = (longName ?? (prefix !== '' ? `${prefix}/${field(h, 0, 100)}` : field(h, 0, 100))).replace(/\/+$/, '');
+    const linkTarget = longLink ?? field(h, 157, 100);
+    longName = undefined;
+    longLink = undefined;
+    const common = { path, mode: num(h, 100, 8), uid: num(h, 108, 8), gid: num(h, 116, 8), mtime: num(h, 136, 12) };
+    if (type === '5') out.push({ ...common, type: 'dir' });
+    else if (type === '0' || type === '\0') out.push({ ...common, type: 'file', content: Buffer.from(body) });
+    else if (type === '2') out.push({ ...common, type: 'symlink', linkTarget });
+    else out.push({ path, type: 'other' });
+  }
+  return out;
 }

@@ -22,10 +22,16 @@ import {
   VolumeLabel,
   emptyDirMode,
   infraTerminationLogPath,
+  podFileDir,
+  resolvConfFile,
   terminationFile,
   terminationFileMode,
 } from '../plan/volumes.js';
-import { type TarEntry, tarArchive } from './tar.js';
+import { type TarEntry, readTar, tarArchive } from './tar.js';
+import { ownershipRewrite, rootOwned } from './volumeOwnership.js';
+
+/** The most of a claim runpod rewrites through the engine's archive endpoint to give it the pod's fsGroup. */
+const ownershipLimit = 256 * 1024 * 1024;
 import type { PodPlan, ContainerPlan } from '../plan/types.js';
 
 /** A volume could not be made ready: the pod's problem (exit 1), with the reason a user reads. */
@@ -83,8 +89,11 @@ export class VolumeWork {
     );
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
     if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }], infraId);
-    // The termination-message bind (instanceCreateOptions) refers to its volume by a marker too.
-    if (c.runtime !== true && c.terminationMessage?.bound !== true) return options;
+    const files = this.plan.podFiles;
+    const podFiles = files.namespace !== undefined || files.resolvConf !== undefined;
+    if (podFiles) await this.cached('pod-files', () => this.writePodFiles(infraId));
+    // The termination-message and pod-file binds (instanceCreateOptions) refer to their volume by a marker too.
+    if (c.runtime !== true && c.terminationMessage?.bound !== true && !podFiles) return options;
     const keys = new Set(runtimeKeys(JSON.stringify(options).replace(/\\u0000/g, '\u0000')));
     const values = new Map<string, string>();
     await Promise.all([...keys].map(async (k) => values.set(k, await this.resolve(k, infraId))));
@@ -135,6 +144,35 @@ export class VolumeWork {
 
   private ensureVolume(v: EngineVolume | TerminationLogVolume): Promise<void> {
     return this.cached(`vol:${v.engineName}`, async () => {
+      await this.ensureVolumeExists(v);
+      if (v.type === 'persistentVolumeClaim' && v.fsGroup !== undefined) await this.ownClaim(v, v.fsGroup);
+    });
+  }
+
+  /**
+   * fsGroup on a claim (SetVolumeOwnership): OnRootMismatch looks at the root first and stops when it is owned
+   * already; otherwise every directory, file and symlink gets the group and the group's permissions. Through the
+   * engine only: the tree is read as an archive and written back with the new group and modes (content unchanged).
+   */
+  private async ownClaim(v: Extract<EngineVolume, { type: 'persistentVolumeClaim' }>, fs: { gid: number; policy: 'Always' | 'OnRootMismatch' }): Promise<void> {
+    await this.withHelper([v.engineName], async (id) => {
+      if (fs.policy === 'OnRootMismatch') {
+        const head = await this.engine.readArchive(id, '/v/0', 16 * 1024);
+        const root = head && readTar(head.tar).find((e) => e.path === '0');
+        if (root !== undefined && root.type === 'dir' && rootOwned(root, fs.gid, v.readOnly)) return;
+      }
+      const all = await this.engine.readArchive(id, '/v/0', ownershipLimit);
+      if (all === undefined) throw new VolumeSetupError(`claim ${v.claimName}: its volume ${v.engineName} could not be read to give it fsGroup ${fs.gid}`);
+      if (!all.complete) {
+        throw new VolumeSetupError(`claim ${v.claimName} holds more than ${ownershipLimit / 1024 / 1024} MiB: runpod gives a claim the pod's fsGroup by rewriting it through the engine's archive endpoint, up to that size; set securityContext.fsGroupChangePolicy: OnRootMismatch once its root is owned, or chown it yourself`);
+      }
+      const entries = ownershipRewrite(readTar(all.tar), fs.gid, v.readOnly);
+      if (entries.length > 0) await this.engine.putArchive(id, '/v', tarArchive(entries));
+    });
+  }
+
+  private async ensureVolumeExists(v: EngineVolume | TerminationLogVolume): Promise<void> {
+    {
       const existing = await this.engine.inspectVolume(v.engineName);
       if (existing !== undefined) {
         checkOwner(existing, v, this.plan);
@@ -161,7 +199,7 @@ export class VolumeWork {
       } else if (v.type !== 'emptyDir' && v.type !== 'persistentVolumeClaim' && v.type !== 'terminationLog') {
         await this.withHelper([v.engineName], (id) => this.fill(id, v));
       }
-    });
+    }
   }
 
   /** Write a files volume's rendered files (downwardAPI values of the engine host resolved now), then the marker. */
@@ -247,6 +285,27 @@ export class VolumeWork {
       for (const w of fresh) this.termFiles.set(w.file, batch);
     }
     return Promise.all(wanted.map((w) => this.termFiles.get(w.file))).then(() => undefined);
+  }
+
+  /**
+   * The pod's files (plan/podFiles.ts) in its runpod volume, written (again) once per sync: the namespace file in
+   * its directory, and a dnsPolicy None resolv.conf; readable by any user, as the kubelet's are.
+   */
+  private async writePodFiles(infraId: string | undefined): Promise<void> {
+    const { podFiles: files, terminationLog } = this.plan;
+    const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(terminationLog)]);
+    const entries = (dir: string): TarEntry[] => [
+      ...(files.namespace !== undefined
+        ? [
+            { path: `${dir}${podFileDir}`, type: 'dir', mode: 0o755, uid: 0, gid: 0 } as const,
+            { path: `${dir}${podFileDir}/namespace`, type: 'file', mode: 0o644, uid: 0, gid: 0, content: Buffer.from(files.namespace) } as const,
+          ]
+        : []),
+      ...(files.resolvConf !== undefined ? [{ path: `${dir}${resolvConfFile}`, type: 'file', mode: 0o644, uid: 0, gid: 0, content: Buffer.from(files.resolvConf) } as const] : []),
+    ];
+    // Through the infra container, which holds the volume (no helper needed), as the termination files are written.
+    if (held) await this.engine.putArchive(infraId!, infraTerminationLogPath, tarArchive(entries('')));
+    else await this.withHelper([terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(entries('0/'))));
   }
 
   /** Does the pod's infra container hold the termination-log volume (a sandbox made before it did not)? */

@@ -36,6 +36,8 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
   if (existing !== undefined && existing !== 'ambiguous') return checked(existing, namespace, project);
   const lockName = `runpod_netlock_${name}`;
   let seen: { id: string; since: number } | undefined;
+  // Whether another run held the lock since the look-up above (it may have made the network meanwhile).
+  let waited = false;
   for (;;) {
     let lockId: string;
     try {
@@ -46,6 +48,7 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
       });
     } catch (err) {
       if (!(err instanceof NameConflictError)) throw err;
+      waited = true;
       // Another run holds the lock: its network, once made (or once its duplicates are gone), is the one.
       const made = await inspectByName(engine, name);
       if (made !== undefined && made !== 'ambiguous') return checked(made, namespace, project);
@@ -66,13 +69,17 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
       continue;
     }
     try {
-      const again = await inspectByName(engine, name);
+      // Taken at the first try, right after the look-up found no network: made now, in one request whose answer is
+      // the network (issue 28). With the lock held no other runpod makes one, so the engine's own duplicate check
+      // (CheckDuplicate) covers the moment since the look-up; a conflict is a network made by a run that released
+      // the lock in that moment, or by one that takes none. After waiting for another holder, look first.
+      const labels = networkLabels(namespace, project);
+      const again = waited ? await inspectByName(engine, name) : undefined;
       if (again === 'ambiguous') return await deduplicated(engine, namespace, project);
       if (again !== undefined) return checked(again, namespace, project);
       try {
-        await engine.createNetwork(name, { labels: networkLabels(namespace, project) });
+        return { id: await engine.createNetwork(name, { labels }), name, labels, containers: {} };
       } catch (err) {
-        // Made by a runpod that took no lock (an older one): the name is the one network's all the same.
         if (!(err instanceof NameConflictError)) throw err;
       }
       const made = await inspectByName(engine, name);
@@ -132,6 +139,9 @@ function checked(n: NetworkInfo, namespace: string, project: string | undefined)
  * Returns whether it was removed.
  */
 export async function removeNetworkIfUnused(engine: Engine, namespace: string, project: string | undefined): Promise<boolean> {
+  // The pods being set up are asked beside the network, not after it: two look-ups in the time of one (issue 28).
+  const settingUp = networksBeingSetUp(engine, namespace);
+  settingUp.catch(() => undefined);
   const n = await engine.inspectNetwork(namespaceNetwork(namespace, project));
   if (n === undefined || !ours(n, namespace, project)) return false;
   const guests: string[] = [];
@@ -144,7 +154,7 @@ export async function removeNetworkIfUnused(engine: Engine, namespace: string, p
     if (!guest) return false;
     guests.push(id);
   }
-  if ((await networksBeingSetUp(engine, namespace)).has(n.name)) return false;
+  if ((await settingUp).has(n.name)) return false;
   for (const id of guests) await engine.disconnectNetwork(n.id, id);
   try {
     await engine.removeNetwork(n.id);

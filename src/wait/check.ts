@@ -91,7 +91,7 @@ export function checkPod(input: CheckInput): PodCheck {
         const settle = settleFor(c, settleMs);
         if (upFor < settle) {
           const at = (c.startedAt ?? now) + settle;
-          settleAt = settleAt === undefined ? at : Math.min(settleAt, at);
+          settleAt = settleAt === undefined ? at : Math.max(settleAt, at);
           verdict(false, `running for ${Math.max(0, upFor)}ms, less than the settle time${crashContext(c, lastExitCodes)}`, { healthyRunning: true });
           break;
         }

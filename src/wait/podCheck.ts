@@ -21,7 +21,12 @@ export interface PodCheck {
   ok: boolean;
   failed: boolean;
   containers: ContainerVerdict[];
-  /** When a container that is up but not yet settled will be settled (ms since the epoch). */
+  /**
+   * When every container that is up but not yet settled will be settled (ms since the epoch): the loop's next look.
+   * The latest, not the first: the pod is not running before the last of them, and a look at each one's time would
+   * cost an observation apiece (issue 28). A crash meanwhile is not missed: its die event wakes the loop at once,
+   * and a later look sees the exit or the raised restart count.
+   */
   settleAt?: number;
 }
 

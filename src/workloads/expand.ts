@@ -24,8 +24,16 @@ export type UpdatePlan =
 
 /** A Job's terms (batch/v1 JobSpec, defaulted as SetDefaults_Job does). */
 export interface JobTerms {
-  /** Successful pods needed: completions (default 1; with parallelism and no completions, 1 as well here). */
+  /**
+   * The Job's slots: completions, the successful pods needed (each slot succeeds once); with no completions set (the
+   * work-queue pattern, workQueue), the `parallelism` pods started at once (at least one slot, for the names).
+   */
   completions: number;
+  /**
+   * No completions set: the Job controller starts `parallelism` pods, makes no new one once any has succeeded, and the
+   * Job is complete once some pod has succeeded and none is active (pkg/controller/job: completions nil).
+   */
+  workQueue: boolean;
   /** Pods at once (default 1). */
   parallelism: number;
   /** Indexed: each completion index 0..completions-1 succeeds once; its pods see JOB_COMPLETION_INDEX. */
@@ -244,10 +252,15 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
       };
     }
     case 'Job': {
-      const completions = int(spec.completions, 1);
+      // No completions with parallelism above 1: the work-queue pattern. With at most one pod at a time its rule and
+      // completions 1 (SetDefaults_Job leaves completions nil only when parallelism is set) run the same pods.
+      const parallelism = int(spec.parallelism, 1);
+      const workQueue = typeof spec.completions !== 'number' && parallelism > 1;
+      const completions = workQueue ? Math.max(1, parallelism) : int(spec.completions, 1);
       const job: JobTerms = {
         completions,
-        parallelism: int(spec.parallelism, 1),
+        workQueue,
+        parallelism,
         indexed: spec.completionMode === 'Indexed',
         // batch/v1 SetDefaults_Job: backoffLimit 6, or the largest int32 when backoffLimitPerIndex governs.
         backoffLimit: int(spec.backoffLimit, typeof spec.backoffLimitPerIndex === 'number' ? 2_147_483_647 : 6),

@@ -77,8 +77,12 @@ export class JobTally {
     return this.job.indexed && this.job.backoffLimitPerIndex !== undefined;
   }
 
-  /** A slot still to run: neither done nor failed for good. */
+  /**
+   * A slot still to run: neither done nor failed for good. A work queue (no completions) starts no pod once any has
+   * succeeded (the controller's wantActive becomes the active pods); those still active are awaited.
+   */
   open(slot: number): boolean {
+    if (this.job.workQueue && this.done.size > 0) return false;
     return !this.done.has(slot) && !this.failedIndexes.has(slot);
   }
 
@@ -123,8 +127,11 @@ export class JobTally {
     return this.failedOnRestarts !== undefined;
   }
 
-  /** Finished, and how; undefined while the Job is still running. In the order the Job controller checks them. */
-  verdict(ref: string): Verdict | undefined {
+  /**
+   * Finished, and how; undefined while the Job is still running. In the order the Job controller checks them.
+   * active: the Job's pods still running (a work queue is complete only once none is).
+   */
+  verdict(ref: string, active: number): Verdict | undefined {
     const { job } = this;
     if (this.failedByPolicy !== undefined) return { status: 'failed', why: 'PodFailurePolicy', reason: `${ref} failed: PodFailurePolicy (${this.failedByPolicy})` };
     if (this.failures > job.backoffLimit) {
@@ -137,6 +144,13 @@ export class JobTally {
     const failedIdx = [...this.failedIndexes].sort((a, b) => a - b);
     if (job.maxFailedIndexes !== undefined && failedIdx.length > job.maxFailedIndexes) {
       return { status: 'failed', why: 'MaxFailedIndexesExceeded', reason: `${ref} failed: MaxFailedIndexesExceeded (indexes ${failedIdx.join(', ')} failed, maxFailedIndexes ${job.maxFailedIndexes})` };
+    }
+    if (job.workQueue) {
+      // completions nil: complete once some pod has succeeded and every pod has ended.
+      if (this.done.size > 0 && active === 0) {
+        return { status: 'succeeded', reason: `${ref}: completed (${this.done.size} of ${job.completions} pod${job.completions === 1 ? '' : 's'} succeeded${this.failures > 0 ? `, after ${this.failures} failed` : ''}; no completions set: the first success completes the Job once every pod has ended)` };
+      }
+      return undefined;
     }
     if (this.done.size >= job.completions) {
       return { status: 'succeeded', reason: `${ref}: completed (${this.done.size} of ${job.completions} succeeded${this.failures > 0 ? `, after ${this.failures} failed` : ''})` };

@@ -70,3 +70,31 @@ describe('--skip-kind names that matched no document', () => {
     assert.deepEqual(unmatchedSkipKinds(['Namespace'], r.skipped), []);
   });
 });
+
+describe('removed apiVersions of the kinds runpod knows: named, with the release and the apiVersion to use', () => {
+  const cron = 'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: hello}\nspec:\n  schedule: "* * * * *"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: c, image: busybox:1}]}}}}\n';
+  it('a CronJob of batch/v1beta1, with --from-cronjob: the apiVersion and 1.25, not "no CronJob named"', () => {
+    const r = parseManifests([{ source: { file: 'k8s.yaml' }, text: cron }], { defaultNamespace: 'default', fromCronJobs: ['hello'] });
+    assert.deepEqual(r.problems.map((p) => `${p.line} ${p.path}: ${p.message}`), ['1 apiVersion: batch/v1beta1 CronJob was removed in Kubernetes 1.25 (no API server serves it any more); use apiVersion batch/v1 (--from-cronjob hello runs a batch/v1 CronJob)']);
+  });
+  it('kinds runpod runs, skips or refuses: each removed apiVersion refused by name', () => {
+    for (const [apiVersion, kind, release, use] of [
+      ['extensions/v1beta1', 'Deployment', '1.16', 'apps/v1'],
+      ['apps/v1beta2', 'StatefulSet', '1.16', 'apps/v1'],
+      ['apps/v1beta2', 'DaemonSet', '1.16', 'apps/v1'],
+      ['extensions/v1beta1', 'ReplicaSet', '1.16', 'apps/v1'],
+      ['extensions/v1beta1', 'NetworkPolicy', '1.16', 'networking.k8s.io/v1'],
+      ['networking.k8s.io/v1beta1', 'Ingress', '1.22', 'networking.k8s.io/v1'],
+      ['rbac.authorization.k8s.io/v1beta1', 'ClusterRoleBinding', '1.22', 'rbac.authorization.k8s.io/v1'],
+      ['policy/v1beta1', 'PodDisruptionBudget', '1.25', 'policy/v1'],
+      ['autoscaling/v2beta2', 'HorizontalPodAutoscaler', '1.26', 'autoscaling/v2'],
+    ] as const) {
+      const r = parse(`apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: {name: x}\nspec: {}\n`);
+      assert.deepEqual(r.problems.map((p) => `${p.line} ${p.path}: ${p.message}`), [`1 apiVersion: ${apiVersion} ${kind} was removed in Kubernetes ${release} (no API server serves it any more); use apiVersion ${use}`], kind);
+    }
+  });
+  it('--skip-kind still skips a removed apiVersion (the user said so); a served one is unchanged', () => {
+    assert.deepEqual(parse('apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: Role\nmetadata: {name: r}\n', ['Role']).problems, []);
+    assert.deepEqual(parse('apiVersion: apps/v1beta3\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n').problems.map((p) => p.message), ['expected apps/v1 for kind Deployment, got "apps/v1beta3"']);
+  });
+});

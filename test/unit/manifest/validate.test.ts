@@ -178,7 +178,7 @@ describe('validation: kinds and documents', () => {
   const cases: Array<{ name: string; text: string; expect: string[] }> = [
     { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Endpoints\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)'] },
     { name: 'an apps/v1 Deployment is read: its problems are its own', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:1 metadata.name: required', 'pod.yaml:1 spec: required (a Deployment needs spec.selector and spec.template)'] },
-    { name: 'a Deployment of an old apiVersion', text: 'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n', expect: ['pod.yaml:1 apiVersion: expected apps/v1 for kind Deployment, got "extensions/v1beta1"'] },
+    { name: 'a Deployment of an old apiVersion', text: 'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n', expect: ['pod.yaml:1 apiVersion: extensions/v1beta1 Deployment was removed in Kubernetes 1.16 (no API server serves it any more); use apiVersion apps/v1'] },
     {
       name: 'missing kind and apiVersion',
       text: 'metadata: {name: a}\n',

@@ -180,7 +180,8 @@ describe('emptyDir, hostPath, persistentVolumeClaim and mounts', () => {
 
 describe('termination-message files (the kubelet binds one per container instance at terminationMessagePath)', () => {
   const withInit = podYaml(`  initContainers:\n  - {name: setup, image: busybox:1, command: ["true"]}\n  - {name: proxy, image: busybox:1, restartPolicy: Always}\n${sleeper('    securityContext: {runAsUser: 1000, readOnlyRootFilesystem: true}\n')}`);
-  const mountsOf = (p: PodPlan, c: ContainerPlan, attempt: number) => instanceCreateOptions(p, c, attempt, 'infra123').options.HostConfig?.Mounts ?? [];
+  // The service account's namespace bind (podFiles.ts, tested in podFiles.test.ts) is left out here.
+  const mountsOf = (p: PodPlan, c: ContainerPlan, attempt: number) => (instanceCreateOptions(p, c, attempt, 'infra123').options.HostConfig?.Mounts ?? []).filter((m) => m.Target !== '/var/run/secrets/kubernetes.io/serviceaccount');
 
   it('one volume per pod, runpod_<uid>_termination-log, labelled as the pod\'s so down, gc and prune find it', () => {
     const p = plan(withInit);

@@ -313,6 +313,7 @@ function summarize(method: EngineMethod, args: readonly unknown[]): { target?: s
     case 'updateRestartPolicy':
     case 'putArchive':
     case 'statPath':
+    case 'readArchive':
     case 'readContainerFile':
       out.detail = String(b);
       break;
@@ -873,6 +874,10 @@ export class MemoryEngine implements Engine {
       if (c === undefined) throw new EngineRequestError(`No such container: ${ref}`, 404);
       c.archives.push({ path: p, bytes: data.length });
     });
+  }
+
+  readArchive(id: string, path: string, maxBytes: number): Promise<{ tar: Buffer; complete: boolean } | undefined> {
+    return this.dispatch('readArchive', [id, path, maxBytes], async () => undefined);
   }
 
   statPath(id: string, path: string): Promise<PathStat | undefined> {

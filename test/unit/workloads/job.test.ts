@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandWorkload, jobPodName, type JobTerms, type WorkloadPlan } from '../../../src/workloads/expand.js';
 import { type Attempt, type AttemptState, failureAction, jobBackoffMs, openJob, type RestartWatch, runJob } from '../../../src/agent/runJob.js';
+import { tallyHistory } from '../../../src/workloads/jobTally.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
 const jobOf = (spec: Record<string, unknown>, restartPolicy = 'Never') =>
@@ -21,7 +22,7 @@ class Stage {
   readonly sleeps: number[] = [];
   readonly removed: string[] = [];
   constructor(
-    private readonly plan: WorkloadPlan & { job: JobTerms },
+    readonly plan: WorkloadPlan & { job: JobTerms },
     private readonly fails: (slot: number, attempt: number) => boolean = () => false,
     private readonly before: Map<number, (AttemptState | Attempt)[]> = new Map(),
     private readonly exitCode: (slot: number, attempt: number) => number = () => 1,
@@ -404,4 +405,46 @@ describe('openJob: how a run opens a Job (a run and --dry-run alike)', () => {
       assert.deepEqual(openJob(jobOf(c.spec), [c.history], name, c.now ?? 0, c.replace), c.want);
     });
   }
+});
+
+describe('Job: parallelism and no completions (the work-queue pattern)', () => {
+  it('starts parallelism pods; complete once one has succeeded and all have ended', async () => {
+    const plan = jobOf({ parallelism: 2 });
+    assert.equal(plan.job.workQueue, true);
+    assert.equal(plan.pods.length, 2, 'a first pod for each of the parallelism slots');
+    const stage = new Stage(plan);
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.equal(stage.ran.length, 2);
+    assert.equal(stage.maxActive, 2);
+    assert.match(out.reason, /^job\/pi: completed \(2 of 2 pods succeeded; no completions set/);
+  });
+  it('a pod that fails once another has succeeded is not replaced (wantActive is the active pods)', async () => {
+    // Slot 0 runs longer (its restarts take time) and fails after slot 1 succeeded.
+    const stage = new Stage(jobOf({ parallelism: 2 }), (s) => s === 0, new Map(), () => 1, (s) => (s === 0 ? 8 : 0));
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.equal(stage.ran.length, 2, 'no replacement after the success');
+    assert.match(out.reason, /1 of 2 pods succeeded, after 1 failed/);
+  });
+  it('a pod that fails before any success is replaced after the back-off', async () => {
+    const stage = new Stage(jobOf({ parallelism: 2 }), (s, a) => s === 0 && a === 0, new Map(), () => 1, (s, a) => (s === 1 && a === 0 ? 8 : 0));
+    const out = await stage.run();
+    assert.equal(out.status, 'succeeded', out.reason);
+    assert.ok(stage.ran.includes(jobPodName('pi', stage.plan.job, 0, 1)), `the failed slot ran again: ${stage.ran.join(' ')}`);
+    assert.deepEqual(stage.sleeps, [10_000]);
+  });
+  it('a success with a pod still active is not complete yet (tally)', () => {
+    const job = jobOf({ parallelism: 3 }).job;
+    const tally = tallyHistory(job, 'job/pi', [[left('succeeded')], [left('active')], []], (s, a) => `pi-${s}-${a}`);
+    assert.equal(tally.verdict('job/pi', 1), undefined);
+    assert.equal(tally.open(2), false, 'no new pod once one has succeeded');
+    assert.equal(tally.verdict('job/pi', 0)?.status, 'succeeded');
+  });
+  it('parallelism 1 or completions given: the counted rule (not a work queue)', () => {
+    assert.equal(jobOf({}).job.workQueue, false);
+    assert.equal(jobOf({ parallelism: 1 }).job.workQueue, false);
+    assert.equal(jobOf({ parallelism: 3, completions: 1 }).job.workQueue, false);
+    assert.equal(jobOf({ parallelism: 3, completions: 1 }).pods.length, 1);
+  });
 });

@@ -1,0 +1,255 @@
+// `npm run bench` (dockerScript): runpod beside the shell script a user would otherwise write for the same work
+// (issue 28): `docker run -d` an infra container, `docker run -d --network container:<infra>` each app container
+// (in parallel, `&` and `wait`), `docker rm -f` of them all at the end. Rounds are paired and interleaved (the
+// order flips every round), so a slow spell of a shared machine falls on both sides alike; it prints each
+// variant's median and the median of the per-round ratios, which is the figure to read on a loaded machine.
+//   node dist/bench/dockerScript.js                 (after npm run build:exe; BENCH_RUNS=11 for more rounds)
+//   BENCH_SECTIONS='one pod,no-op' node dist/bench/dockerScript.js
+// Sections: "one pod" (infra + 3 sleep containers, grace 0: up+down, up, down), "ten pods" (of two containers,
+// up+down), "no-op" (a re-run of the unchanged one pod against one `docker ps --filter label=…`), "validate"
+// (the single executable's `validate` against `node -e 0`).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pauseImageRef } from '../src/engine/pauseImage.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+// BENCH_EXE: another build of the executable; BENCH_EXE_BEFORE: a second one beside it (the build before a change);
+// BENCH_BIN_RUNPOD=0 leaves bin/runpod out (fewer rounds' time).
+const exeBin = process.env.BENCH_EXE ?? path.join(root, 'dist', `runpod-linux-${process.arch}`);
+const runpodBin = path.join(root, 'bin', 'runpod');
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 7));
+const image = process.env.BENCH_IMAGE ?? 'runpod-test/busybox:1';
+const env = { ...process.env, CI: 'true', NO_COLOR: '1' };
+const sections = process.env.BENCH_SECTIONS ? new Set(process.env.BENCH_SECTIONS.split(',').map((s) => s.trim())) : undefined;
+const key = `rpb${process.pid}`;
+
+/** Run a command to completion; its wall time in ms. A non-zero exit fails the benchmark. */
+function measure(cmd: string, args: string[]): number {
+  const started = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status ?? r.signal}\n${r.stdout}\n${r.stderr}`);
+  return ms;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+interface ScriptPod {
+  name: string;
+  containers: number;
+}
+
+/** The docker CLI script: each pod's infra first, then its app containers in parallel; the pods in parallel. */
+function upScript(pods: ScriptPod[], infraImage: string): string {
+  const label = `--label io.runpod.bench=${key}`;
+  const pod = (p: ScriptPod): string =>
+    [
+      `docker run -d -q ${label} --name ${p.name}_infra ${q(infraImage)} >/dev/null`,
+      ...Array.from({ length: p.containers }, (_, i) => `docker run -d -q ${label} --name ${p.name}_c${i} --network container:${p.name}_infra ${q(image)} sleep 3600 >/dev/null &`),
+      'wait',
+    ].join('\n');
+  return pods.length === 1 ? pod(pods[0]!) + '\n' : pods.map((p) => `(\n${pod(p)}\n) &`).join('\n') + '\nwait\n';
+}
+
+function downScript(pods: ScriptPod[]): string {
+  const names = pods.flatMap((p) => [`${p.name}_infra`, ...Array.from({ length: p.containers }, (_, i) => `${p.name}_c${i}`)]);
+  return `docker rm -f ${names.join(' ')} >/dev/null\n`;
+}
+
+function podYaml(name: string, containers: number): string {
+  const cs = Array.from({ length: containers }, (_, i) => `  - name: c${i}\n    image: ${image}\n    command: ["sleep", "3600"]\n`).join('');
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  terminationGracePeriodSeconds: 0\n  containers:\n${cs}`;
+}
+
+/** Remove what this benchmark made: the script's containers by its label, runpod's pods by `runpod down`. */
+function cleanup(manifests: string[]): void {
+  const ids = spawnSync('docker', ['ps', '-aq', '--filter', `label=io.runpod.bench=${key}`], { encoding: 'utf8' }).stdout.trim();
+  if (ids) spawnSync('docker', ['rm', '-f', ...ids.split('\n')]);
+  for (const m of manifests) spawnSync(exeBin, ['down', '--project', key, m], { env });
+}
+
+interface Row {
+  what: string;
+  base: string;
+  variant: string;
+  baseMs: number[];
+  variantMs: number[];
+}
+const rows: Row[] = [];
+
+function row(what: string, base: string, variant: string): Row {
+  let r = rows.find((x) => x.what === what && x.variant === variant);
+  if (!r) rows.push((r = { what, base, variant, baseMs: [], variantMs: [] }));
+  return r;
+}
+
+/** Paired rounds: base then variant on even rounds, variant then base on odd ones. */
+function pairs(rounds: number, body: (round: number, baseFirst: boolean) => void): void {
+  for (let i = 0; i < rounds; i++) body(i, i % 2 === 0);
+}
+
+const runpods: Array<[string, string, string[]]> = [
+  ['runpod executable', exeBin, []],
+  // BENCH_EXE_BEFORE: a build from before a change, measured in the same rounds (before and after side by side).
+  ...(process.env.BENCH_EXE_BEFORE ? [['runpod executable, before', process.env.BENCH_EXE_BEFORE, []] as [string, string, string[]]] : []),
+  ...(process.env.BENCH_BIN_RUNPOD === '0' ? [] : [['runpod (bin/runpod)', process.execPath, [runpodBin]] as [string, string, string[]]]),
+];
+
+function upDown(what: string, manifest: string, pods: ScriptPod[], infraImage: string, split: boolean): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
+  const up = path.join(dir, 'up.sh');
+  const down = path.join(dir, 'down.sh');
+  fs.writeFileSync(up, upScript(pods, infraImage));
+  fs.writeFileSync(down, downScript(pods));
+  const rp = (cmd: string, pre: string[], args: string[]): number => measure(cmd, [...pre, '--project', key, ...args]);
+  try {
+    // Warm-up: images, page cache, runpod's infra image and the code caches.
+    measure('sh', [up]);
+    measure('sh', [down]);
+    for (const [, cmd, pre] of runpods) {
+      rp(cmd, pre, ['--timeout', '120s', manifest]);
+      rp(cmd, pre, ['down', manifest]);
+    }
+    pairs(runs, (_, baseFirst) => {
+      for (const [variant, cmd, pre] of runpods) {
+        const script = (): [number, number] => [measure('sh', [up]), measure('sh', [down])];
+        const runpod = (): [number, number] => [rp(cmd, pre, ['--timeout', '120s', manifest]), rp(cmd, pre, ['down', manifest])];
+        let b: [number, number];
+        let v: [number, number];
+        if (baseFirst) {
+          b = script();
+          v = runpod();
+        } else {
+          v = runpod();
+          b = script();
+        }
+        const add = (w: string, bi: number, vi: number): void => {
+          const r = row(w, 'docker CLI script', variant);
+          r.baseMs.push(bi);
+          r.variantMs.push(vi);
+        };
+        add(`${what}: up + down`, b[0] + b[1], v[0] + v[1]);
+        if (split) {
+          add(`${what}: up`, b[0], v[0]);
+          add(`${what}: down`, b[1], v[1]);
+        }
+      }
+    });
+  } finally {
+    cleanup([manifest]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(): void {
+  const out: string[] = [];
+  out.push(`rounds: ${runs} (paired, interleaved) · node ${process.version} · ${os.cpus().length} CPUs · load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} · ${new Date().toISOString()}`);
+  out.push('');
+  out.push('| measurement | baseline | median ms | variant | median ms | median of paired ratios | ratio of medians |');
+  out.push('|---|---|---:|---|---:|---:|---:|');
+  for (const r of rows) {
+    const b = median(r.baseMs);
+    const v = median(r.variantMs);
+    const paired = median(r.variantMs.map((x, i) => x / r.baseMs[i]!));
+    out.push(`| ${r.what} | ${r.base} | ${b.toFixed(0)} | ${r.variant} | ${v.toFixed(0)} | **${paired.toFixed(2)}×** | ${(v / b).toFixed(2)}× |`);
+  }
+  console.log(out.join('\n'));
+}
+
+function main(): void {
+  if (!fs.existsSync(exeBin)) {
+    console.error(`bench: ${exeBin} is missing (npm run build:exe)`);
+    process.exit(1);
+  }
+  const arch = spawnSync('docker', ['version', '--format', '{{.Server.Arch}}'], { encoding: 'utf8' }).stdout.trim();
+  const infraImage = pauseImageRef(arch);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
+  const on = (s: string): boolean => sections === undefined || sections.has(s);
+  const failures: string[] = [];
+  const section = (name: string, body: () => void): void => {
+    if (!on(name)) return;
+    try {
+      body();
+    } catch (err) {
+      failures.push(`${name}: ${err instanceof Error ? err.message.split('\n').slice(0, 4).join(' / ') : String(err)}`);
+    }
+  };
+  try {
+    const one = path.join(dir, 'one.yaml');
+    fs.writeFileSync(one, podYaml(`${key}-one`, 3));
+    section('one pod', () => upDown('one pod (infra + 3 containers)', one, [{ name: `${key}-s-one`, containers: 3 }], infraImage, true));
+
+    const ten = path.join(dir, 'ten.yaml');
+    fs.writeFileSync(ten, Array.from({ length: 10 }, (_, i) => podYaml(`${key}-ten-${i}`, 2)).join('---\n'));
+    section('ten pods', () =>
+      upDown(
+        'ten pods of 2 containers',
+        ten,
+        Array.from({ length: 10 }, (_, i) => ({ name: `${key}-s-ten-${i}`, containers: 2 })),
+        infraImage,
+        false,
+      ),
+    );
+
+    section('no-op', () => {
+      try {
+        measure(exeBin, ['--project', key, '--timeout', '120s', one]);
+        const list = ['ps', '--filter', `label=io.kubernetes.pod.name=${key}-one`, '--filter', `label=io.runpod.project=${key}`];
+        measure('docker', list);
+        for (const [, cmd, pre] of runpods) measure(cmd, [...pre, '--project', key, '--timeout', '120s', one]);
+        pairs(runs, (_, baseFirst) => {
+          for (const [variant, cmd, pre] of runpods) {
+            const r = row('no-op re-run of the one pod', 'one `docker ps --filter label=…`', variant);
+            const b = (): number => measure('docker', list);
+            const v = (): number => measure(cmd, [...pre, '--project', key, '--timeout', '120s', one]);
+            if (baseFirst) {
+              r.baseMs.push(b());
+              r.variantMs.push(v());
+            } else {
+              r.variantMs.push(v());
+              r.baseMs.push(b());
+            }
+          }
+        });
+      } finally {
+        cleanup([one]);
+      }
+    });
+
+    section('validate', () => {
+      measure(exeBin, ['validate', one]);
+      measure(process.execPath, ['-e', '0']);
+      pairs(runs * 2 + 1, (_, baseFirst) => {
+        const r = row('validate of the one pod', '`node -e 0`', 'runpod executable');
+        const b = (): number => measure(process.execPath, ['-e', '0']);
+        const v = (): number => measure(exeBin, ['validate', one]);
+        if (baseFirst) {
+          r.baseMs.push(b());
+          r.variantMs.push(v());
+        } else {
+          r.variantMs.push(v());
+          r.baseMs.push(b());
+        }
+      });
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  report();
+  if (failures.length > 0) {
+    console.log(`\nnot measured:\n${failures.map((f) => `- ${f}`).join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+main();
