@@ -87,7 +87,7 @@ test('a run with a command under a fixed key removes its claims at its end; --ke
   const inDb = (script: string): string[] => [process.execPath, runpodBin, 'exec', 'database-0', '--', 'sh', '-c', script];
   const write = await w.run('--timeout', '2m', '--keep-claims', stack, '--', ...inDb('echo ci-1 > /var/lib/db/mark'));
   assert.equal(write.code, 0, show(write));
-  assert.match(write.stderr, new RegExp(`--keep-claims: keeping pvc_default\\.${w.key}_data-database-0, pvc_default\\.${w.key}_uploads; remove with: runpod down --delete-claims --project ${w.key} `), show(write));
+  assert.match(write.stderr, new RegExp(`--keep-claims: keeping pvc_default\\.${w.key}_data-database-0, pvc_default\\.${w.key}_uploads; remove with: runpod down --project ${w.key} --delete-claims `), show(write));
   assert.equal(claimsUnder(w.key).length, 2, 'kept, as asked');
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`]), '', 'the pods went');
 
