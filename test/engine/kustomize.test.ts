@@ -3,29 +3,19 @@
 // Service) and two overlays (namePrefix, namespace, a merged ConfigMap, a generated Secret, an image override, a
 // patch). `runpod -k overlays/ci -- <command>` reaches the Service by its prefixed name; `status -k` and `down -k`
 // find the pods by the kustomization; both overlays run side by side; a directory argument is rendered as with -k.
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { docker, removeEmptyNetworks, repoRoot, runpod, show, uniqueName } from './harness.js';
+import { docker, keyedWorkspace, repoRoot, runpod, show } from './harness.js';
 
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'kustomize', 'core-engine');
 
 /** A copy of the fixture (its own source path) and an isolation key; what was made under the key goes at the end. */
-function workspace(t: { after: (fn: () => void) => void }): { dir: string; key: string; run: (...args: string[]) => ReturnType<typeof runpod> } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-kz-'));
-  fs.cpSync(fixture, dir, { recursive: true });
-  const key = uniqueName('kz');
-  t.after(() => {
-    const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]);
-    if (ids) docker(['rm', '-f', ...ids.split('\n')]);
-    const vols = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]);
-    if (vols) docker(['volume', 'rm', '-f', ...vols.split('\n')]);
-    removeEmptyNetworks({ key });
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return { dir, key, run: (...args) => runpod(['--project', key, ...args], { timeoutMs: 240_000, cwd: dir }) };
+function workspace(t: TestContext): { dir: string; key: string; run: (...args: string[]) => ReturnType<typeof runpod> } {
+  const w = keyedWorkspace(t, 'kz', {});
+  fs.cpSync(fixture, w.dir, { recursive: true });
+  return { dir: w.dir, key: w.key, run: (...args) => runpod(['--project', w.key, ...args], { timeoutMs: 240_000, cwd: w.dir }) };
 }
 
 // The command (node, on the host) fetches the page through the Service's address, named by the Service.
