@@ -51,10 +51,8 @@ test('hostname, subdomain, hostAliases, dnsPolicy None and sysctls: shared by ev
     const resolv = sh(id, 'cat /etc/resolv.conf');
     assert.match(resolv, /^search corp\.example$/m, c);
     assert.match(resolv, /^options ndots:3$/m, c);
-    // On the namespace's network the engine's DNS is the one nameserver, forwarding to dnsConfig's (Docker's rule
-    // for user-defined networks; README says so).
-    assert.match(resolv, /^nameserver 127\.0\.0\.11$/m, c);
-    assert.doesNotMatch(resolv, /nameserver (?!127\.0\.0\.11)/, c);
+    // dnsPolicy None: exactly the dnsConfig, as the kubelet writes it (issue 24), not the engine's 127.0.0.11.
+    assert.equal(resolv.trim(), 'nameserver 192.0.2.53\nsearch corp.example\noptions ndots:3', c);
     assert.equal(sh(id, 'sysctl -n net.ipv4.ip_local_port_range').replace(/\s+/g, ' '), '20000 30000', c);
     assert.equal(sh(id, 'sysctl -n kernel.shm_rmid_forced'), '1', c);
   }
