@@ -1,7 +1,7 @@
 // Group, version and kind of an object, and the selectors kustomize's field specs and targets use (resid.Gvk and
 // its IsSelected: an empty field of the selector matches anything). Pure.
 
-import type { JsonObject, JsonValue, ResId } from './resource.js';
+import type { JsonObject, ResId } from './resource.js';
 
 export interface Gvk {
   group: string;
@@ -15,7 +15,7 @@ export interface GvkSelector {
   kind?: string;
 }
 
-export function isObject(v: JsonValue | undefined): v is JsonObject {
+export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

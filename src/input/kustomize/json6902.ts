@@ -5,6 +5,7 @@
 // is not changed, the result is a new one.
 
 import type { JsonObject, JsonValue } from './resource.js';
+import { isObject } from './gvk.js';
 
 /** An op that cannot be applied: its index in the patch, its path, and why. */
 export class JsonPatchError extends Error {
@@ -20,9 +21,6 @@ export class JsonPatchError extends Error {
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The reference tokens of a JSON pointer. */
 export function parsePointer(pointer: string): string[] {
@@ -37,7 +35,7 @@ export function parsePointer(pointer: string): string[] {
 function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
-  if (isMap(a) && isMap(b)) {
+  if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
     return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
   }
@@ -51,7 +49,7 @@ class Doc {
   private parent(tokens: string[]): { container: JsonValue; key: string } {
     let cur: JsonValue = this.root;
     for (const t of tokens.slice(0, -1)) {
-      const next: JsonValue | undefined = Array.isArray(cur) ? cur[this.index(cur, t, false)] : isMap(cur) ? cur[t] : undefined;
+      const next: JsonValue | undefined = Array.isArray(cur) ? cur[this.index(cur, t, false)] : isObject(cur) ? cur[t] : undefined;
       if (next === undefined || next === null || typeof next !== 'object') throw new Error(`${t} is not an object or list here`);
       cur = next;
     }
@@ -74,7 +72,7 @@ class Doc {
     if (tokens.length === 0) return this.root;
     const { container, key } = this.parent(tokens);
     if (Array.isArray(container)) return container[this.index(container, key, false)]!;
-    if (isMap(container) && key in container) return container[key]!;
+    if (isObject(container) && key in container) return container[key]!;
     throw new Error('no value at this path');
   }
 
@@ -87,7 +85,7 @@ class Doc {
     if (Array.isArray(container)) {
       if (key === '-') container.push(value);
       else container.splice(this.index(container, key, true), 0, value);
-    } else if (isMap(container)) container[key] = value;
+    } else if (isObject(container)) container[key] = value;
     else throw new Error('the parent is not an object or list');
   }
 
@@ -95,7 +93,7 @@ class Doc {
     if (tokens.length === 0) throw new Error('the whole document cannot be removed');
     const { container, key } = this.parent(tokens);
     if (Array.isArray(container)) return container.splice(this.index(container, key, false), 1)[0]!;
-    if (isMap(container) && key in container) {
+    if (isObject(container) && key in container) {
       const old = container[key]!;
       delete container[key];
       return old;
@@ -110,7 +108,7 @@ class Doc {
     }
     const { container, key } = this.parent(tokens);
     if (Array.isArray(container)) container[this.index(container, key, false)] = value;
-    else if (isMap(container) && key in container) container[key] = value;
+    else if (isObject(container) && key in container) container[key] = value;
     else throw new Error('no value at this path to replace');
   }
 }
@@ -119,7 +117,7 @@ class Doc {
 export function applyJson6902(object: JsonObject, ops: JsonValue[]): JsonObject {
   const doc = new Doc(structuredClone(object));
   ops.forEach((raw, index) => {
-    if (!isMap(raw)) throw new JsonPatchError(index, '', 'an op is an object with op and path');
+    if (!isObject(raw)) throw new JsonPatchError(index, '', 'an op is an object with op and path');
     const op = raw.op;
     const path = raw.path;
     if (typeof op !== 'string' || !OPS.has(op)) {
@@ -169,6 +167,6 @@ export function applyJson6902(object: JsonObject, ops: JsonValue[]): JsonObject 
       throw new JsonPatchError(index, path, e instanceof Error ? e.message : String(e));
     }
   });
-  if (!isMap(doc.root)) throw new JsonPatchError(ops.length - 1, '', 'the patch did not leave an object');
+  if (!isObject(doc.root)) throw new JsonPatchError(ops.length - 1, '', 'the patch did not leave an object');
   return doc.root;
 }

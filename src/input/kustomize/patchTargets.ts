@@ -7,6 +7,7 @@
 
 import type { JsonObject, JsonValue, ResId, Resource } from './resource.js';
 import { isClusterScoped } from './smpSchema.js';
+import { isObject } from './gvk.js';
 
 export interface PatchTarget {
   group?: string;
@@ -23,9 +24,6 @@ export class TargetError extends Error {
   override name = 'TargetError';
 }
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : '';
@@ -35,7 +33,7 @@ function str(v: JsonValue | undefined): string {
 export function idOf(object: JsonObject): ResId {
   const apiVersion = str(object.apiVersion);
   const slash = apiVersion.lastIndexOf('/');
-  const meta = isMap(object.metadata) ? object.metadata : {};
+  const meta = isObject(object.metadata) ? object.metadata : {};
   const namespace = str(meta.namespace);
   return {
     group: slash < 0 ? '' : apiVersion.slice(0, slash),
@@ -181,7 +179,7 @@ function matchesRequirements(reqs: Requirement[], labels: Record<string, string>
 
 function stringMap(v: JsonValue | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (isMap(v)) for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : JSON.stringify(x);
+  if (isObject(v)) for (const [k, x] of Object.entries(v)) out[k] = typeof x === 'string' ? x : JSON.stringify(x);
   return out;
 }
 
@@ -202,7 +200,7 @@ export function compileTarget(target: PatchTarget): (resource: Resource) => bool
     if (group && !group.test(cur.group)) return false;
     if (version && !version.test(cur.version)) return false;
     if (kind && !kind.test(cur.kind)) return false;
-    const meta = isMap(resource.object.metadata) ? resource.object.metadata : {};
+    const meta = isObject(resource.object.metadata) ? resource.object.metadata : {};
     if (!matchesRequirements(labels, stringMap(meta.labels))) return false;
     return matchesRequirements(annotations, stringMap(meta.annotations));
   };

@@ -15,6 +15,7 @@ import { applyJson6902, JsonPatchError } from './json6902.js';
 import { formatId, idOf, sameId, selectTargets, TargetError, type PatchTarget } from './patchTargets.js';
 import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
 import { strategicMerge, StrategicMergeError } from './strategicMerge.js';
+import { isObject } from './gvk.js';
 
 export type { PatchTarget } from './patchTargets.js';
 
@@ -35,12 +36,9 @@ export interface PatchEntry {
   field?: string;
 }
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function metadataOf(object: JsonObject): JsonObject {
-  if (!isMap(object.metadata)) object.metadata = {};
+  if (!isObject(object.metadata)) object.metadata = {};
   return object.metadata as JsonObject;
 }
 
@@ -88,7 +86,7 @@ function applyJsonEntry(list: Resource[], entry: PatchEntry, field: string): Res
 function smpDocuments(entry: PatchEntry, field: string): JsonObject[] {
   const docs = Array.isArray(entry.patch) ? entry.patch : [entry.patch];
   for (const d of docs) {
-    if (!isMap(d)) throw new KustomizeError(entry.origin, field, 'a strategic merge patch is an object (a YAML map)');
+    if (!isObject(d)) throw new KustomizeError(entry.origin, field, 'a strategic merge patch is an object (a YAML map)');
   }
   return docs as JsonObject[];
 }

@@ -15,12 +15,10 @@
 import { KustomizeError } from './errors.js';
 import { effectiveNamespace, idOf, parseSelector, TargetError } from './patchTargets.js';
 import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
+import { isObject } from './gvk.js';
 
 class ReplacementError extends Error {}
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
@@ -98,7 +96,7 @@ function slotOf(container: JsonObject | JsonValue[], key: string | number): Slot
 type CreateKind = 'scalar' | 'map' | 'list' | undefined;
 
 function kindOfValue(v: JsonValue): Exclude<CreateKind, undefined> {
-  return Array.isArray(v) ? 'list' : isMap(v) ? 'map' : 'scalar';
+  return Array.isArray(v) ? 'list' : isObject(v) ? 'map' : 'scalar';
 }
 
 function emptyOf(kind: Exclude<CreateKind, undefined>): JsonValue {
@@ -140,7 +138,7 @@ function match(slot: Slot, parts: string[], create: CreateKind): Slot[] {
         if (re.test(textOf(elem).trim())) found.push(slotOf(node, i));
         return;
       }
-      if (!isMap(elem) || elem[field] === undefined || elem[field] === null) return;
+      if (!isObject(elem) || elem[field] === undefined || elem[field] === null) return;
       if (!re.test(textOf(elem[field]).trim())) return;
       found.push(...match(slotOf(node, i), rest, create));
     });
@@ -153,7 +151,7 @@ function match(slot: Slot, parts: string[], create: CreateKind): Slot[] {
     return node.flatMap((_, i) => match(slotOf(node, i), rest, create));
   }
   if (node === undefined || node === null) return [];
-  if (!isMap(node)) throw new ReplacementError(`${p}: expected a map here`);
+  if (!isObject(node)) throw new ReplacementError(`${p}: expected a map here`);
   if (node[p] === undefined) {
     if (!create) return [];
     node[p] = emptyOf(nextKind(rest[0], create));
@@ -169,9 +167,9 @@ function lookup(root: JsonValue, parts: string[]): JsonValue | undefined {
     if (isListSelector(p)) {
       if (!Array.isArray(cur)) return undefined;
       const [field, value] = splitSelector(p);
-      cur = cur.find((e) => (field === '' ? textOf(e) === value : isMap(e) && e[field] !== undefined && textOf(e[field]!) === value));
+      cur = cur.find((e) => (field === '' ? textOf(e) === value : isObject(e) && e[field] !== undefined && textOf(e[field]!) === value));
     } else if (isIndex(p) && Array.isArray(cur)) cur = cur[Number(p)];
-    else if (isMap(cur)) cur = cur[p];
+    else if (isObject(cur)) cur = cur[p];
     else return undefined;
   }
   return cur;
@@ -184,7 +182,7 @@ interface FieldOptions {
 }
 
 function optionsOf(v: JsonValue | undefined): FieldOptions {
-  const o = isMap(v) ? v : {};
+  const o = isObject(v) ? v : {};
   return { delimiter: str(o.delimiter), index: typeof o.index === 'number' ? o.index : 0, create: o.create === true };
 }
 
@@ -215,7 +213,7 @@ function getSource(resources: Resource[], r: JsonObject): SourceValue {
   if (r.sourceValue !== undefined) {
     throw new ReplacementError('sourceValue is not a field of kustomize v5.5 replacements; put the value in a ConfigMap and use it as the source');
   }
-  const sel = isMap(r.source) ? r.source : {};
+  const sel = isObject(r.source) ? r.source : {};
   const matches = resources.filter((res) => idsOf(res).some((id) => isSelectedBy(id, sel)));
   if (matches.length > 1) throw new ReplacementError(`multiple matches for source selector ${describeSelector(sel)}`);
   if (matches.length === 0) throw new ReplacementError(`nothing selected by source selector ${describeSelector(sel)}`);
@@ -263,13 +261,13 @@ function setFieldValue(slot: Slot, source: SourceValue, opts: FieldOptions): voi
 }
 
 function selectorOf(v: JsonValue | undefined): JsonObject {
-  return isMap(v) ? v : {};
+  return isObject(v) ? v : {};
 }
 
 function matchesLabelsAndAnnotations(object: JsonObject, sel: JsonObject): boolean {
-  const meta = isMap(object.metadata) ? object.metadata : {};
+  const meta = isObject(object.metadata) ? object.metadata : {};
   const check = (text: string, field: string, values: JsonValue | undefined) => {
-    const labels = isMap(values) ? values : {};
+    const labels = isObject(values) ? values : {};
     return parseSelector(text, field).every(({ key, op, values: vs }) => {
       const has = Object.prototype.hasOwnProperty.call(labels, key);
       const v = has ? textOf(labels[key]!) : '';
@@ -288,7 +286,7 @@ function matchesLabelsAndAnnotations(object: JsonObject, sel: JsonObject): boole
 }
 
 function applyTarget(resources: Resource[], targetSpec: JsonObject, source: SourceValue): void {
-  if (!isMap(targetSpec.select)) throw new ReplacementError('target must specify resources to select (select:)');
+  if (!isObject(targetSpec.select)) throw new ReplacementError('target must specify resources to select (select:)');
   const select = selectorOf(targetSpec.select);
   const rejects = Array.isArray(targetSpec.reject) ? targetSpec.reject.map(selectorOf) : [];
   const fieldPaths = Array.isArray(targetSpec.fieldPaths) && targetSpec.fieldPaths.length > 0

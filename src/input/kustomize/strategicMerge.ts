@@ -16,6 +16,7 @@
 
 import type { JsonObject, JsonValue } from './resource.js';
 import { elementSchema, fieldSchema, schemaForKind, type FieldSchema } from './smpSchema.js';
+import { isObject } from './gvk.js';
 
 /** A patch that cannot be applied: kyaml's own errors, with the path of the field. */
 export class StrategicMergeError extends Error {
@@ -36,20 +37,17 @@ type Walked = JsonValue | undefined | typeof CLEAR | typeof KEEP_NULL;
 
 const UNSUPPORTED_DIRECTIVES = ['$setElementOrder/', '$retainKeys', '$deleteFromPrimitiveList/'];
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function missingOrNull(v: unknown): boolean {
   return v === undefined || v === null || v === CLEAR || v === KEEP_NULL;
 }
 
 function isEmptyMap(v: unknown): boolean {
-  return isMap(v) && Object.keys(v).length === 0;
+  return isObject(v) && Object.keys(v).length === 0;
 }
 
 function nodeKind(v: JsonValue): 'map' | 'list' | 'scalar' {
-  return Array.isArray(v) ? 'list' : isMap(v) ? 'map' : 'scalar';
+  return Array.isArray(v) ? 'list' : isObject(v) ? 'map' : 'scalar';
 }
 
 /** A scalar's text as YAML holds it (kyaml compares merge-key values as strings). */
@@ -70,7 +68,7 @@ export function strategicMerge(object: JsonObject, patch: JsonObject): JsonObjec
   rejectUnsupportedDirectives(patch, '');
   const result = walk(clone(object), clone(patch), undefined, []);
   if (result === CLEAR || result === undefined || result === null || result === KEEP_NULL) return undefined;
-  if (!isMap(result)) throw new StrategicMergeError('', 'the patch did not produce an object');
+  if (!isObject(result)) throw new StrategicMergeError('', 'the patch did not produce an object');
   return result;
 }
 
@@ -79,7 +77,7 @@ function rejectUnsupportedDirectives(value: JsonValue, path: string): void {
     value.forEach((v, i) => rejectUnsupportedDirectives(v, `${path}[${i}]`));
     return;
   }
-  if (!isMap(value)) return;
+  if (!isObject(value)) return;
   for (const [k, v] of Object.entries(value)) {
     const here = path ? `${path}.${k}` : k;
     if (UNSUPPORTED_DIRECTIVES.some((d) => k.startsWith(d))) {
@@ -96,7 +94,7 @@ function rejectUnsupportedDirectives(value: JsonValue, path: string): void {
 function schemaFor(schema: FieldSchema | undefined, sources: Walked[]): FieldSchema | undefined {
   if (schema) return schema;
   for (const s of sources) {
-    if (!isMap(s)) continue;
+    if (!isObject(s)) continue;
     const { apiVersion, kind } = s;
     if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !apiVersion || !kind) continue;
     const found = schemaForKind(apiVersion, kind);
@@ -134,7 +132,7 @@ function directiveOf(value: unknown, path: string[]): Directive {
     if (v === 'delete' || v === 'replace' || v === 'merge') return v;
     throw new StrategicMergeError(path.join('.'), `unknown patch strategy '${scalarText(v ?? null)}' in $patch`);
   };
-  if (isMap(value)) {
+  if (isObject(value)) {
     if (!('$patch' in value)) return 'merge';
     const d = check(value.$patch);
     delete value.$patch;
@@ -142,7 +140,7 @@ function directiveOf(value: unknown, path: string[]): Directive {
   }
   if (Array.isArray(value)) {
     // kyaml looks for an element that is a map holding `$patch` and nothing else.
-    const index = value.findIndex((e) => isMap(e) && '$patch' in e && Object.keys(e).length === 1);
+    const index = value.findIndex((e) => isObject(e) && '$patch' in e && Object.keys(e).length === 1);
     if (index < 0) return 'merge';
     const d = check((value[index] as JsonObject).$patch);
     value.splice(index, 1);
@@ -154,7 +152,7 @@ function directiveOf(value: unknown, path: string[]): Directive {
 function walkMap(dest: Walked, origin: Walked, schema: FieldSchema | undefined, path: string[]): Walked {
   let d: Walked;
   if (missingOrNull(dest)) {
-    const ps = isMap(origin) ? directiveOf(origin, path) : 'merge';
+    const ps = isObject(origin) ? directiveOf(origin, path) : 'merge';
     if (ps === 'delete') return CLEAR;
     if (origin === undefined && dest === null) return KEEP_NULL;
     d = origin;
@@ -166,11 +164,11 @@ function walkMap(dest: Walked, origin: Walked, schema: FieldSchema | undefined, 
     d = ps === 'replace' ? origin : dest;
   }
   if (d === undefined || d === CLEAR) return CLEAR;
-  if (!isMap(d)) return d;
+  if (!isObject(d)) return d;
   const names = new Set<string>(Object.keys(d));
-  if (isMap(origin)) for (const k of Object.keys(origin)) names.add(k);
+  if (isObject(origin)) for (const k of Object.keys(origin)) names.add(k);
   for (const key of [...names].sort()) {
-    const value = walk(d[key], isMap(origin) ? origin[key] : undefined, fieldSchema(schema, key), [...path, key]);
+    const value = walk(d[key], isObject(origin) ? origin[key] : undefined, fieldSchema(schema, key), [...path, key]);
     setField(d, key, value);
   }
   return d;
@@ -214,7 +212,7 @@ function elementValues(sources: Array<JsonValue[] | undefined>, keys: string[]):
     if (!src) continue;
     for (const elem of src) {
       const vals = keys.map((k) => {
-        const f = isMap(elem) ? elem[k] : undefined;
+        const f = isObject(elem) ? elem[k] : undefined;
         return f === undefined || f === null || isEmptyMap(f) || (Array.isArray(f) && f.length === 0)
           ? ''
           : scalarText(f);
@@ -287,7 +285,7 @@ function fieldMatches(elem: JsonValue, key: string, value: string, path: string[
     if (typeof elem === 'object') throw new StrategicMergeError(path.join('.'), 'expected a list of scalars');
     return scalarText(elem) === value;
   }
-  if (!isMap(elem)) throw new StrategicMergeError(path.join('.'), 'expected a list of objects');
+  if (!isObject(elem)) throw new StrategicMergeError(path.join('.'), 'expected a list of objects');
   if (!(key in elem)) return false;
   return value === '' || scalarText(elem[key]) === value;
 }
@@ -298,7 +296,7 @@ function findElement(list: JsonValue[], keys: string[], values: string[]): JsonV
     return list.find((item) => (typeof item === 'object' && item !== null ? '' : scalarText(item)) === (values[0] ?? ''));
   }
   return list.find(
-    (elem) => isMap(elem) && keys.every((k, i) => k in elem && scalarText(elem[k]) === (values[i] ?? '')),
+    (elem) => isObject(elem) && keys.every((k, i) => k in elem && scalarText(elem[k]) === (values[i] ?? '')),
   );
 }
 
@@ -319,7 +317,7 @@ function setElement(
   let matched = false;
   for (const elem of list) {
     if (elem === null || isEmptyMap(elem)) continue;
-    if (!isMap(elem) && mappingSetter) {
+    if (!isObject(elem) && mappingSetter) {
       next.push(elem);
       continue;
     }
@@ -376,7 +374,7 @@ class AssociativeMerge {
         continue;
       }
       const element = val as JsonValue;
-      if (isMap(element)) {
+      if (isObject(element)) {
         validKeys.forEach((key, i) => {
           if (!(key in element) && validValues[i] !== '') element[key] = scalarFromText(validValues[i]!);
         });
@@ -397,7 +395,7 @@ class AssociativeMerge {
       }
       const v: string[] = [];
       for (const key of keys) {
-        const f = isMap(elem) ? elem[key] : undefined;
+        const f = isObject(elem) ? elem[key] : undefined;
         if (f === undefined || f === null) {
           dst.push(elem);
           continue;

@@ -20,10 +20,8 @@ import { idOf, sameId } from './patchTargets.js';
 import { splitFieldPath } from './replacements.js';
 import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
 import { isClusterScoped } from './smpSchema.js';
+import { isObject } from './gvk.js';
 
-function isMap(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : '';
@@ -129,9 +127,9 @@ function fieldValue(object: JsonObject, path: string): VarValue | null | undefin
     if (Array.isArray(cur)) {
       if (/^\[.*=.*\]$/.test(p)) {
         const [k, v] = [p.slice(1, p.indexOf('=')), p.slice(p.indexOf('=') + 1, -1)];
-        cur = cur.find((e) => isMap(e) && e[k] !== undefined && String(e[k]) === v);
+        cur = cur.find((e) => isObject(e) && e[k] !== undefined && String(e[k]) === v);
       } else cur = /^[0-9]+$/.test(p) ? cur[Number(p)] : undefined;
-    } else if (isMap(cur)) cur = cur[p];
+    } else if (isObject(cur)) cur = cur[p];
     else return undefined;
     if (cur === undefined) return undefined;
   }
@@ -141,13 +139,13 @@ function fieldValue(object: JsonObject, path: string): VarValue | null | undefin
 }
 
 function describeVar(v: JsonObject): string {
-  const ref = isMap(v.objref) ? v.objref : {};
-  const field = isMap(v.fieldref) ? str(v.fieldref.fieldPath) : '';
+  const ref = isObject(v.objref) ? v.objref : {};
+  const field = isObject(v.fieldref) ? str(v.fieldref.fieldPath) : '';
   return `${str(v.name)} (objref ${[str(ref.apiVersion) || [str(ref.group), str(ref.version)].filter(Boolean).join('/'), str(ref.kind), str(ref.name)].filter(Boolean).join(' ')}${field ? `, fieldref ${field}` : ''})`;
 }
 
 function objrefId(v: JsonObject): ResId {
-  const ref = isMap(v.objref) ? v.objref : {};
+  const ref = isObject(v.objref) ? v.objref : {};
   let group = str(ref.group);
   let version = str(ref.version);
   const apiVersion = str(ref.apiVersion);
@@ -172,7 +170,7 @@ function resolve(resources: Resource[], v: JsonObject): VarValue | null {
   );
   if (matches.length > 1) throw new VarError(`found ${matches.length} resId matches for var ${describeVar(v)} (unable to disambiguate)`);
   if (matches.length === 0) throw new VarError(`var ${describeVar(v)} cannot be mapped to a field in the set of known resources`);
-  const fieldPath = (isMap(v.fieldref) ? str(v.fieldref.fieldPath) : '') || 'metadata.name';
+  const fieldPath = (isObject(v.fieldref) ? str(v.fieldref.fieldPath) : '') || 'metadata.name';
   const text = fieldValue(matches[0]!.object, fieldPath);
   if (text === undefined) throw new VarError(`field specified in var ${describeVar(v)} not found in corresponding resource`);
   return text;
@@ -185,7 +183,7 @@ function visit(node: JsonValue | undefined, path: string[], fn: (holder: JsonObj
     node.forEach((e) => visit(e, path, fn));
     return;
   }
-  if (!isMap(node) || path.length === 0) return;
+  if (!isObject(node) || path.length === 0) return;
   const [head, ...rest] = path as [string, ...string[]];
   if (!(head in node)) return;
   if (rest.length === 0) fn(node, head);
@@ -202,7 +200,7 @@ function substitute(holder: JsonObject, key: string, expand: (s: string) => VarV
       if (typeof item !== 'string') throw new VarError('invalid value type expect a string');
       return expand(item);
     });
-  } else if (isMap(value)) {
+  } else if (isObject(value)) {
     for (const [k, v] of Object.entries(value)) if (typeof v === 'string') value[k] = expand(v);
   }
 }
