@@ -15,6 +15,7 @@
 # whose engine holds anything of value: the engine's earlier state and configuration are moved aside for the runs,
 # put back at the end, and the engine is started again on them.
 #   bash scripts/fresh-engine-test.sh [N]
+#   bash scripts/fresh-engine-test.sh --restore   (after a run that was cut off before it could put the state back)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,10 +27,14 @@ config=/etc/docker
 aside="$state/.before-fresh-runs"
 log() { printf 'fresh-engine-test: %s\n' "$*" >&2; }
 
-[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "usage: bash scripts/fresh-engine-test.sh [N] (N: how many runs, at least 1)"; exit 2; }
+[ "$runs" = --restore ] || [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { log "usage: bash scripts/fresh-engine-test.sh [N | --restore] (N: how many runs, at least 1)"; exit 2; }
 [ "$(id -u)" = 0 ] || { log "must run as root (it stops and starts dockerd)"; exit 2; }
 [ -z "${DOCKER_HOST:-}" ] || { log "DOCKER_HOST is set: this script only handles the local engine"; exit 2; }
-[ ! -e "$aside" ] || { log "$aside exists from an earlier run: move its entries back into $state first"; exit 2; }
+if [ "$runs" = --restore ]; then
+  [ -e "$aside" ] || { log "nothing to restore: $aside does not exist"; exit 2; }
+else
+  [ ! -e "$aside" ] || { log "$aside exists from a run that was cut off: bash scripts/fresh-engine-test.sh --restore puts it back"; exit 2; }
+fi
 # dockerd uses a system containerd when its socket is there, and keeps its containers' state in it: that is a
 # service of the host, which this script does not stop or empty.
 [ ! -S /run/containerd/containerd.sock ] || { log "a system containerd runs (/run/containerd/containerd.sock): its state is not this script's to remove"; exit 2; }
@@ -125,6 +130,8 @@ restore() {
   fi
   exit "$code"
 }
+
+if [ "$runs" = --restore ]; then trap restore EXIT; exit 0; fi
 
 stop_engine
 unmount_below "$state"

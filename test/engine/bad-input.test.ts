@@ -108,7 +108,16 @@ async function recordingProxy(dir: string): Promise<{ address: string; requests:
 /** Ids of every runpod container on the engine, with their pod names. */
 function runpodContainers(): Map<string, string> {
   const out = docker(['ps', '-a', '--no-trunc', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--format', '{{.ID}} {{.Label "io.kubernetes.pod.name"}}']);
-  return new Map(out.split('\n').filter(Boolean).map((l) => l.split(' ') as [string, string]));
+  // A container of runpod's with no pod label (a Service's, a namespace lock) is a bare id: the output is trimmed.
+  return new Map(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l): [string, string] => {
+        const [id = '', pod = ''] = l.split(' ');
+        return [id, pod];
+      }),
+  );
 }
 
 describe('bad input: exit 2, the exact problems, nothing on the engine changed', () => {
