@@ -168,7 +168,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const serviceImage = o.infraImage !== undefined ? await step(ensureInfraImage(engine, info.arch)) : infraImage;
     // From here on the run makes things: one that fails by an error (not a pod's failure, which the account below
     // says) takes them down if scoped, or names them with the down line (takedown.ts).
-    made = { engine, project, ownKey: o.scoped !== undefined && o.project === undefined, pods: pods.map((p) => ({ namespace: p.pod.metadata.namespace!, name: p.pod.metadata.name! })), services, claimVolumes: claims.map((c) => claimVolume(c.namespace, c.name, project).engineName), keepClaims: o.scoped?.keepClaims === true, serviceImage, manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests) };
+    made = { engine, project, ownKey: o.scoped !== undefined && o.project === undefined, pods: pods.map((p) => ({ namespace: p.pod.metadata.namespace!, name: p.pod.metadata.name! })), services, claimVolumes: claims.filter((c) => c.boundTo === undefined).map((c) => claimVolume(c.namespace, c.name, project).engineName), keepClaims: o.scoped?.keepClaims === true, serviceImage, manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests) };
     const cluster = await step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }));
     for (const s of services) reporter.verbose(`service ${s.namespace}/${s.name}: ${s.headless ? 'headless' : `${s.type} at ${cluster.plan.hosts.get(`${s.namespace}/${s.name}`) ?? '?'}`}`);
     const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, plan, cluster.plan)));
@@ -176,6 +176,8 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
     await step(Promise.all(
       claims.map(async (c) => {
+        // A claim bound to a PersistentVolume of the input has no engine volume: its pods mount the volume's host path.
+        if (c.boundTo !== undefined) return reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: bound to persistentvolume ${c.boundTo.volume} (${c.boundTo.source.type} ${c.boundTo.source.path})`);
         const v = claimVolume(c.namespace, c.name, project);
         await engine.createVolume(v.engineName, { labels: v.labels });
         reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: engine volume ${v.engineName}`);
@@ -555,7 +557,11 @@ async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 's
   const jobPod = new Map<string, JobPodPreview>(jobs.flatMap(({ w, preview }) => [...preview.pods].map(([name, p]): [string, JobPodPreview] => [`${w.namespace}/${name}`, p])));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
-  const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));
+  const claimDoc = claims.map((c) =>
+    c.boundTo !== undefined
+      ? { namespace: c.namespace, name: c.name, persistentVolume: c.boundTo.volume, [c.boundTo.source.type]: c.boundTo.source.path }
+      : { namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName },
+  );
   const serviceDoc = services.map((s) => {
     const found = cluster?.found.get(`${s.namespace}/${s.name}`);
     return {
@@ -596,6 +602,7 @@ async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 's
       ctx.stdout.write(`${d.plan.pod} (uid ${d.plan.uid}, pod hash ${d.plan.hash})\n`);
       ctx.stdout.write(`  infra ${d.plan.infra.image}\n`);
       for (const c of d.plan.containers) ctx.stdout.write(`  container ${c.name}: ${c.image} (pull ${c.pullPolicy}, hash ${c.hash})\n`);
+      for (const v of d.plan.volumes ?? []) if (v.persistentVolume !== undefined) ctx.stdout.write(`  volume ${v.name}: claim ${v.claimName ?? ''} bound to PersistentVolume ${v.persistentVolume}, host path ${v.hostPath ?? ''}${v.hostPathType ? ` (${v.hostPathType})` : ''}\n`);
       if (d.plan.project !== undefined) ctx.stdout.write(`  isolation key ${d.plan.project}${o.scoped && o.project === undefined ? " (the scoped run's own, new each run)" : ''}\n`);
       if ('replace' in d) ctx.stdout.write('  would take the pod down first (--replace), then:\n');
       if ('anew' in d) ctx.stdout.write('  would take the pod down first (its Job runs anew), then:\n');
@@ -610,7 +617,11 @@ async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 's
       const state = 'ip' in v ? `, at ${v.ip}` : 'wouldMake' in v ? ` (would be made: ${v.wouldMake})` : '';
       ctx.stdout.write(`service ${v.namespace}/${v.name} (${v.type}) on network ${v.network}${v.container !== undefined ? `, container ${v.container}` : ''}${state}: ${v.ports.join(', ') || 'no ports'}\n`);
     }
-    for (const c of claimDoc) ctx.stdout.write(`claim ${c.namespace}/${c.name}: engine volume ${c.engineVolume} (made if missing)\n`);
+    for (const c of claims) {
+      const b = c.boundTo;
+      if (b !== undefined) ctx.stdout.write(`claim ${c.namespace}/${c.name}: bound to PersistentVolume ${b.volume}, ${b.source.type} ${b.source.path} (the host's; never removed by runpod)\n`);
+      else ctx.stdout.write(`claim ${c.namespace}/${c.name}: engine volume ${claimVolume(c.namespace, c.name, project).engineName} (made if missing)\n`);
+    }
     for (const k of skipped) ctx.stdout.write(`skipped ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} (${k.file}:${k.line}): ${k.why}\n`);
     if (typeof prune === 'string') ctx.stdout.write(`prune: ${prune}\n`);
     else if (prune && prune.length === 0) ctx.stdout.write('prune: nothing to remove\n');

@@ -727,16 +727,15 @@ export const jobPodTemplateFields: FieldLevel = {
 const storageList: FieldLevel = {
   type: 'ResourceList',
   fields: {
-    storage: supported('a quantity such as 1Gi, > 0; not enforced (warning): a local engine volume on Docker has no size limit'),
+    storage: supported('a quantity such as 1Gi, > 0; not enforced (warning): an engine volume or a host directory has no size limit on Docker'),
   },
   otherKeys: later('a claim asks only for storage'),
 };
 
-const claimUnbound = 'the claim is a local engine volume on one host: there are no PersistentVolumes';
 export const persistentVolumeClaimSpecFields: FieldLevel = {
   type: 'PersistentVolumeClaimSpec',
   fields: {
-    accessModes: supported('required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); on one host all pods share the volume alike'),
+    accessModes: supported('required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); a PersistentVolume must offer them all to bind; on one host all pods share the volume alike'),
     resources: supported('requests.storage required', {
       type: 'VolumeResourceRequirements',
       fields: {
@@ -744,13 +743,90 @@ export const persistentVolumeClaimSpecFields: FieldLevel = {
         limits: supported(undefined, storageList),
       },
     }),
-    storageClassName: warn('ignored: one host has no storage classes; the claim is a local engine volume'),
-    volumeMode: supported('Filesystem (default) only: an engine volume is a filesystem, Block is refused'),
-    selector: later(`${claimUnbound} to select`),
-    volumeName: later(`${claimUnbound} to bind`),
+    storageClassName: supported('binds a PersistentVolume of the input of that class (the PV controller\'s rule); unset: runpod\'s default class, a local engine volume; "" or a class only PersistentVolumes of the input name: a PersistentVolume must match, else the claim is refused (it would stay Pending)'),
+    volumeMode: supported('Filesystem (default) only: an engine volume or a host directory is a filesystem, Block is refused'),
+    selector: supported('labels a PersistentVolume of the input must carry to bind (no claim with a selector is provisioned: refused when none matches)', labelSelectorFields),
+    volumeName: supported('binds that PersistentVolume of the input only (its class, capacity, volumeMode and access modes must fit); refused when the input has none of that name'),
     dataSource: later('no provisioner on one host fills a volume from a snapshot or another claim'),
     dataSourceRef: later('no provisioner on one host fills a volume from a snapshot or another claim'),
     volumeAttributesClassName: later('no CSI driver on one host applies volume attributes'),
+  },
+};
+
+const pvSource = 'runpod mounts hostPath and local PersistentVolumes only (one host has no volume plugins); use hostPath or local, or a claim with no PersistentVolume (a local engine volume)';
+/** A PersistentVolume (issue 24): a static volume claims bind to, as on a one-node cluster with the PV controller. */
+export const persistentVolumeSpecFields: FieldLevel = {
+  type: 'PersistentVolumeSpec',
+  fields: {
+    capacity: supported('storage required: what a claim may request at most; not enforced (a host directory has no size limit)', {
+      type: 'ResourceList',
+      fields: { storage: supported('a quantity such as 10Gi, > 0') },
+      otherKeys: later('a PersistentVolume offers only storage'),
+    }),
+    accessModes: supported('required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); a claim binds only when the volume offers all its modes'),
+    storageClassName: supported('the class claims name to bind it; unset: only claims with storageClassName ""'),
+    volumeMode: supported('Filesystem (default) only; Block is refused'),
+    claimRef: supported('reserves the volume for that claim (name, namespace default "default"): it binds no other claim', {
+      type: 'ObjectReference',
+      fields: {
+        name: supported('required: the claim'),
+        namespace: supported('the claim\'s namespace (default "default")'),
+        kind: supported('PersistentVolumeClaim'),
+        apiVersion: supported('v1'),
+        uid: later('a claim of the input has no uid before the API server makes it; leave it out'),
+        resourceVersion: later('set by the API server; leave it out'),
+        fieldPath: later('a claim has no field to refer to'),
+      },
+    }),
+    persistentVolumeReclaimPolicy: supported('Retain (default for a PersistentVolume written by hand) only: runpod never deletes or recycles the host directory, which is yours'),
+    nodeAffinity: warn('not used: one host is the only node (a local PersistentVolume needs it on a cluster, runpod mounts it here)'),
+    mountOptions: later('hostPath and local volumes take no mount options (the kubelet refuses them for these plugins)'),
+    hostPath: supported('the host directory (or file) the claim\'s pods mount, its type checked as a hostPath volume\'s (DirectoryOrCreate creates it); never removed by runpod', {
+      type: 'HostPathVolumeSource',
+      fields: {
+        path: supported('required; absolute, no ".." element'),
+        type: supported('"", DirectoryOrCreate, Directory, FileOrCreate, File, Socket, CharDevice, BlockDevice; checked on a local engine'),
+      },
+    }),
+    local: supported('a directory of the host that must exist (checked on a local engine), mounted by the claim\'s pods; never removed by runpod', {
+      type: 'LocalVolumeSource',
+      fields: {
+        path: supported('required; absolute, no ".." element; a directory'),
+        fsType: later('a local block device formatted on mount needs the kubelet\'s mounter; use a directory'),
+      },
+    }),
+    awsElasticBlockStore: later(pvSource),
+    azureDisk: later(pvSource),
+    azureFile: later(pvSource),
+    cephfs: later(pvSource),
+    cinder: later(pvSource),
+    csi: later(pvSource),
+    fc: later(pvSource),
+    flexVolume: later(pvSource),
+    flocker: later(pvSource),
+    gcePersistentDisk: later(pvSource),
+    glusterfs: later(pvSource),
+    iscsi: later(pvSource),
+    nfs: later(pvSource),
+    photonPersistentDisk: later(pvSource),
+    portworxVolume: later(pvSource),
+    quobyte: later(pvSource),
+    rbd: later(pvSource),
+    scaleIO: later(pvSource),
+    storageos: later(pvSource),
+    vsphereVolume: later(pvSource),
+    volumeAttributesClassName: later('no CSI driver on one host applies volume attributes'),
+  },
+};
+
+export const persistentVolumeFields: FieldLevel = {
+  type: 'PersistentVolume',
+  fields: {
+    apiVersion: supported('v1'),
+    kind: supported('PersistentVolume'),
+    metadata: supported('name required, DNS-1123 subdomain; no namespace (a PersistentVolume belongs to none: ignored with a warning, as the API server drops it); labels are what claims\' selectors match', objectMetaFields),
+    spec: supported('required: capacity.storage, accessModes and one source (hostPath or local)', persistentVolumeSpecFields),
+    status: readOnly(),
   },
 };
 
@@ -1235,7 +1311,7 @@ export function supportedFieldsMarkdown(): string {
   visit(secretFields, 'Secret');
   visit(serviceFields, 'Service');
   const listed = new Map<FieldLevel, string>();
-  for (const level of [persistentVolumeClaimFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields, jobFields]) {
+  for (const level of [persistentVolumeClaimFields, persistentVolumeFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields, jobFields]) {
     visit(level, level.type, listed);
   }
   return rows.join('\n') + '\n';

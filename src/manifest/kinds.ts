@@ -22,7 +22,7 @@ const clusterOnly = new Map<string, string>([
   ['networking.k8s.io/Ingress', 'there is no ingress controller on one host; publish ports with hostPort or --publish-all'],
   ['networking.k8s.io/IngressClass', 'there is no ingress controller on one host'],
   ['scheduling.k8s.io/PriorityClass', 'there is no scheduler on one host to order pods'],
-  ['storage.k8s.io/StorageClass', 'claims are engine volumes on one host; there is no provisioner to choose'],
+  ['storage.k8s.io/StorageClass', 'a claim binds a PersistentVolume of the input or is a local engine volume on one host; there is no provisioner to choose'],
   ['ResourceQuota', 'there is no API server on one host to enforce a quota; admission checks the host capacity instead'],
   ['LimitRange', 'there is no API server on one host to default or bound resources; give them in each container'],
 ]);

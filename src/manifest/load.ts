@@ -223,5 +223,5 @@ export async function loadManifests(
   const result = parseManifests(texts, options);
   problems.push(...result.problems);
   if (problems.length > 0) throw new ManifestError(sortByFileAndLine(problems, fileOrder));
-  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, services: result.services, warnings: sortByFileAndLine(result.warnings, fileOrder), notes: notes.map((n) => `${n.file}: ${n.message}`) };
+  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, volumes: result.volumes, services: result.services, warnings: sortByFileAndLine(result.warnings, fileOrder), notes: notes.map((n) => `${n.file}: ${n.message}`) };
 }

@@ -12,6 +12,7 @@ import { lineOf, parseYaml } from '../input/yaml.js';
 import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
 import { isObj } from '../kube/object.js';
 import { type HostPortUse, hostPortsOf, hostPortsCollide } from './pod.js';
+import { type ClaimRequest, type VolumeObject, bindClaims, claimRequest, volumeObject } from './volumeBinding.js';
 
 export interface ManifestText {
   source: ManifestSource;
@@ -23,6 +24,8 @@ export interface ParseResult {
   skipped: SkippedObject[];
   workloads: WorkloadPlan[];
   claims: ClaimObject[];
+  /** The PersistentVolumes of every input. */
+  volumes: VolumeObject[];
   /** The Services of every input, in input order, each namespace/name once. */
   services: ServiceObject[];
   warnings: ManifestWarning[];
@@ -38,6 +41,11 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   const skipped: SkippedObject[] = [];
   const workloads: WorkloadPlan[] = [];
   const claims: ClaimObject[] = [];
+  // The claims to bind (PersistentVolumeClaims, StatefulSet ordinals' claims) and the PersistentVolumes they may bind.
+  const claimRequests: ClaimRequest[] = [];
+  const volumes: VolumeObject[] = [];
+  /** Where a field of a claim's spec is written. */
+  const claimField = new Map<ClaimRequest, (field: string) => { file: string; line: number; path: string }>();
   const services: ServiceObject[] = [];
   const serviceAt = new Map<string, string>();
   // Node ports of the input's Services: the API server's allocator hands each port number to one Service.
@@ -62,6 +70,23 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       // A workload's pods are Pods of its template (workloads/expand.ts), loaded and checked as any other, each
       // pointing back at the template for its problems.
       for (const w of result.workloads) {
+        const specAt = (path: readonly (string | number)[]): { file: string; line: number; at: string } => ({ file: source.file, line: lineOf(w.lines, [...w.at, ...path]) ?? w.line, at: formatPath([...w.at, ...path]) });
+        const requested = (r: ClaimRequest, path: readonly (string | number)[]): void => {
+          claimRequests.push(r);
+          claimField.set(r, (field) => ({ file: source.file, line: lineOf(w.lines, [...w.at, ...path, field]) ?? r.line, path: formatPath([...w.at, ...path, field]) }));
+        };
+        if (w.kind === 'PersistentVolume') {
+          const v = volumeObject(w.value, source.file, w.line);
+          const first = workloadAt.get(`persistentvolume/${v.name}`);
+          if (first !== undefined) {
+            const l = lineOf(w.lines, [...w.at, 'metadata', 'name']);
+            problems.push({ file: source.file, ...(l !== undefined ? { line: l } : {}), path: formatPath([...w.at, 'metadata', 'name']), message: `PersistentVolume ${v.name} is already defined at ${first}` });
+          } else {
+            workloadAt.set(`persistentvolume/${v.name}`, `${source.file}:${w.line}`);
+            volumes.push(v);
+          }
+          continue;
+        }
         if (w.kind === 'PersistentVolumeClaim') {
           const meta = isObj(w.value.metadata) ? w.value.metadata : {};
           const ns = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : options.defaultNamespace;
@@ -73,6 +98,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
           } else {
             workloadAt.set(id, `${source.file}:${w.line}`);
             claims.push({ namespace: ns, name: String(meta.name), file: source.file, line: w.line });
+            requested(claimRequest(isObj(w.value.spec) ? w.value.spec : {}, ns, String(meta.name), specAt(['spec'])), ['spec']);
           }
           continue;
         }
@@ -86,6 +112,16 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
         }
         workloadAt.set(id, `${source.file}:${w.line}`);
         workloads.push(plan);
+        // A StatefulSet ordinal's claims (<template>-<name>-<ordinal>) bind as any claim, each with its template's spec.
+        const templates = w.kind === 'StatefulSet' && isObj(w.value.spec) && Array.isArray(w.value.spec.volumeClaimTemplates) ? w.value.spec.volumeClaimTemplates : [];
+        for (const p of plan.pods) {
+          templates.forEach((t, i) => {
+            const spec = isObj(t) && isObj(t.spec) ? t.spec : {};
+            const claim = isObj(p.value.spec) && Array.isArray(p.value.spec.volumes) ? p.value.spec.volumes.find((v) => isObj(v) && isObj(t) && isObj(t.metadata) && v.name === t.metadata.name) : undefined;
+            const claimName = isObj(claim) && isObj(claim.persistentVolumeClaim) ? String(claim.persistentVolumeClaim.claimName) : undefined;
+            if (claimName !== undefined) requested(claimRequest(spec, plan.namespace, claimName, specAt(['spec', 'volumeClaimTemplates', i, 'spec'])), ['spec', 'volumeClaimTemplates', i, 'spec']);
+          });
+        }
         for (const p of plan.pods) found.push({ valid: { value: p.value, at: [...w.at, 'spec', 'template'], line: w.line, lines: w.lines }, source, owner: plan.ref, claimsGo: plan.claims?.deleteWhenDeleted === true, ...(plan.job?.ttlSecondsAfterFinished !== undefined ? { ttl: plan.job.ttlSecondsAfterFinished } : {}) });
       }
       for (const sv of result.services) {
@@ -136,6 +172,15 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     }
   }
 
+  // The PV controller's binding (manifest/volumeBinding.ts): a claim that would stay Pending is refused here.
+  const binding = bindClaims(claimRequests, volumes);
+  for (const r of binding.refused) problems.push({ ...(r.field !== undefined ? (claimField.get(r.claim)?.(r.field) ?? { file: r.claim.file, line: r.claim.line, path: r.claim.at }) : { file: r.claim.file, line: r.claim.line, path: r.claim.at }), message: `claim ${r.claim.namespace}/${r.claim.name}: ${r.message}` });
+  for (const w of binding.warnings) warnings.push({ file: w.claim.file, line: w.claim.line, path: w.claim.at, message: `claim ${w.claim.namespace}/${w.claim.name}: ${w.message}` });
+  for (const c of claims) {
+    const b = binding.bound.get(`${c.namespace}/${c.name}`);
+    if (b !== undefined) c.boundTo = b;
+  }
+
   const pods: LoadedPod[] = [];
   const byName = new Map<string, LoadedPod>();
   // Bindings by port and protocol, so checking thousands of pods stays linear.
@@ -154,7 +199,17 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
       problems.push(...refs.problems);
       continue;
     }
-    const loaded: LoadedPod = { pod, source, line: valid.line, locate: (p) => where([...valid.at, ...p]), ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}), ...(claimsGo === true ? { claimsGoWithOwner: true } : {}), ...(ttl !== undefined ? { jobTtlSeconds: ttl } : {}) };
+    const bound = new Map((pod.spec.volumes ?? []).flatMap((v) => {
+      const b = v.persistentVolumeClaim ? binding.bound.get(`${pod.metadata.namespace}/${v.persistentVolumeClaim.claimName}`) : undefined;
+      return b !== undefined ? [[v.persistentVolumeClaim!.claimName, b] as const] : [];
+    }));
+    // The kubelet gives a local PersistentVolume to the pod's fsGroup (SetVolumeOwnership; a hostPath one it leaves
+    // alone); runpod does not change the owner of a host directory, and says so.
+    const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
+    for (const [claim, b] of bound) {
+      if (fsGroup !== undefined && b.source.type === 'local') warnings.push({ ...where([...valid.at, 'spec', 'securityContext', 'fsGroup']), message: `not applied to claim ${claim}'s local PersistentVolume ${b.volume} (${b.source.path}): runpod does not change the owner of a host directory; give it to group ${fsGroup} yourself (chgrp -R ${fsGroup}, chmod -R g+rwX, setgid directories)` });
+    }
+    const loaded: LoadedPod = { pod, source, line: valid.line, ...(bound.size > 0 ? { boundClaims: bound } : {}), locate: (p) => where([...valid.at, ...p]), ...(refs.configs.size > 0 ? { configs: refs.configs } : {}), ...(owner !== undefined ? { owner } : {}), ...(claimsGo === true ? { claimsGoWithOwner: true } : {}), ...(ttl !== undefined ? { jobTtlSeconds: ttl } : {}) };
     // A pod is identified by namespace/name: two in one invocation would fight over the same containers.
     const id = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const first = byName.get(id);
@@ -209,7 +264,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
     said.add(key);
     return true;
   });
-  return { pods, skipped, workloads, claims, services, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
+  return { pods, skipped, workloads, claims, volumes, services, warnings: sortByFileAndLine(warnings, fileOrder), problems: sortByFileAndLine(once, fileOrder) };
 }
 
 function at(p: LoadedPod): string {

@@ -169,8 +169,9 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
       if (!('problem' in named)) found.claims.push(named);
       return;
     }
-    // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips.
-    if (kind === 'ConfigMap' || kind === 'Secret') return;
+    // Configuration for pods, not pods: nothing to name and nothing wrong; so are the kinds a run skips. A
+    // PersistentVolume is the user's host directory: runpod makes nothing for it, so takes nothing down for it.
+    if (kind === 'ConfigMap' || kind === 'Secret' || kind === 'PersistentVolume') return;
     if (typeof kind === 'string' && typeof obj.apiVersion === 'string' && kindVerdict(obj.apiVersion, kind, new Set(), new Set())?.action === 'skip') return;
     if (helmHook(isObj(obj.metadata) ? obj.metadata.annotations : undefined)?.action === 'skip') return;
     // A CronJob's pods are those of the Job --from-cronjob made of it: <name>-manual.

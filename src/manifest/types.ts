@@ -1,5 +1,6 @@
 import type { WorkloadPlan } from '../workloads/expand.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { BoundVolume, VolumeObject } from './volumeBinding.js';
 
 /** Where a document came from: a file path (as given), or "-" for stdin. */
 export interface ManifestSource {
@@ -33,6 +34,8 @@ export interface LoadedPod {
   claimsGoWithOwner?: boolean;
   /** A Job's pod: its ttlSecondsAfterFinished when > 0 (labelled, for runpod gc). */
   jobTtlSeconds?: number;
+  /** The claims of this pod bound to a PersistentVolume of the input (by claim name): mounted from the host. */
+  boundClaims?: ReadonlyMap<string, BoundVolume>;
 }
 
 /**
@@ -93,8 +96,10 @@ export interface LoadResult {
   skipped: SkippedObject[];
   /** The workloads of the input (their pods are among pods, each with its owner). */
   workloads: WorkloadPlan[];
-  /** The input's PersistentVolumeClaims: each a named engine volume, made by the run. */
+  /** The input's PersistentVolumeClaims: each a named engine volume made by the run, or bound to a PersistentVolume. */
   claims: ClaimObject[];
+  /** The input's PersistentVolumes (manifest/volumeBinding.ts). */
+  volumes?: VolumeObject[];
   /** The input's Services, validated and defaulted, in input order (namespace/name unique). */
   services: ServiceObject[];
   /** One line each about how an input was read (a directory rendered as a kustomization). */
@@ -106,6 +111,8 @@ export interface ClaimObject {
   name: string;
   file: string;
   line: number;
+  /** The PersistentVolume of the input it is bound to (then it has no engine volume). */
+  boundTo?: BoundVolume;
 }
 
 /** One port of a Service (spec.ports[]), defaulted: protocol TCP, targetPort = port. */
@@ -139,4 +146,4 @@ export interface ServiceObject {
 }
 
 /** The kinds that run pods through a controller, and the claims they (and pods) mount. */
-export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'PersistentVolumeClaim';
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'PersistentVolumeClaim' | 'PersistentVolume';

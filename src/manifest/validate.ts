@@ -34,7 +34,7 @@ export interface ValidConfig {
   lines: LineMap;
 }
 
-/** A workload or PersistentVolumeClaim that passed validation, with where it was written. */
+/** A workload, PersistentVolumeClaim or PersistentVolume that passed validation, with where it was written. */
 export interface ValidWorkload {
   kind: WorkloadKind;
   value: Obj;
@@ -65,7 +65,7 @@ export interface DocumentResult {
 }
 
 const kindsHint =
-  'runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them';
+  'runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them';
 type Kind = 'Pod' | 'ConfigMap' | 'Secret' | 'Service' | WorkloadKind | 'List';
 /** The kinds runpod reads, each with the one apiVersion it has. */
 const readKinds = new Map<string, string>([
@@ -74,6 +74,7 @@ const readKinds = new Map<string, string>([
   ['Secret', 'v1'],
   ['Service', 'v1'],
   ['PersistentVolumeClaim', 'v1'],
+  ['PersistentVolume', 'v1'],
   ['ReplicationController', 'v1'],
   ['Deployment', 'apps/v1'],
   ['ReplicaSet', 'apps/v1'],
@@ -81,7 +82,7 @@ const readKinds = new Map<string, string>([
   ['DaemonSet', 'apps/v1'],
   ['Job', 'batch/v1'],
 ]);
-const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'PersistentVolumeClaim']);
+const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'PersistentVolumeClaim', 'PersistentVolume']);
 function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
   return kind !== undefined && workloadKinds.has(kind);
 }

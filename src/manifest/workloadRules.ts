@@ -11,6 +11,7 @@ import { DaemonSet as DaemonSetModel } from 'kubernetes-models/apps/v1/DaemonSet
 import { Job as JobModel } from 'kubernetes-models/batch/v1/Job';
 import { ReplicaSet as ReplicaSetModel } from 'kubernetes-models/apps/v1/ReplicaSet';
 import { StatefulSet as StatefulSetModel } from 'kubernetes-models/apps/v1/StatefulSet';
+import { PersistentVolume as PersistentVolumeModel } from 'kubernetes-models/v1/PersistentVolume';
 import { PersistentVolumeClaim as PersistentVolumeClaimModel } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { ReplicationController as ReplicationControllerModel } from 'kubernetes-models/v1/ReplicationController';
 import { labelSelectorFrom, selectorMatches, type Selector } from '../kube/selector.js';
@@ -21,6 +22,7 @@ import {
   deploymentFields,
   jobFields,
   persistentVolumeClaimFields,
+  persistentVolumeFields,
   placesOf,
   podTemplatePlaces,
   replicaSetFields,
@@ -34,6 +36,7 @@ import { dns1123Label, dns1123Subdomain, labelValue, parseQuantity, qualifiedNam
 import { type Obj, describe, isObj } from '../kube/object.js';
 import { type ProblemSink, metadataRules, schemaProblems } from './problems.js';
 import { validatePod } from './pod.js';
+import { persistentVolumeSpecRules } from './persistentVolumeRules.js';
 import type { WorkloadKind } from './types.js';
 
 type Model = new (value: never) => { validate(): void };
@@ -52,6 +55,7 @@ const tables: Record<WorkloadKind, KindTable> = {
   DaemonSet: { fields: daemonSetFields, places: placesOf(daemonSetFields), model: DaemonSetModel },
   Job: { fields: jobFields, places: placesOf(jobFields), model: JobModel },
   PersistentVolumeClaim: { fields: persistentVolumeClaimFields, places: placesOf(persistentVolumeClaimFields), model: PersistentVolumeClaimModel },
+  PersistentVolume: { fields: persistentVolumeFields, places: placesOf(persistentVolumeFields), model: PersistentVolumeModel },
 };
 
 /** ValidateNonnegativeField. */
@@ -76,7 +80,7 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
   // 2. The pod template, as a Pod (its own table, schema and rules).
   const spec = obj.spec;
   const s = [...at, 'spec'];
-  const template = isObj(spec) && kind !== 'PersistentVolumeClaim' ? spec.template : undefined;
+  const template = isObj(spec) && kind !== 'PersistentVolumeClaim' && kind !== 'PersistentVolume' ? spec.template : undefined;
   if (isObj(spec) && isObj(template)) podTemplate(obj, spec, template, s, kind, sink);
 
   // 3. The schema of the kind; the template's metadata and spec were checked as a Pod's above (but not the
@@ -101,6 +105,11 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
   // ValidateStatefulSetName: the pods are <name>-<ordinal> and each pod's name is its hostname, so a label.
   if (kind === 'StatefulSet' && isObj(meta) && typeof meta.name === 'string' && meta.name !== '') report(sink, [...at, 'metadata', 'name'], dns1123Label(meta.name));
   metadataRules(meta, at, sink);
+  // A PersistentVolume belongs to no namespace: the API server drops one given (rest.BeforeCreate for a
+  // cluster-scoped kind).
+  if (kind === 'PersistentVolume' && isObj(meta) && typeof meta.namespace === 'string' && meta.namespace !== '') {
+    sink.warn([...at, 'metadata', 'namespace'], 'ignored: a PersistentVolume belongs to no namespace (its claimRef names the claim\'s)');
+  }
   // A Job's name becomes its pods' job-name (and batch.kubernetes.io/job-name) label, whose value is at most 63
   // characters: the API server refuses a longer name at the template's labels.
   const np = [...at, 'metadata', 'name'];
@@ -108,9 +117,10 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
     sink.add(np, `must be no more than 63 characters (got ${meta.name.length}): a Job's name is its pods' job-name label value`);
   }
   if (spec === undefined || spec === null) {
-    sink.add(s, kind === 'PersistentVolumeClaim' ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)' : `required (a ${kind} needs ${kind === 'Job' ? 'spec.template' : 'spec.selector and spec.template'})`);
+    sink.add(s, kind === 'PersistentVolume' ? 'required (a PersistentVolume needs spec.capacity.storage, spec.accessModes and a source: hostPath or local)' : kind === 'PersistentVolumeClaim' ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)' : `required (a ${kind} needs ${kind === 'Job' ? 'spec.template' : 'spec.selector and spec.template'})`);
   } else if (isObj(spec)) {
     if (kind === 'PersistentVolumeClaim') claimSpecRules(spec, s, sink);
+    else if (kind === 'PersistentVolume') persistentVolumeSpecRules(spec, s, sink);
     else if (kind === 'Job') jobRules(spec, s, sink);
     else controllerRules(spec, s, kind, sink);
   }
@@ -172,7 +182,7 @@ function templateLabels(spec: Obj): Record<string, string> {
   return out;
 }
 
-function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind, 'PersistentVolumeClaim' | 'Job'>, sink: ProblemSink): void {
+function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind, 'PersistentVolumeClaim' | 'PersistentVolume' | 'Job'>, sink: ProblemSink): void {
   const t = [...s, 'template'];
   if (!set(spec.template)) sink.add(t, 'required');
   if (kind !== 'DaemonSet') nonNegative(spec.replicas, [...s, 'replicas'], sink);
@@ -532,8 +542,11 @@ function claimSpecRules(spec: Obj, p: PathSegment[], sink: ProblemSink): void {
       if (q === undefined) sink.add(at, `${quantityExample}, got ${describe(rl.storage)}`);
       else if (q.negative || q.digits === 0n) sink.add(at, 'must be greater than zero');
       // As a disk-backed emptyDir's sizeLimit: Docker's local volumes have no size to enforce.
-      else sink.warn(at, 'not enforced: a claim is a local engine volume, which has no size limit on Docker');
+      else sink.warn(at, 'not enforced: a claim is a local engine volume or a PersistentVolume\'s host directory, neither has a size limit on Docker');
     }
   }
-  if (spec.volumeMode === 'Block') sink.add([...p, 'volumeMode'], 'not supported by runpod (a claim is a local engine volume, a filesystem; use Filesystem)');
+  if (spec.volumeMode === 'Block') sink.add([...p, 'volumeMode'], 'not supported by runpod (a claim is a local engine volume or a host directory, a filesystem; use Filesystem)');
+  if (typeof spec.volumeName === 'string' && spec.volumeName !== '') report(sink, [...p, 'volumeName'], dns1123Subdomain(spec.volumeName));
+  // The claim's selector (a LabelSelector, ValidateLabelSelector) picks the PersistentVolumes it may bind.
+  if (set(spec.selector)) labelSelector(spec.selector, [...p, 'selector'], sink);
 }

@@ -5,6 +5,7 @@
 // from a Secret, or whose expansion used one, is remembered so that no output ever shows it.
 import type { Container, EnvVarSource, Pod } from 'kubernetes-types/core/v1.js';
 import { type ConfigObject, configKey } from '../manifest/types.js';
+import type { BoundVolume } from '../manifest/volumeBinding.js';
 import { fieldSubscript } from '../manifest/volumeRules.js';
 import { expandVars } from './expand.js';
 import { memoryBytes, milliCpu } from '../kube/quantity.js';
@@ -16,6 +17,8 @@ export interface EnvContext {
   configs: ReadonlyMap<string, ConfigObject>;
   /** The isolation key (kube/project.ts): a claim's engine volume is the key's own. */
   project?: string;
+  /** The pod's claims bound to PersistentVolumes of the input, by claim name (mounted from the host). */
+  boundClaims?: ReadonlyMap<string, BoundVolume>;
   /** The Service variables of the pod's namespace (serviceEnv.ts): under the container's own, which win. */
   serviceEnv?: ReadonlyArray<{ name: string; value: string }>;
 }

@@ -29,6 +29,10 @@ export interface PrintableVolume {
   name: string;
   type: PlannedVolume['type'];
   engineVolume?: string;
+  /** A claim bound to a PersistentVolume of the input: the claim and the volume (mounted from hostPath). */
+  claimName?: string;
+  persistentVolume?: string;
+  readOnly?: boolean;
   hostPath?: string;
   hostPathType?: string;
   medium?: string;
@@ -41,7 +45,11 @@ export interface PrintableVolume {
 export function printableVolumes(volumes: readonly PlannedVolume[]): PrintableVolume[] {
   return volumes.map((v) => {
     const base: PrintableVolume = { name: v.name, type: v.type };
-    if (v.type === 'hostPath') return { ...base, hostPath: v.path, ...(v.hostPathType ? { hostPathType: v.hostPathType } : {}) };
+    if (v.type === 'hostPath') {
+      // A claim bound to a PersistentVolume of the input is mounted from the volume's host path.
+      const claim = v.claim !== undefined ? { type: 'persistentVolumeClaim' as const, claimName: v.claim.name, persistentVolume: v.claim.volume } : {};
+      return { ...base, ...claim, hostPath: v.path, ...(v.hostPathType ? { hostPathType: v.hostPathType } : {}), ...(v.readOnly === true ? { readOnly: true } : {}) };
+    }
     base.engineVolume = v.engineName;
     if (v.type === 'emptyDir') return { ...base, ...(v.medium ? { medium: v.medium } : {}), ...(v.sizeBytes !== undefined ? { sizeBytes: v.sizeBytes } : {}) };
     if (v.type === 'persistentVolumeClaim') return base;

@@ -97,7 +97,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   // Service variables (enableServiceLinks, default true): those of the pod's namespace, as the kubelet sets them.
   const cluster = options.cluster;
   const serviceEnv = cluster !== undefined && pod.spec.enableServiceLinks !== false ? serviceLinkEnv(cluster.services, namespace, (s) => cluster.hosts.get(`${s.namespace}/${s.name}`)) : [];
-  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(project !== undefined ? { project } : {}), ...(serviceEnv.length > 0 ? { serviceEnv } : {}) };
+  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(loaded.boundClaims !== undefined ? { boundClaims: loaded.boundClaims } : {}), ...(project !== undefined ? { project } : {}), ...(serviceEnv.length > 0 ? { serviceEnv } : {}) };
   const volumes = planVolumes(envCtx);
   const podCtx: PodContext = {
     env: envCtx,

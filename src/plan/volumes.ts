@@ -58,7 +58,14 @@ interface VolumeBase {
 }
 export type PlannedVolume =
   | (VolumeBase & { type: 'emptyDir'; engineName: string; medium: '' | 'Memory'; sizeBytes?: number; gid?: number; labels: Record<string, string> })
-  | (VolumeBase & { type: 'hostPath'; path: string; hostPathType: string })
+  | (VolumeBase & {
+      type: 'hostPath';
+      path: string;
+      hostPathType: string;
+      /** A claim bound to a hostPath or local PersistentVolume of the input (manifest/volumeBinding.ts). */
+      claim?: { name: string; volume: string };
+      readOnly?: boolean;
+    })
   | (VolumeBase & { type: 'configMap' | 'secret' | 'downwardAPI' | 'projected'; engineName: string; files: RenderedFile[]; labels: Record<string, string> })
   | (VolumeBase & {
       type: 'persistentVolumeClaim';
@@ -132,6 +139,20 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
       out.push({ name: v.name, type: 'emptyDir', engineName: podVolumeName(uid, v.name, spec), ...spec, labels: podLabels(v.name, 'emptyDir') });
     } else if (v.hostPath) {
       out.push({ name: v.name, type: 'hostPath', path: v.hostPath.path, hostPathType: v.hostPath.type ?? '' });
+    } else if (v.persistentVolumeClaim && ctx.boundClaims?.has(v.persistentVolumeClaim.claimName) === true) {
+      // A claim bound to a PersistentVolume: its pods mount the volume's host path, as the kubelet mounts a hostPath
+      // or local PV (a local PV's path must be an existing directory: type Directory). No engine volume is made,
+      // and nothing runpod does removes the directory (down, --delete-claims and gc remove engine volumes only).
+      const claim = v.persistentVolumeClaim.claimName;
+      const b = ctx.boundClaims.get(claim)!;
+      out.push({
+        name: v.name,
+        type: 'hostPath',
+        path: b.source.path,
+        hostPathType: b.source.type === 'hostPath' ? b.source.hostPathType : 'Directory',
+        claim: { name: claim, volume: b.volume },
+        ...(v.persistentVolumeClaim.readOnly === true ? { readOnly: true } : {}),
+      });
     } else if (v.persistentVolumeClaim) {
       const claim = v.persistentVolumeClaim.claimName;
       // A claim supports ownership management: the kubelet applies fsGroup to it (SetVolumeOwnership), by
@@ -312,7 +333,7 @@ export function containerMounts(
     const sub = m.subPath ? normalize(m.subPath) : '';
     // Kubernetes mounts configMap, secret, downwardAPI and projected volumes read-only, whatever readOnly says.
     const files = v.type === 'configMap' || v.type === 'secret' || v.type === 'downwardAPI' || v.type === 'projected';
-    const readOnly = files || m.readOnly === true || (v.type === 'persistentVolumeClaim' && v.readOnly);
+    const readOnly = files || m.readOnly === true || ((v.type === 'persistentVolumeClaim' || v.type === 'hostPath') && v.readOnly === true);
     // BindOptions apply to bind mounts only (the engine refuses them on a volume mount). A named volume mounted
     // whole has no mounts under it, so recursive or not is the same there.
     const bindOptions = { ...(m.mountPropagation !== undefined ? { Propagation: propagation[m.mountPropagation] ?? 'rprivate' } : {}), ...recursiveReadOnlyOptions(m, ctx) };
