@@ -175,7 +175,7 @@ export function parseManifests(inputs: readonly ManifestText[], options: LoadOpt
   // The PV controller's binding (manifest/volumeBinding.ts): a claim that would stay Pending is refused here.
   const binding = bindClaims(claimRequests, volumes);
   for (const r of binding.refused) problems.push({ ...(r.field !== undefined ? (claimField.get(r.claim)?.(r.field) ?? { file: r.claim.file, line: r.claim.line, path: r.claim.at }) : { file: r.claim.file, line: r.claim.line, path: r.claim.at }), message: `claim ${r.claim.namespace}/${r.claim.name}: ${r.message}` });
-  for (const w of binding.warnings) warnings.push({ file: w.claim.file, line: w.claim.line, path: w.claim.at, message: `claim ${w.claim.namespace}/${w.claim.name}: ${w.message}` });
+  for (const w of binding.warnings) warnings.push({ ...(claimField.get(w.claim)?.(w.field) ?? { file: w.claim.file, line: w.claim.line, path: w.claim.at }), message: `claim ${w.claim.namespace}/${w.claim.name}: ${w.message}` });
   for (const c of claims) {
     const b = binding.bound.get(`${c.namespace}/${c.name}`);
     if (b !== undefined) c.boundTo = b;

@@ -65,7 +65,7 @@ export interface BindingResult {
   bound: Map<string, BoundVolume>;
   /** The field the refusal is about (relative to the claim's spec). */
   refused: Array<{ claim: ClaimRequest; field?: 'storageClassName' | 'volumeName' | 'selector'; message: string }>;
-  warnings: Array<{ claim: ClaimRequest; message: string }>;
+  warnings: Array<{ claim: ClaimRequest; field: 'storageClassName'; message: string }>;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -187,10 +187,10 @@ export function bindClaims(claims: readonly ClaimRequest[], volumes: readonly Vo
       // A volume of no class that would fit but for the class: on a cluster with a default class it stays Available.
       const would = classless.filter((v) => misfit(v, { ...c, storageClassName: '' }, taken, true) === undefined);
       if (would.length > 0) {
-        result.warnings.push({ claim: c, message: `not bound to PersistentVolume ${would.map((v) => v.name).join(', ')} (no storageClassName): a claim without one gets the default class, as on a cluster with a default StorageClass, and is a local engine volume; write storageClassName: "" to bind it` });
+        result.warnings.push({ claim: c, field: 'storageClassName', message: `not bound to PersistentVolume ${would.map((v) => v.name).join(', ')} (no storageClassName): a claim without one gets the default class, as on a cluster with a default StorageClass, and is a local engine volume; write storageClassName: "" to bind it` });
       }
     } else {
-      result.warnings.push({ claim: c, message: `storageClassName "${c.storageClassName}": no PersistentVolume of the input has this class, so runpod provisions the claim as its default class does: a local engine volume` });
+      result.warnings.push({ claim: c, field: 'storageClassName', message: `storageClassName "${c.storageClassName}": no PersistentVolume of the input has this class, so runpod provisions the claim as its default class does: a local engine volume` });
     }
   }
   return result;

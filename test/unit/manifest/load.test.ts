@@ -99,7 +99,7 @@ describe('loadManifests', () => {
     assert.deepEqual(await problemsOf([missing, bad, syntax, empty, dup, '-'], '# nothing\n'), [
       `${missing}: no such file or directory`,
       `${bad}:7 spec.containers[0].image: required`,
-      `${bad}:10 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)`,
+      `${bad}:10 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)`,
       `${syntax}:2: invalid YAML: bad indentation of a mapping entry`,
       `${empty}: no manifests (*.yaml, *.yml or *.json) in this directory`,
       '<stdin>: no documents',

@@ -176,13 +176,13 @@ describe('validation: one rule per row', () => {
 
 describe('validation: kinds and documents', () => {
   const cases: Array<{ name: string; text: string; expect: string[] }> = [
-    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Endpoints\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)'] },
+    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Endpoints\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)'] },
     { name: 'an apps/v1 Deployment is read: its problems are its own', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:1 metadata.name: required', 'pod.yaml:1 spec: required (a Deployment needs spec.selector and spec.template)'] },
     { name: 'a Deployment of an old apiVersion', text: 'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n', expect: ['pod.yaml:1 apiVersion: extensions/v1beta1 Deployment was removed in Kubernetes 1.16 (no API server serves it any more); use apiVersion apps/v1'] },
     {
       name: 'missing kind and apiVersion',
       text: 'metadata: {name: a}\n',
-      expect: ['pod.yaml:1 kind: required (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)', 'pod.yaml:1 apiVersion: required (v1)'],
+      expect: ['pod.yaml:1 kind: required (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)', 'pod.yaml:1 apiVersion: required (v1)'],
     },
     { name: 'wrong apiVersion for a Pod', text: pod().replace('apiVersion: v1', 'apiVersion: apps/v1'), expect: ['pod.yaml:1 apiVersion: expected v1 for kind Pod, got "apps/v1"'] },
     { name: 'a document that is not a mapping', text: '- a\n- b\n', expect: ['pod.yaml:1: expected a mapping (a Kubernetes object), got a list'] },
@@ -193,11 +193,11 @@ describe('validation: kinds and documents', () => {
       text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec:\n    containers: [{name: c, image: i}]\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec:\n    containers:\n    - name: c\n- apiVersion: v1\n  kind: Endpoints\n',
       expect: [
         'pod.yaml:14 items[1].spec.containers[0].image: required',
-        'pod.yaml:16 items[2].kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)',
+        'pod.yaml:16 items[2].kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)',
       ],
     },
     { name: 'an empty List', text: 'apiVersion: v1\nkind: List\nitems: []\n', expect: ['pod.yaml:3 items: the List has no items'] },
-    { name: 'a List inside a List', text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n', expect: ['pod.yaml:5 items[0].kind: a List cannot hold a List (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)'] },
+    { name: 'a List inside a List', text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n', expect: ['pod.yaml:5 items[0].kind: a List cannot hold a List (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)'] },
     {
       name: 'two pods with one namespace/name: the second is refused',
       text: pod() + '\n---\n' + pod(),

@@ -200,9 +200,9 @@ describe('workloads: valid examples pass', () => {
 
   it('warnings: scheduling in the template, storage size, a template name', () => {
     assert.deepEqual(warnings(daemonSet), ['17 spec.template.spec.tolerations: ignored, scheduling has no meaning on one host']);
-    assert.deepEqual(warnings(statefulSet), ['34 spec.volumeClaimTemplates[0].spec.resources.requests.storage: not enforced: a claim is a local engine volume, which has no size limit on Docker']);
+    assert.deepEqual(warnings(statefulSet), ["34 spec.volumeClaimTemplates[0].spec.resources.requests.storage: not enforced: a claim is a local engine volume or a PersistentVolume's host directory, neither has a size limit on Docker"]);
     assert.deepEqual(warnings(replicationController), ['11 spec.template.metadata.name: ignored: the pods are named after the ReplicationController']);
-    assert.deepEqual(warnings(claim), ['11 spec.resources.requests.storage: not enforced: a claim is a local engine volume, which has no size limit on Docker']);
+    assert.deepEqual(warnings(claim), ["11 spec.resources.requests.storage: not enforced: a claim is a local engine volume or a PersistentVolume's host directory, neither has a size limit on Docker"]);
   });
 
   it('a multi-document file and a List mixing every kind with Pods and ConfigMaps', () => {
@@ -359,7 +359,7 @@ describe('workloads: one rule per row', () => {
       text: edit(statefulSet, '      accessModes: [ "ReadWriteOnce" ]\n', '      volumeMode: Block\n      dataSource: {kind: VolumeSnapshot, name: snap}\n').replace('storage: 1Gi', 'storage: lots'),
       expect: [
         'w.yaml:30 spec.volumeClaimTemplates[0].spec.accessModes: required (ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod)',
-        'w.yaml:31 spec.volumeClaimTemplates[0].spec.volumeMode: not supported by runpod (a claim is a local engine volume, a filesystem; use Filesystem)',
+        'w.yaml:31 spec.volumeClaimTemplates[0].spec.volumeMode: not supported by runpod (a claim is a local engine volume or a host directory, a filesystem; use Filesystem)',
         'w.yaml:32 spec.volumeClaimTemplates[0].spec.dataSource: not supported by runpod (no provisioner on one host fills a volume from a snapshot or another claim)',
         'w.yaml:35 spec.volumeClaimTemplates[0].spec.resources.requests.storage: expected a quantity such as 128Mi or 500m, got "lots"',
       ],
@@ -385,10 +385,10 @@ describe('workloads: one rule per row', () => {
     { name: 'a zero request', text: edit(claim, 'storage: 8Gi', 'storage: "0"'), expect: ['w.yaml:11 spec.resources.requests.storage: must be greater than zero'] },
     { name: 'a negative request', text: edit(claim, 'storage: 8Gi', 'storage: -1Gi'), expect: ['w.yaml:11 spec.resources.requests.storage: must be greater than zero'] },
     { name: 'a bad quantity', text: edit(claim, 'storage: 8Gi', 'storage: 8 gigs'), expect: ['w.yaml:11 spec.resources.requests.storage: expected a quantity such as 128Mi or 500m, got "8 gigs"'] },
-    { name: 'Block volume mode', text: edit(claim, 'volumeMode: Filesystem', 'volumeMode: Block'), expect: ['w.yaml:8 spec.volumeMode: not supported by runpod (a claim is a local engine volume, a filesystem; use Filesystem)'] },
+    { name: 'Block volume mode', text: edit(claim, 'volumeMode: Filesystem', 'volumeMode: Block'), expect: ['w.yaml:8 spec.volumeMode: not supported by runpod (a claim is a local engine volume or a host directory, a filesystem; use Filesystem)'] },
     { name: 'an unknown volume mode', text: edit(claim, 'volumeMode: Filesystem', 'volumeMode: Raw'), expect: ['w.yaml:8 spec.volumeMode: must be one of Block, Filesystem, got "Raw"'] },
-    { name: 'a selector', text: edit(claim, '  volumeMode:', '  selector: {matchLabels: {release: stable}}\n  volumeMode:'), expect: ['w.yaml:8 spec.selector: not supported by runpod (the claim is a local engine volume on one host: there are no PersistentVolumes to select)'] },
-    { name: 'a volumeName', text: edit(claim, '  volumeMode:', '  volumeName: pv-0001\n  volumeMode:'), expect: ['w.yaml:8 spec.volumeName: not supported by runpod (the claim is a local engine volume on one host: there are no PersistentVolumes to bind)'] },
+    { name: 'a selector', text: edit(claim, '  volumeMode:', '  selector: {matchLabels: {release: stable}}\n  volumeMode:'), expect: ['w.yaml:8 spec.selector: claim default/data: the claim binds no PersistentVolume: none of the input fits (the input has no PersistentVolume); a claim with a selector is never provisioned; on a cluster it would stay Pending and its pods never start: add a PersistentVolume that fits, or drop the selector for a local engine volume'] },
+    { name: 'a volumeName', text: edit(claim, '  volumeMode:', '  volumeName: pv-0001\n  volumeMode:'), expect: ['w.yaml:8 spec.volumeName: claim default/data: the claim binds no PersistentVolume: the input has no PersistentVolume pv-0001, the only volume this claim may bind; on a cluster it would stay Pending and its pods never start: add that PersistentVolume to the input, or drop volumeName'] },
     { name: 'a dataSourceRef', text: edit(claim, '  volumeMode:', '  dataSourceRef: {kind: VolumeSnapshot, name: s}\n  volumeMode:'), expect: ['w.yaml:8 spec.dataSourceRef: not supported by runpod (no provisioner on one host fills a volume from a snapshot or another claim)'] },
     { name: 'a volumeAttributesClassName', text: edit(claim, '  volumeMode:', '  volumeAttributesClassName: gold\n  volumeMode:'), expect: ['w.yaml:8 spec.volumeAttributesClassName: not supported by runpod (no CSI driver on one host applies volume attributes)'] },
     { name: 'an unknown claim field', text: edit(claim, '  volumeMode:', '  storageClasName: fast\n  volumeMode:'), expect: ['w.yaml:8 spec.storageClasName: unknown field "storageClasName"; did you mean "storageClassName"?'] },
@@ -405,8 +405,8 @@ describe('workloads: one rule per row', () => {
       '18 spec.template.spec.tolerations: ignored, scheduling has no meaning on one host',
     ]);
     assert.deepEqual(warnings(edit(claim, '  volumeMode:', '  storageClassName: fast\n  volumeMode:') + 'status: {phase: Bound}\n'), [
-      '8 spec.storageClassName: ignored: one host has no storage classes; the claim is a local engine volume',
-      '12 spec.resources.requests.storage: not enforced: a claim is a local engine volume, which has no size limit on Docker',
+      '8 spec.storageClassName: claim default/data: storageClassName "fast": no PersistentVolume of the input has this class, so runpod provisions the claim as its default class does: a local engine volume',
+      "12 spec.resources.requests.storage: not enforced: a claim is a local engine volume or a PersistentVolume's host directory, neither has a size limit on Docker",
       '13 status: ignored, read-only and set by the API server',
     ]);
     assert.deepEqual(warnings(edit(deployment, '      labels:\n        app: nginx\n    spec:', '      name: web\n      namespace: other\n      labels:\n        app: nginx\n    spec:')), [
