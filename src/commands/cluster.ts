@@ -1,6 +1,6 @@
 // What a run (and `down`) does about Services, between the manifests and the engine: the networks and Service
 // containers before any pod is made, the endpoints kept up to date while pods come and go.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
 import { findServiceContainer, type ServiceFound, setUpCluster } from '../services/cluster.js';
 import { listServiceContainers, networkAddress, type ServiceContainer } from '../services/serviceContainers.js';

@@ -2,7 +2,7 @@
 // all — only containers carrying runpod's labels. A pod that does not exist is not an error (safe to repeat).
 import fs from 'node:fs/promises';
 import yaml from 'js-yaml';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
 import { kustomizeDirOf } from '../input/kustomize/input.js';
@@ -17,7 +17,7 @@ import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
 import type { Selector } from '../kube/selector.js';
-import { ensureInfraImage } from '../engine/infraImage.js';
+import { ensureInfraImage } from '../reconcile/infraImage.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { listServiceContainers } from '../services/serviceContainers.js';
 import { ServiceLabel } from '../kube/serviceNames.js';

@@ -1,7 +1,7 @@
 // Where a pod's ports can be reached: the declared ports from the plan, joined with the host ports the
 // engine actually bound on the infra container (the only way to learn a port the engine chose under
 // --publish-all).
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import type { PortPlan } from '../plan/types.js';
 import type { PodResult, PortResult } from '../report/result.js';
 import type { PodOutcome } from '../wait/runOnce.js';

@@ -1,7 +1,7 @@
 // --exit-code-from [pod/]container (compose's flag): runpod exits with that container's own exit code once it has
 // terminated, for --wait completed and scoped runs. A failure is never hidden: the container's code replaces the
 // run's only when it is not 0; a container that exited 0 leaves the run's own code (1 if another pod failed).
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { ForwardedExitError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { observePod } from '../reconcile/observe.js';

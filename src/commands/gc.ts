@@ -1,7 +1,9 @@
 // runpod gc: remove the dead containers runpod made (kubelet container GC policy, see reconcile/gcPolicy.ts),
 // the infra containers and volumes of pods that no longer exist, and say what went and why. --dry-run says
 // what would go. Only containers and volumes carrying runpod's labels are ever considered.
-import { type ContainerInspect, type ContainerSummary, type Engine, EngineRequestError } from '../engine/engine.js';
+import type { ContainerInspect, ContainerSummary } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
 import { ExitCode } from '../errors.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } from '../reconcile/gcPolicy.js';
@@ -10,7 +12,7 @@ import type { CommandContext } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
 import { emptyNetworks } from '../services/network.js';
 import { Role, ServiceLabel } from '../kube/serviceNames.js';
-import { projectEngine } from '../engine/project.js';
+import { projectEngine } from '../engine/ports/project.js';
 import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
 import { removePod } from './down.js';
 import { claimUsers, listClaimVolumes, type UnusedClaim, unusedClaims } from '../reconcile/claims.js';

@@ -1,8 +1,9 @@
 // runpod logs: a container's output as the engine kept it, stdout to stdout and stderr to stderr (frames
 // demultiplexed across chunk boundaries). --previous reads the last dead instance that runpod replaced and kept
 // for this (restart policy "no", design.md's restart model); -f follows until the container stops or Ctrl-C.
-import type { Engine, OutputStream } from '../engine/engine.js';
-import { LineSplitter } from '../engine/demux.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { OutputStream } from '../engine/ports/streams.js';
+import { LineSplitter } from '../engine/ports/streams.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../kube/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';

@@ -2,7 +2,8 @@
 // another isolation key (a fresh shell without RUNPOD_PROJECT, a --project forgotten or mistyped), and this run,
 // under its own key, is about to make every pod, claim and host port again beside them. Isolation is the point of a
 // key, so the run goes on; it says so, and how to reach the copy that is there.
-import type { ContainerSummary, Engine } from '../engine/engine.js';
+import type { ContainerSummary } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import { projectEnvVar } from '../kube/project.js';
 

@@ -1,6 +1,7 @@
 // Finding runpod's pods on the engine for the commands that operate them (status, logs, exec, stats,
 // completion): by runpod's labels only, so nothing else on the host is ever seen or touched.
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../kube/labels.js';
 import { type Selector, selectorMatches } from '../kube/selector.js';

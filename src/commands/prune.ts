@@ -2,7 +2,8 @@
 // directory was (its SyncPods killed every pod no manifest claimed). After a run, every other runpod pod
 // started from the same source is taken down with `down`'s own removal, so whatever that learns to remove
 // (volumes) a prune removes too.
-import type { ContainerSummary, Engine } from '../engine/engine.js';
+import type { ContainerSummary } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import type { PodPlan } from '../plan/types.js';
 import type { PrunedPod } from '../report/result.js';

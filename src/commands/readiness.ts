@@ -2,7 +2,7 @@
 // container carries in its labels (plan/probeLabels.ts). Each is run once, now, from the host, with the same
 // handlers as while runpod watches a pod (src/wait/probes); all containers at once, each probe bounded by its
 // timeoutSeconds. What to run and what it means is podSummary's (pure); this only runs it.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { type PodSummary, type ReadinessCheck, type ReadinessResults, readinessVerdict, readinessWork } from '../reconcile/podSummary.js';
 import { addressingFor, probeAddress } from '../wait/probes/manager.js';
 import { runProbe } from '../wait/probes/run.js';

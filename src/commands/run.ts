@@ -2,12 +2,12 @@
 // like the kubelet's run-once: every layer below does the work, this only wires them.
 import { randomBytes } from 'node:crypto';
 import yaml from 'js-yaml';
-import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
-import type { Engine } from '../engine/engine.js';
-import { ensureInfraImage } from '../engine/infraImage.js';
-import { pauseImageRef } from '../engine/pauseImage.js';
+import { defaultAuthIO, resolveRegistryAuth } from '../engine/ports/auth.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { ensureInfraImage } from '../reconcile/infraImage.js';
+import { pauseImageRef } from '../reconcile/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
-import type { EngineFacts } from '../engine/facts.js';
+import type { EngineFacts } from '../engine/ports/facts.js';
 import { loadManifests } from '../manifest/load.js';
 import { unmatchedSkipKinds } from '../manifest/validate.js';
 import { sortByFileAndLine } from '../manifest/parse.js';
@@ -38,7 +38,7 @@ import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
-import { projectEngine } from '../engine/project.js';
+import { projectEngine } from '../engine/ports/project.js';
 import { withPorts } from './endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';

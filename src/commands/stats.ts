@@ -1,6 +1,7 @@
 // runpod stats: CPU, memory, network and block I/O of the running containers of the pods named (or all pods), from the engine's own
 // statistics, computed as `docker stats` computes them. --watch samples again until Ctrl-C.
-import type { ContainerStats, Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerStats } from '../engine/ports/streams.js';
 import { ExitCode, NotFoundError } from '../errors.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
 import { formatBytes, renderTable } from '../report/tables.js';

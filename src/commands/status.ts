@@ -4,7 +4,7 @@ import yaml from 'js-yaml';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../kube/selector.js';
 import { serviceTable, statusDocument, statusTable, workloadRows } from '../report/tables.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { describeServices } from '../services/cluster.js';
 import { listServiceContainers } from '../services/serviceContainers.js';
 import { type PodRef, reportSkipped, resolveTargets, targetPods } from './down.js';

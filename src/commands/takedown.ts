@@ -7,7 +7,7 @@
 // SIGTERM a few seconds later and SIGKILL about ten seconds after the first) hurries it: no more grace, every
 // container of the run is killed and removed at once (`docker rm -f` sends SIGKILL), then the Services, networks and
 // claims go as before. SIGKILL cannot be caught, so the down line is said before the fast takedown starts too.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { ExitCode, RunpodError } from '../errors.js';
 import { Label, podSelector } from '../kube/labels.js';
 import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';

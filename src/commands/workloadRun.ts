@@ -1,6 +1,6 @@
 // What a workload's rollout (agent/runWorkload.ts) asks of the engine, for `runpod run`: its pods found by their
 // owner label, each one brought up by the run-once loop, removed as `runpod down` removes a pod.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { claimVolumeName } from '../plan/volumes.js';
 import { observePod } from '../reconcile/observe.js';
 import type { Reporter } from '../report/reporter.js';

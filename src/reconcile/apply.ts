@@ -2,14 +2,16 @@
 // containers (in parallel) — and say what became of each action (one result per action, as the kubelet's
 // PodSyncResult). A failure about one container is that action's result (the pod's problem, exit 1); only
 // losing the engine is thrown (exit 3).
-import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
-import { takenHostPort } from '../engine/takenPort.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { EngineRequestError, NameConflictError } from '../engine/ports/errors.js';
+import { takenHostPort } from '../engine/ports/errors.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, infraContainerName, managedByValue } from '../kube/labels.js';
 import { instanceCreateOptions } from '../plan/translate.js';
 import { type Decision, isHousekeeping } from './decide.js';
 import { ImageUnavailableError, type ImagePuller, type PodAuth } from './images.js';
-import { authFromPullSecret } from '../engine/auth.js';
+import { authFromPullSecret } from '../engine/ports/auth.js';
 import { runPostStart, stopGracefully } from './hooks.js';
 import { stopInKillPodOrder } from './podStop.js';
 import { resolveImageUser } from '../plan/security.js';

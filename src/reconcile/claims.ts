@@ -3,7 +3,7 @@
 // volume mount of it, and by a subPath mount, which runpod makes as a bind of a directory inside the volume (Docker
 // before 26 has no volume subpath): the engine lists that as a bind and does not count it as a use, so it would
 // remove the volume under a running pod. Both are looked for here.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { Label, managedByValue, managedSelector } from '../kube/labels.js';
 import { VolumeLabel } from '../plan/volumes.js';
 import { helperLabel } from './volumes.js';

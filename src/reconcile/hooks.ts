@@ -9,7 +9,8 @@
 //  - preStop runs before the stop signal, within terminationGracePeriodSeconds; the time it takes counts
 //    against the grace period, and the container still gets a minimum of 2 s after it (the kubelet's
 //    minimumGracePeriodInSeconds). A grace period of 0 kills at once, with no hook (design.md).
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { type HookHandler, preStopFromLabels } from '../plan/lifecycle.js';
 import { describeHttpGet } from '../kube/handlers.js';
 import { httpGetOnce } from './hookHttp.js';

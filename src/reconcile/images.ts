@@ -1,6 +1,8 @@
 // Images for the containers a sync creates, per imagePullPolicy (Kubernetes: Always pulls on every container
 // creation, IfNotPresent pulls when absent, Never uses only a local image). One pull per image per run.
-import { type Engine, type PullProgress, type RegistryAuth, EngineRequestError } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
+import type { PullProgress, RegistryAuth } from '../engine/ports/images.js';
 import { pullableRef } from '../imageRef.js';
 import type { PullPolicy } from '../plan/types.js';
 

@@ -1,5 +1,6 @@
 // observe: what the engine has for one pod, mapped to plain data the pure decide step reads.
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { Label, infraContainerName, podSelector } from '../kube/labels.js';
 import { type InitKind, LifecycleLabel } from '../plan/lifecycle.js';
 import { type EngineResources, engineResources } from '../plan/resize.js';

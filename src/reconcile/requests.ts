@@ -1,6 +1,6 @@
 // What admission weighs on the engine (plan/admission.ts): the host's CPUs and memory, and what the pods runpod
 // already runs there requested, read from the request labels of their live containers in one list call.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import type { AdmissionInput } from '../plan/admission.js';
 import { Label, RequestLabel, infraContainerName, managedSelector } from '../kube/labels.js';
 import { liveStates } from './history.js';

@@ -13,7 +13,7 @@
 // runpod bound these files, or one with a volumeMount at that path, is read from its own filesystem or volume.
 // An instance the engine restarts in place (its restart policy) keeps its file: a message from an earlier run
 // stays until the new run overwrites it.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import type { ContainerPlan } from '../plan/types.js';
 import type { ObservedContainer } from './observe.js';
 

@@ -1,8 +1,10 @@
 // Setting up what pods need to find each other (engine side): each namespace's network, each Service container on
 // it, and every Service container joined to the other namespaces' networks under its qualified names, so
 // <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
-import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
-import { takenHostPort } from '../engine/takenPort.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { EngineRequestError, NameConflictError } from '../engine/ports/errors.js';
+import { takenHostPort } from '../engine/ports/errors.js';
 import { ServiceSetupError } from '../errors.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { inProject } from '../kube/project.js';

@@ -4,7 +4,8 @@
 // Pods that this run does not watch count as ready while all their containers run (their readiness probes are not
 // being run by anyone).
 import { createHash } from 'node:crypto';
-import type { ContainerSummary, Engine } from '../engine/engine.js';
+import type { ContainerSummary } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { tarArchive } from '../reconcile/tar.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { Label, infraContainerName, managedSelector, podLabelsOf } from '../kube/labels.js';

@@ -4,7 +4,9 @@
 // in that namespace), the host's /usr, /etc and library directories mounted read-only at their own paths so the
 // program finds its libraries and extensions, and the rules put into it as a file before it starts.
 import { randomBytes } from 'node:crypto';
-import { type CreateOptions, type Engine, EngineRequestError } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
 import { ServiceSetupError } from '../errors.js';
 import { tarArchive } from '../reconcile/tar.js';
 import { Role, ServiceLabel } from '../kube/serviceNames.js';

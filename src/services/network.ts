@@ -2,8 +2,10 @@
 // same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
 // used or removed; one of that name that is not runpod's stops the run.
 import { setTimeout as delay } from 'node:timers/promises';
-import { type Engine, type NetworkInfo, EngineRequestError, NameConflictError } from '../engine/engine.js';
-import { withOverrides } from '../engine/overrides.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { EngineRequestError, NameConflictError } from '../engine/ports/errors.js';
+import type { NetworkInfo } from '../engine/ports/networks.js';
+import { withOverrides } from '../engine/ports/overrides.js';
 import { ServiceSetupError } from '../errors.js';
 import { Label, managedByValue } from '../kube/labels.js';
 import { inProject, projectLabels } from '../kube/project.js';

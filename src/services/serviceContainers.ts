@@ -1,6 +1,7 @@
 // What runpod's Service containers on the engine say (engine side): which there are, with the Service each keeps
 // in its label, and where one answers on a namespace's network.
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { Role, ServiceLabel, namespaceNetwork } from '../kube/serviceNames.js';
 import { storedService } from './serviceSpec.js';

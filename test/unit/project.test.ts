@@ -6,7 +6,7 @@ import { execCommandWords } from '../../src/cli/cli.js';
 import { projectOf } from '../../src/cli/operate.js';
 import { checkExitCodeFromWait, resolveExitCodeFrom, withContainerCode } from '../../src/commands/exitCodeFrom.js';
 import { sourcesElsewhere } from '../../src/commands/otherKeys.js';
-import { projectEngine } from '../../src/engine/project.js';
+import { projectEngine } from '../../src/engine/ports/project.js';
 import { ForwardedExitError, InterruptedError, PodFailedError, UsageError } from '../../src/errors.js';
 import type { LoadedPod } from '../../src/manifest/types.js';
 import { podLabelsOf } from '../../src/kube/labels.js';
@@ -82,7 +82,7 @@ describe('isolation keys: names, uids, labels', () => {
   });
 });
 
-describe('an engine confined to a key (engine/project.ts), on the in-memory engine', () => {
+describe('an engine confined to a key (engine/ports/project.ts), on the in-memory engine', () => {
   const engines: MemoryEngine[] = [];
   afterEach(() => {
     for (const e of engines.splice(0)) e.dispose();

@@ -1,6 +1,6 @@
 // What a handler needs besides its spec: the engine (exec), the container instance, where the pod is reachable
 // from the host, and the time it may take.
-import type { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/ports/engine.js';
 import type { ProbeAddress } from '../../kube/probes.js';
 
 export interface ProbeContext {

@@ -6,7 +6,7 @@
 // for its next backoff tick.
 import { sameSpec } from '../../kube/names.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/ports/engine.js';
 import type { ObservedPod } from '../../reconcile/observe.js';
 import type { ProbeContext } from './context.js';
 import { runProbe } from './run.js';

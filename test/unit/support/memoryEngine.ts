@@ -23,35 +23,16 @@
 // an unreachable engine after goDown(). Test-side controls (crash, setState, …) are not Engine calls: they are
 // never logged, never fail, and work while the engine is "down" (the containers go on; only the API is gone).
 import { createHash } from 'node:crypto';
-import {
-  type ContainerInspect,
-  type ContainerStats,
-  type ContainerSummary,
-  type CreateOptions,
-  type Engine,
-  type EngineEvent,
-  type EngineInfo,
-  type EventSubscription,
-  type ExecCaptureResult,
-  type ExecOptions,
-  type HostInfo,
-  type NetworkInfo,
-  type ImageSummary,
-  type LogStreamOptions,
-  type LogsOptions,
-  type OutputStream,
-  type PathStat,
-  type PullProgress,
-  type RegistryAuth,
-  type ResourceUpdate,
-  type VolumeCreate,
-  type VolumeInfo,
-  type VolumeSummary,
-  EngineRequestError,
-  NameConflictError,
-} from '../../../src/engine/engine.js';
+import type { ContainerInspect, ContainerSummary, CreateOptions, PathStat, ResourceUpdate } from '../../../src/engine/ports/containers.js';
+import type { Engine } from '../../../src/engine/ports/engine.js';
+import { EngineRequestError, NameConflictError } from '../../../src/engine/ports/errors.js';
+import type { EngineInfo, HostInfo } from '../../../src/engine/ports/host.js';
+import type { ImageSummary, PullProgress, RegistryAuth } from '../../../src/engine/ports/images.js';
+import type { NetworkInfo } from '../../../src/engine/ports/networks.js';
+import type { ContainerStats, EngineEvent, EventSubscription, ExecCaptureResult, ExecOptions, LogStreamOptions, LogsOptions, OutputStream } from '../../../src/engine/ports/streams.js';
+import type { VolumeCreate, VolumeInfo, VolumeSummary } from '../../../src/engine/ports/volumes.js';
 import { EngineUnreachableError } from '../../../src/errors.js';
-import type { EngineFacts } from '../../../src/engine/facts.js';
+import type { EngineFacts } from '../../../src/engine/ports/facts.js';
 import { parseImageRef } from '../../../src/imageRef.js';
 
 // ---------------------------------------------------------------------------------------------------------------
