@@ -2,7 +2,10 @@
 // all — only containers carrying runpod's labels. A pod that does not exist is not an error (safe to repeat).
 import fs from 'node:fs/promises';
 import yaml from 'js-yaml';
-import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerLifecycle, ContainerPort, ContainerReader } from '../engine/ports/containers.js';
+import type { ExecPort, LogPort } from '../engine/ports/streams.js';
+import type { NetworkPort } from '../engine/ports/networks.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
 import { kustomizeDirOf } from '../input/kustomize/input.js';
@@ -15,7 +18,7 @@ import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import { type ClaimVolume, listClaimVolumes, type MountSeen, mountUses, ofStatefulSet, removeClaimVolumes } from '../reconcile/claims.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
+import { findPods, ownedPods, type PodArg, parsePodArg } from '../reconcile/pods.js';
 import type { Selector } from '../kube/selector.js';
 import { ensureInfraImage } from '../reconcile/infraImage.js';
 import { tearDownCluster } from '../services/cluster.js';
@@ -111,7 +114,7 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
 }
 
 /** The named pods, and those of the named workloads as they are on the engine now. */
-export async function targetPods(engine: Engine, targets: Targets): Promise<PodRef[]> {
+export async function targetPods(engine: ContainerReader, targets: Targets): Promise<PodRef[]> {
   const owned = await Promise.all(targets.owners.map(async (w) => (await ownedPods(engine, w.namespace, w.ref)).map((p) => ({ namespace: w.namespace, name: p.name }))));
   return uniqueRefs([...targets.refs, ...owned.flat()]);
 }
@@ -184,7 +187,7 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
  * a StatefulSet's claims of every ordinal), and under --all every claim of the key; without it, only the claims of
  * a StatefulSet taken down whose retention policy says whenDeleted: Delete. Only volumes with runpod's claim labels.
  */
-async function claimsToRemove(engine: Engine, refs: readonly PodRef[], targets: Targets | undefined, o: { deleteClaims: boolean; all: boolean }): Promise<ClaimVolume[]> {
+async function claimsToRemove(engine: ContainerReader & VolumePort, refs: readonly PodRef[], targets: Targets | undefined, o: { deleteClaims: boolean; all: boolean }): Promise<ClaimVolume[]> {
   const owners = targets?.owners ?? [];
   const goWithOwner = new Set(owners.map((w) => `${w.namespace}/${w.ref}`));
   // Without --delete-claims and no workload named, no claim can go: nothing to list.
@@ -240,7 +243,7 @@ export interface PodDown {
  * Stop the pod within one grace period, in the kubelet's KillPod order (reconcile/podStop.ts), then remove
  * everything, then the pod's own volumes.
  */
-export async function removePod(engine: Engine, ref: PodRef, graceOverride?: number, now: () => number = Date.now): Promise<PodDown> {
+export async function removePod(engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort, ref: PodRef, graceOverride?: number, now: () => number = Date.now): Promise<PodDown> {
   const startedAt = now();
   const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
   const label = containers.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
@@ -280,7 +283,7 @@ export async function removePod(engine: Engine, ref: PodRef, graceOverride?: num
  * Everything made under the engine's key: every pod, Service and claim volume, and the networks left empty. What a
  * scoped run under a key of its own leaves when it fails part way (nobody could name that key to take it down).
  */
-export async function removeEverythingUnderKey(engine: Engine, project: string | undefined, image: string): Promise<void> {
+export async function removeEverythingUnderKey(engine: ContainerPort & ExecPort & LogPort & NetworkPort & VolumePort, project: string | undefined, image: string): Promise<void> {
   const refs = await managedPodRefs(engine);
   await Promise.all(refs.map((r) => removePod(engine, r)));
   await removeClaimVolumes(engine, await listClaimVolumes(engine));
@@ -290,12 +293,12 @@ export async function removeEverythingUnderKey(engine: Engine, project: string |
 }
 
 /** Every Service runpod made (under the key). */
-export async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
+export async function managedServiceRefs(engine: ContainerReader): Promise<PodRef[]> {
   return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
 }
 
 /** The namespaces runpod has a network for (under the key). */
-export async function networkNamespaces(engine: Engine): Promise<string[]> {
+export async function networkNamespaces(engine: NetworkPort): Promise<string[]> {
   return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
     const ns = n.labels[ServiceLabel.networkNamespace];
     return ns !== undefined ? [ns] : [];
@@ -303,7 +306,7 @@ export async function networkNamespaces(engine: Engine): Promise<string[]> {
 }
 
 /** Every namespace/name that has a container carrying runpod's labels. */
-export async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
+export async function managedPodRefs(engine: ContainerReader): Promise<PodRef[]> {
   const keys = new Set<string>();
   for (const c of await engine.listContainers([managedSelector])) {
     const ns = c.labels[Label.podNamespace];

@@ -1,8 +1,8 @@
 // runpod gc: remove the dead containers runpod made (kubelet container GC policy, see reconcile/gcPolicy.ts),
 // the infra containers and volumes of pods that no longer exist, and say what went and why. --dry-run says
 // what would go. Only containers and volumes carrying runpod's labels are ever considered.
-import type { ContainerInspect, ContainerSummary } from '../engine/ports/containers.js';
-import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerInspect, ContainerReader, ContainerSummary } from '../engine/ports/containers.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
 import { EngineRequestError } from '../engine/ports/errors.js';
 import { ExitCode } from '../errors.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
@@ -44,7 +44,7 @@ function toGcContainer(info: ContainerInspect): GcContainer {
   };
 }
 
-export async function collectGarbage(engine: Engine, policy: GcPolicy, now: number): Promise<GcPlan> {
+export async function collectGarbage(engine: ContainerReader & VolumePort, policy: GcPolicy, now: number): Promise<GcPlan> {
   const [summaries, volumes] = await Promise.all([engine.listContainers([managedSelector]), engine.listVolumes([managedSelector])]);
   const inspected = (await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)))).filter((i): i is ContainerInspect => i !== undefined);
   // A volume belongs to a pod by its uid label; one without (a claim that outlives pods) is never collected.
@@ -59,7 +59,7 @@ export async function collectGarbage(engine: Engine, policy: GcPolicy, now: numb
 }
 
 /** The claim volumes (of every key) no runpod container uses, old enough and in no key and namespace a run is busy in. */
-async function findUnusedClaims(engine: Engine, now: number, minAgeMs: number): Promise<UnusedClaim[]> {
+async function findUnusedClaims(engine: ContainerReader & VolumePort, now: number, minAgeMs: number): Promise<UnusedClaim[]> {
   const volumes = await listClaimVolumes(engine);
   if (volumes.length === 0) return [];
   const [users, containers] = await Promise.all([claimUsers(engine, volumes), engine.listContainers([managedSelector])]);
@@ -68,7 +68,7 @@ async function findUnusedClaims(engine: Engine, now: number, minAgeMs: number): 
 }
 
 /** The Jobs whose pods carry a ttlSecondsAfterFinished that has passed since they finished (reconcile/jobTtl.ts). */
-async function findExpiredJobs(engine: Engine, now: number): Promise<ExpiredJob[]> {
+async function findExpiredJobs(engine: ContainerReader, now: number): Promise<ExpiredJob[]> {
   const summaries = await engine.listContainers([managedSelector, Label.jobTtl]);
   const inspected = (await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)))).filter((i): i is ContainerInspect => i !== undefined);
   const containers: TtlContainer[] = inspected.flatMap((info) => {
@@ -92,7 +92,7 @@ async function findExpiredJobs(engine: Engine, now: number): Promise<ExpiredJob[
   return expiredJobs(containers, now);
 }
 
-async function leftHelpers(engine: Engine, now: number, minAgeMs: number): Promise<ContainerSummary[]> {
+async function leftHelpers(engine: ContainerReader, now: number, minAgeMs: number): Promise<ContainerSummary[]> {
   const lists = await Promise.all([Role.rules, Role.networkLock].map((role) => engine.listContainers([`${ServiceLabel.role}=${role}`])));
   return lists.flat().filter((c) => c.state !== 'running' && c.state !== 'restarting' && now - c.created * 1000 >= minAgeMs);
 }
