@@ -1,9 +1,8 @@
 // The containers port: create, start, stop, inspect and remove the containers a pod runs as, and reach into their
 // filesystems (the termination message, a volume's seed, a kept instance's files).
-import type { ContainerCreateOptions, ContainerInspectInfo } from 'dockerode';
+import type { ContainerInspect, CreateOptions } from './containerSpec.js';
 
-export type CreateOptions = ContainerCreateOptions;
-export type ContainerInspect = ContainerInspectInfo;
+export type { ContainerInspect, CreateOptions } from './containerSpec.js';
 
 /** The body of one update: only what changes, in the Engine API's names. */
 export interface ResourceUpdate {

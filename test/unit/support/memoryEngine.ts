@@ -147,9 +147,10 @@ const GiB = 1024 ** 3;
 const defaultEnv = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;
-type InspectConfig = ContainerInspect['Config'];
+// The engine keeps more than runpod reads (Domainname, AttachStdin …): kept here as Docker answers them.
+type InspectConfig = ContainerInspect['Config'] & { [field: string]: unknown };
 type InspectMount = ContainerInspect['Mounts'][number];
-type NetworkEntry = ContainerInspect['NetworkSettings']['Networks'][string];
+type NetworkEntry = ContainerInspect['NetworkSettings']['Networks'][string] & { [field: string]: unknown };
 type PortMap = ContainerInspect['NetworkSettings']['Ports'];
 
 interface ImageRecord {
@@ -1201,7 +1202,7 @@ export class MemoryEngine implements Engine {
         if (other === c || !other.running) continue;
         for (const [key, bound] of Object.entries(other.ports)) {
           if ((key.split('/')[1] ?? 'tcp') !== w.proto) continue;
-          const clash = bound.some((b) => b.HostPort === w.hostPort && (w.hostIp === '' || w.hostIp === '0.0.0.0' || b.HostIp === '0.0.0.0' || b.HostIp === w.hostIp));
+          const clash = (bound ?? []).some((b) => b.HostPort === w.hostPort && (w.hostIp === '' || w.hostIp === '0.0.0.0' || b.HostIp === '0.0.0.0' || b.HostIp === w.hostIp));
           if (clash) {
             return new EngineRequestError(
               `driver failed programming external connectivity on endpoint ${c.name} (${hex64(`endpoint:${c.id}`)}): Bind for ${w.hostIp || '0.0.0.0'}:${w.hostPort} failed: port is already allocated`,
@@ -1396,7 +1397,7 @@ export class MemoryEngine implements Engine {
     }
     const live = c.running && !c.restarting;
     const dir = `/memory/containers/${c.id}`;
-    return {
+    const inspect = {
       Id: c.id,
       Created: iso(c.created),
       Path: c.path,
@@ -1437,6 +1438,7 @@ export class MemoryEngine implements Engine {
         Networks: networks,
       },
     };
+    return inspect;
   }
 
   private mountsOf(c: Box): InspectMount[] {
