@@ -14,7 +14,7 @@ import { emptyNetworks } from '../services/network.js';
 import { Role, ServiceLabel } from '../kube/serviceNames.js';
 import { projectEngine } from '../engine/ports/project.js';
 import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
-import { removePod } from './down.js';
+import { removePod } from '../reconcile/removePod.js';
 import { claimUsers, listClaimVolumes, type UnusedClaim, unusedClaims } from '../reconcile/claims.js';
 
 export interface GcOptions extends GcPolicy {

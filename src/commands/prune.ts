@@ -8,7 +8,7 @@ import type { VolumePort } from '../engine/ports/volumes.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import type { PodPlan } from '../plan/types.js';
 import type { PrunedPod } from '../report/result.js';
-import { removePod } from './down.js';
+import { removePod } from '../reconcile/removePod.js';
 
 /** source: pods whose infra container records one of this run's sources; all: every runpod pod. */
 export type PruneScope = 'source' | 'all';

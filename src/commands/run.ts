@@ -46,7 +46,7 @@ import { withPorts } from '../report/endpoints.js';
 import { findPrunable, type PruneScope, prunePods } from './prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
 import { sourcesRunningElsewhere } from '../reconcile/otherKeys.js';
-import { removePod } from './down.js';
+import { removePod } from '../reconcile/removePod.js';
 import { afterFailedRun, type RunMade } from './takedown.js';
 import { type JobPodPreview, previewJob, rollOut } from './workloadRun.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';

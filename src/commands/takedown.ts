@@ -16,7 +16,10 @@ import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import type { Reporter } from '../report/reporter.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { bounded } from '../wait/bounded.js';
-import { managedPodRefs, managedServiceRefs, networkNamespaces, type PodRef, removePod } from './down.js';
+import type { PodRef } from './down.js';
+import { managedPodRefs, removePod } from '../reconcile/removePod.js';
+import { networkNamespaces } from '../services/network.js';
+import { managedServiceRefs } from '../services/serviceContainers.js';
 
 /**
  * How long the takedown may take beyond the pods' longest grace period: room for the removes on a busy engine (20

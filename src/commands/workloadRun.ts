@@ -17,7 +17,7 @@ import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../reconcile/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
 import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../agent/runWorkload.js';
-import { removePod } from './down.js';
+import { removePod } from '../reconcile/removePod.js';
 import { findPods, ownedPods } from '../reconcile/pods.js';
 import type { PodPlan } from '../plan/types.js';
 

@@ -237,3 +237,11 @@ export async function emptyNetworks(engine: ContainerReader & NetworkPort): Prom
   const [list, settingUp] = await Promise.all([engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]), networksBeingSetUp(engine)]);
   return list.filter((n) => Object.keys(n.containers).length === 0 && !settingUp.has(n.name));
 }
+
+/** The namespaces runpod has a network for (under the key). */
+export async function networkNamespaces(engine: NetworkPort): Promise<string[]> {
+  return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
+    const ns = n.labels[ServiceLabel.networkNamespace];
+    return ns !== undefined ? [ns] : [];
+  });
+}

@@ -29,3 +29,8 @@ export function networkAddress(info: ContainerInspect | undefined, namespace: st
   const ip = info?.NetworkSettings?.Networks?.[namespaceNetwork(namespace, project)]?.IPAddress;
   return ip !== undefined && ip !== '' ? ip : undefined;
 }
+
+/** Every Service runpod made (under the key). */
+export async function managedServiceRefs(engine: ContainerReader): Promise<Array<{ namespace: string; name: string }>> {
+  return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
+}
