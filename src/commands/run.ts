@@ -43,7 +43,7 @@ import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
 import { projectEngine } from '../engine/ports/project.js';
 import { withPorts } from '../report/endpoints.js';
-import { findPrunable, type PruneScope, prunePods } from './prune.js';
+import { findPrunable, type PruneScope, prunePods } from '../reconcile/prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
 import { sourcesRunningElsewhere } from '../reconcile/otherKeys.js';
 import { removePod } from '../reconcile/removePod.js';

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerSummary } from '../../src/engine/ports/containers.js';
-import { selectPrunable } from '../../src/commands/prune.js';
+import { selectPrunable } from '../../src/reconcile/prune.js';
 import { publishedPorts } from '../../src/report/endpoints.js';
 
 let seq = 0;

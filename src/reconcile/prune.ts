@@ -7,8 +7,17 @@ import type { ExecPort } from '../engine/ports/streams.js';
 import type { VolumePort } from '../engine/ports/volumes.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import type { PodPlan } from '../plan/types.js';
-import type { PrunedPod } from '../report/result.js';
-import { removePod } from '../reconcile/removePod.js';
+import { removePod } from './removePod.js';
+
+/** A pod a prune takes down (or, under --dry-run, would). */
+export interface PrunedPod {
+  namespace: string;
+  name: string;
+  /** The io.runpod.source its infra container records; absent for a pod from stdin. */
+  source?: string;
+  /** Containers removed; absent under --dry-run. */
+  removedContainers?: number;
+}
 
 /** source: pods whose infra container records one of this run's sources; all: every runpod pod. */
 export type PruneScope = 'source' | 'all';
