@@ -153,7 +153,8 @@ function failed(sync: Sync, action: Action, err: unknown, instance?: string): vo
   if (err instanceof EngineUnreachableError) throw err;
   const at = instance !== undefined ? { instance } : {};
   if (err instanceof ContainerConfigError || err instanceof ContainerStartError) {
-    return done(sync, action, { ok: false, ...at, error: err.message, final: true });
+    done(sync, action, { ok: false, ...at, error: err.message, final: true });
+    return;
   }
   const problem = podProblem(err);
   if (problem === undefined) throw err;
