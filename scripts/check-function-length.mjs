@@ -53,7 +53,7 @@ function nameOf(node) {
 
 function classNameOf(member) {
   const cls = member.parent;
-  return cls && cls.name ? cls.name.text : '(class)';
+  return cls?.name ? cls.name.text : '(class)';
 }
 
 const findings = [];

@@ -154,7 +154,7 @@ export function parseSelector(text: string, field = 'labelSelector'): Requiremen
 
 function matchesRequirements(reqs: Requirement[], labels: Record<string, string>): boolean {
   return reqs.every(({ key, op, values }) => {
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
+    const has = Object.hasOwn(labels, key);
     const v = labels[key];
     switch (op) {
       case 'exists':

@@ -269,7 +269,7 @@ function matchesLabelsAndAnnotations(object: JsonObject, sel: JsonObject): boole
   const check = (text: string, field: string, values: JsonValue | undefined) => {
     const labels = isObject(values) ? values : {};
     return parseSelector(text, field).every(({ key, op, values: vs }) => {
-      const has = Object.prototype.hasOwnProperty.call(labels, key);
+      const has = Object.hasOwn(labels, key);
       const v = has ? textOf(labels[key]!) : '';
       if (op === 'exists') return has;
       if (op === '!') return !has;
