@@ -68,166 +68,219 @@ const str = (v: unknown): string => String(v);
 
 /** The command modules; setExit receives each command's exit code. */
 export function operateCommands(ctx: CommandContext, setExit: (code: number) => void, argv: string[]): CommandModule<object, Args>[] {
+  return [statusModule(ctx, setExit), logsModule(ctx, setExit), execModule(ctx, setExit, argv), statsModule(ctx, setExit), gcModule(ctx, setExit), completionModule(ctx, setExit)];
+}
+
+/** status and ps: the pods runpod manages. */
+function statusModule(ctx: CommandContext, setExit: (code: number) => void): CommandModule<object, Args> {
+  return {
+    command: ['status [targets..]', 'ps [targets..]'],
+    describe: 'show the pods runpod manages (all, or those of the given manifests or names)',
+    builder: (y) =>
+      engineOptions(y)
+        .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names (name or namespace/name)' })
+        .option('filename', filenameOption)
+        .option('kustomize', { alias: 'k', type: 'string', describe: 'a kustomization directory, rendered by runpod (as kubectl -k; may be repeated)' })
+        .option('selector', selectorOption)
+        .option('output', {
+          alias: 'o',
+          choices: ['text', 'wide', 'json', 'yaml'] as const,
+          default: 'text' as const,
+          describe: 'table, wide table (images, container ids), or a document',
+        }) as Argv<Args>,
+    handler: async (a) => {
+      const { statusCommand } = await import('../commands/status.js');
+      setExit(
+        await statusCommand(
+          {
+            targets: [...fromToken([...listOf(a.targets), ...listOf(a.filename)]), ...listOf(a.kustomize).map(kustomizeInput)],
+            ...selectorOf(a.selector),
+            namespace: str(a.namespace),
+            output: a.output as 'text' | 'wide' | 'json' | 'yaml',
+            ...host(a),
+            ...projectOf(a.project, ctx.env),
+          },
+          ctx,
+        ),
+      );
+    },
+  };
+}
+
+/** logs: a container's logs. */
+function logsModule(ctx: CommandContext, setExit: (code: number) => void): CommandModule<object, Args> {
+  return {
+    command: 'logs [pod]',
+    describe: "print a container's logs: stdout to stdout, stderr to stderr",
+    builder: (y) =>
+      engineOptions(y)
+        .positional('pod', { type: 'string', describe: 'name or namespace/name' })
+        .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
+        .option('selector', selectorOption)
+        .option('tail', { type: 'string', describe: 'only the last n lines (-1: all)' })
+        .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep printing until the container stops or Ctrl-C' })
+        .option('previous', { alias: 'p', type: 'boolean', default: false, describe: 'the last dead instance of a restarted container' })
+        .option('timestamps', { type: 'boolean', default: false, describe: 'prefix each line with its RFC 3339 time' })
+        .option('since', { type: 'string', describe: 'only newer lines: a duration (10m) or an RFC 3339 time' })
+        .option('all-containers', { type: 'boolean', default: false, describe: "every container's logs" })
+        .option('prefix', { type: 'boolean', default: false, describe: 'prefix each line with [pod/<name>/<container>]' }) as Argv<Args>,
+    handler: async (a) => {
+      if (a['all-containers'] && a.container !== undefined) throw new UsageError('--all-containers and -c: give one');
+      let since: { agoMs: number } | { atMs: number } | undefined;
+      if (a.since !== undefined) {
+        const ms = parseDuration(str(a.since));
+        const at = Date.parse(str(a.since));
+        if (ms !== undefined) since = { agoMs: ms };
+        else if (!Number.isNaN(at) && /^\d{4}-\d\d-\d\d/.test(str(a.since))) since = { atMs: at };
+        else throw new UsageError(`--since ${str(a.since)}: expected a duration (10m, 1h30m) or an RFC 3339 time`);
+      }
+      const { logsCommand } = await import('../commands/logs.js');
+      setExit(
+        await logsCommand(
+          {
+            ...(a.pod !== undefined ? { pod: str(a.pod) } : {}),
+            ...selectorOf(a.selector),
+            ...(a.container !== undefined ? { container: str(a.container) } : {}),
+            ...(a.tail !== undefined ? { tail: integer('tail', a.tail, -1) } : {}),
+            follow: Boolean(a.follow),
+            previous: Boolean(a.previous),
+            timestamps: Boolean(a.timestamps),
+            ...(since ? { since } : {}),
+            allContainers: Boolean(a['all-containers']),
+            prefix: Boolean(a.prefix),
+            namespace: str(a.namespace),
+            ...host(a),
+            ...projectOf(a.project, ctx.env),
+          },
+          ctx,
+        ),
+      );
+    },
+  };
+}
+
+/** exec: a command in a container. */
+function execModule(ctx: CommandContext, setExit: (code: number) => void, argv: string[]): CommandModule<object, Args> {
   const dashDash = argv.indexOf('--');
-  return [
-    {
-      command: ['status [targets..]', 'ps [targets..]'],
-      describe: 'show the pods runpod manages (all, or those of the given manifests or names)',
-      builder: (y) =>
-        engineOptions(y)
-          .positional('targets', { type: 'string', array: true, describe: 'manifests, or pod names (name or namespace/name)' })
-          .option('filename', filenameOption)
-          .option('kustomize', { alias: 'k', type: 'string', describe: 'a kustomization directory, rendered by runpod (as kubectl -k; may be repeated)' })
-          .option('selector', selectorOption)
-          .option('output', { alias: 'o', choices: ['text', 'wide', 'json', 'yaml'] as const, default: 'text' as const, describe: 'table, wide table (images, container ids), or a document' }) as Argv<Args>,
-      handler: async (a) => {
-        const { statusCommand } = await import('../commands/status.js');
-        setExit(
-          await statusCommand(
-            { targets: [...fromToken([...listOf(a.targets), ...listOf(a.filename)]), ...listOf(a.kustomize).map(kustomizeInput)], ...selectorOf(a.selector), namespace: str(a.namespace), output: a.output as 'text' | 'wide' | 'json' | 'yaml', ...host(a), ...projectOf(a.project, ctx.env) },
-            ctx,
-          ),
-        );
-      },
+  return {
+    command: 'exec <pod> [command..]',
+    describe: "run a command in a container (the words after the pod, or after --); exit with the command's exit code, 125 when runpod fails",
+    builder: (y) =>
+      engineOptions(y)
+        .positional('pod', { type: 'string', describe: 'name or namespace/name' })
+        .positional('command', { type: 'string', array: true, describe: 'the command and its arguments, after --' })
+        .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
+        .option('stdin', { alias: 'i', type: 'boolean', default: false, describe: "pass runpod's stdin to the command" })
+        .option('tty', { alias: 't', type: 'boolean', default: false, describe: 'allocate a terminal' }) as Argv<Args>,
+    handler: async (a) => {
+      const { execCommand } = await import('../commands/exec.js');
+      setExit(
+        await execCommand(
+          {
+            pod: str(a.pod),
+            ...(a.container !== undefined ? { container: str(a.container) } : {}),
+            stdin: Boolean(a.stdin),
+            tty: Boolean(a.tty),
+            // After "--" the words are the command's, exactly as typed (yargs would turn "007" into 7, and
+            // does not hand them to the positional).
+            command: dashDash >= 0 ? argv.slice(dashDash + 1) : ((a.command as unknown[] | undefined) ?? []).map(str),
+            namespace: str(a.namespace),
+            ...host(a),
+            ...projectOf(a.project, ctx.env),
+          },
+          ctx,
+        ),
+      );
     },
-    {
-      command: 'logs [pod]',
-      describe: "print a container's logs: stdout to stdout, stderr to stderr",
-      builder: (y) =>
-        engineOptions(y)
-          .positional('pod', { type: 'string', describe: 'name or namespace/name' })
-          .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
-          .option('selector', selectorOption)
-          .option('tail', { type: 'string', describe: 'only the last n lines (-1: all)' })
-          .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep printing until the container stops or Ctrl-C' })
-          .option('previous', { alias: 'p', type: 'boolean', default: false, describe: 'the last dead instance of a restarted container' })
-          .option('timestamps', { type: 'boolean', default: false, describe: 'prefix each line with its RFC 3339 time' })
-          .option('since', { type: 'string', describe: 'only newer lines: a duration (10m) or an RFC 3339 time' })
-          .option('all-containers', { type: 'boolean', default: false, describe: "every container's logs" })
-          .option('prefix', { type: 'boolean', default: false, describe: 'prefix each line with [pod/<name>/<container>]' }) as Argv<Args>,
-      handler: async (a) => {
-        if (a['all-containers'] && a.container !== undefined) throw new UsageError('--all-containers and -c: give one');
-        let since: { agoMs: number } | { atMs: number } | undefined;
-        if (a.since !== undefined) {
-          const ms = parseDuration(str(a.since));
-          const at = Date.parse(str(a.since));
-          if (ms !== undefined) since = { agoMs: ms };
-          else if (!Number.isNaN(at) && /^\d{4}-\d\d-\d\d/.test(str(a.since))) since = { atMs: at };
-          else throw new UsageError(`--since ${str(a.since)}: expected a duration (10m, 1h30m) or an RFC 3339 time`);
-        }
-        const { logsCommand } = await import('../commands/logs.js');
-        setExit(
-          await logsCommand(
-            {
-              ...(a.pod !== undefined ? { pod: str(a.pod) } : {}),
-              ...selectorOf(a.selector),
-              ...(a.container !== undefined ? { container: str(a.container) } : {}),
-              ...(a.tail !== undefined ? { tail: integer('tail', a.tail, -1) } : {}),
-              follow: Boolean(a.follow),
-              previous: Boolean(a.previous),
-              timestamps: Boolean(a.timestamps),
-              ...(since ? { since } : {}),
-              allContainers: Boolean(a['all-containers']),
-              prefix: Boolean(a.prefix),
-              namespace: str(a.namespace),
-              ...host(a),
-              ...projectOf(a.project, ctx.env),
-            },
-            ctx,
-          ),
-        );
-      },
+  };
+}
+
+/** stats: the pods' resource use. */
+function statsModule(ctx: CommandContext, setExit: (code: number) => void): CommandModule<object, Args> {
+  return {
+    command: 'stats [pods..]',
+    describe: "CPU, memory, network and block I/O of pods' running containers (the pods named, or all)",
+    builder: (y) =>
+      engineOptions(y)
+        .positional('pods', { type: 'string', array: true, describe: 'names or namespace/names (none: every pod)' })
+        .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'sample again until Ctrl-C' })
+        .option('output', {
+          alias: 'o',
+          choices: ['text', 'json'] as const,
+          default: 'text' as const,
+          describe: 'table, or JSON (one line per sample with --watch)',
+        }) as Argv<Args>,
+    handler: async (a) => {
+      const { statsCommand } = await import('../commands/stats.js');
+      setExit(
+        await statsCommand(
+          {
+            pods: ((a.pods as unknown[] | undefined) ?? []).map(str),
+            watch: Boolean(a.watch),
+            output: a.output as 'text' | 'json',
+            namespace: str(a.namespace),
+            ...host(a),
+            ...projectOf(a.project, ctx.env),
+          },
+          ctx,
+        ),
+      );
     },
-    {
-      command: 'exec <pod> [command..]',
-      describe: "run a command in a container (the words after the pod, or after --); exit with the command's exit code, 125 when runpod fails",
-      builder: (y) =>
-        engineOptions(y)
-          .positional('pod', { type: 'string', describe: 'name or namespace/name' })
-          .positional('command', { type: 'string', array: true, describe: 'the command and its arguments, after --' })
-          .option('container', { alias: 'c', type: 'string', describe: 'container (may be left out when the pod has one)' })
-          .option('stdin', { alias: 'i', type: 'boolean', default: false, describe: "pass runpod's stdin to the command" })
-          .option('tty', { alias: 't', type: 'boolean', default: false, describe: 'allocate a terminal' }) as Argv<Args>,
-      handler: async (a) => {
-        const { execCommand } = await import('../commands/exec.js');
-        setExit(
-          await execCommand(
-            {
-              pod: str(a.pod),
-              ...(a.container !== undefined ? { container: str(a.container) } : {}),
-              stdin: Boolean(a.stdin),
-              tty: Boolean(a.tty),
-              // After "--" the words are the command's, exactly as typed (yargs would turn "007" into 7, and
-              // does not hand them to the positional).
-              command: dashDash >= 0 ? argv.slice(dashDash + 1) : ((a.command as unknown[] | undefined) ?? []).map(str),
-              namespace: str(a.namespace),
-              ...host(a),
-              ...projectOf(a.project, ctx.env),
-            },
-            ctx,
-          ),
-        );
-      },
+  };
+}
+
+/** gc: dead containers and what is left of gone pods. */
+function gcModule(ctx: CommandContext, setExit: (code: number) => void): CommandModule<object, Args> {
+  return {
+    command: 'gc',
+    describe:
+      "remove dead containers runpod made (the kubelet's policy), what is left of pods that no longer exist, the pods of finished Jobs past their ttlSecondsAfterFinished, and with --claims the claims no pod uses",
+    builder: (y) =>
+      y
+        .option('host', hostOption)
+        .option('project', { ...projectOption, describe: `only what was made under this isolation key (default: $${projectEnvVar}; none: every key's)` })
+        // Accepted, as options every command has may come before its name; gc looks at every namespace and says
+        // every removal anyway.
+        .option('namespace', { alias: 'n', type: 'string', hidden: true })
+        .option('verbose', { alias: 'v', type: 'boolean', hidden: true })
+        .option('min-age', { type: 'string', default: '1m', describe: 'leave dead containers created less than this ago' })
+        .option('max-per-container', { type: 'string', default: '1', describe: 'dead instances kept per container of a pod (-1: no limit)' })
+        .option('max-containers', { type: 'string', default: '-1', describe: 'dead containers kept in all (-1: no limit)' })
+        .option('dry-run', { type: 'boolean', default: false, describe: 'say what would be removed; remove nothing' })
+        .option('claims', { type: 'boolean', default: false, describe: 'also remove claim volumes (their data) no pod uses any more, older than --min-age' })
+        .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' }) as Argv<Args>,
+    handler: async (a) => {
+      const { gcCommand } = await import('../commands/gc.js');
+      setExit(
+        await gcCommand(
+          {
+            minAgeMs: durationMs('min-age', a['min-age']),
+            maxPerContainer: integer('max-per-container', a['max-per-container'], -1),
+            maxContainers: integer('max-containers', a['max-containers'], -1),
+            dryRun: Boolean(a['dry-run']),
+            ...(a.claims === true ? { claims: true } : {}),
+            quiet: Boolean(a.quiet),
+            ...host(a),
+            ...projectOf(a.project, ctx.env),
+          },
+          ctx,
+        ),
+      );
     },
-    {
-      command: 'stats [pods..]',
-      describe: "CPU, memory, network and block I/O of pods' running containers (the pods named, or all)",
-      builder: (y) =>
-        engineOptions(y)
-          .positional('pods', { type: 'string', array: true, describe: 'names or namespace/names (none: every pod)' })
-          .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'sample again until Ctrl-C' })
-          .option('output', { alias: 'o', choices: ['text', 'json'] as const, default: 'text' as const, describe: 'table, or JSON (one line per sample with --watch)' }) as Argv<Args>,
-      handler: async (a) => {
-        const { statsCommand } = await import('../commands/stats.js');
-        setExit(await statsCommand({ pods: ((a.pods as unknown[] | undefined) ?? []).map(str), watch: Boolean(a.watch), output: a.output as 'text' | 'json', namespace: str(a.namespace), ...host(a), ...projectOf(a.project, ctx.env) }, ctx));
-      },
+  };
+}
+
+/** completion: a shell completion script. */
+function completionModule(ctx: CommandContext, setExit: (code: number) => void): CommandModule<object, Args> {
+  return {
+    command: 'completion <shell>',
+    describe: 'print a shell completion script (bash or zsh): source <(runpod completion bash)',
+    builder: (y) => y.positional('shell', { choices: ['bash', 'zsh'] as const, describe: 'the shell' }) as Argv<Args>,
+    handler: async (a) => {
+      const { completionCommand } = await import('../commands/completion.js');
+      setExit(completionCommand({ shell: str(a.shell) }, ctx));
     },
-    {
-      command: 'gc',
-      describe: "remove dead containers runpod made (the kubelet's policy), what is left of pods that no longer exist, the pods of finished Jobs past their ttlSecondsAfterFinished, and with --claims the claims no pod uses",
-      builder: (y) =>
-        y
-          .option('host', hostOption)
-          .option('project', { ...projectOption, describe: `only what was made under this isolation key (default: $${projectEnvVar}; none: every key's)` })
-          // Accepted, as options every command has may come before its name; gc looks at every namespace and says
-          // every removal anyway.
-          .option('namespace', { alias: 'n', type: 'string', hidden: true })
-          .option('verbose', { alias: 'v', type: 'boolean', hidden: true })
-          .option('min-age', { type: 'string', default: '1m', describe: 'leave dead containers created less than this ago' })
-          .option('max-per-container', { type: 'string', default: '1', describe: 'dead instances kept per container of a pod (-1: no limit)' })
-          .option('max-containers', { type: 'string', default: '-1', describe: 'dead containers kept in all (-1: no limit)' })
-          .option('dry-run', { type: 'boolean', default: false, describe: 'say what would be removed; remove nothing' })
-          .option('claims', { type: 'boolean', default: false, describe: 'also remove claim volumes (their data) no pod uses any more, older than --min-age' })
-          .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' }) as Argv<Args>,
-      handler: async (a) => {
-        const { gcCommand } = await import('../commands/gc.js');
-        setExit(
-          await gcCommand(
-            {
-              minAgeMs: durationMs('min-age', a['min-age']),
-              maxPerContainer: integer('max-per-container', a['max-per-container'], -1),
-              maxContainers: integer('max-containers', a['max-containers'], -1),
-              dryRun: Boolean(a['dry-run']),
-              ...(a.claims === true ? { claims: true } : {}),
-              quiet: Boolean(a.quiet),
-              ...host(a),
-              ...projectOf(a.project, ctx.env),
-            },
-            ctx,
-          ),
-        );
-      },
-    },
-    {
-      command: 'completion <shell>',
-      describe: 'print a shell completion script (bash or zsh): source <(runpod completion bash)',
-      builder: (y) => y.positional('shell', { choices: ['bash', 'zsh'] as const, describe: 'the shell' }) as Argv<Args>,
-      handler: async (a) => {
-        const { completionCommand } = await import('../commands/completion.js');
-        setExit(completionCommand({ shell: str(a.shell) }, ctx));
-      },
-    },
-  ];
+  };
 }
 
 /**
@@ -237,16 +290,8 @@ export function operateCommands(ctx: CommandContext, setExit: (code: number) => 
  */
 export async function completionFor(words: string[] | undefined, env: NodeJS.ProcessEnv) {
   // Not a completion request: nothing to look up (and nothing loaded on the start-up path).
-  const names =
-    words === undefined
-      ? undefined
-      : await import('../commands/completion.js').then(({ completeNames }) => completeNames(words, env)).catch((): string[] => []);
-  return (
-    _current: string,
-    _argv: unknown,
-    defaults: (done: (err: Error | null, list: string[] | undefined) => void) => void,
-    done: (list: string[]) => void,
-  ): void => {
+  const names = words === undefined ? undefined : await import('../commands/completion.js').then(({ completeNames }) => completeNames(words, env)).catch((): string[] => []);
+  return (_current: string, _argv: unknown, defaults: (done: (err: Error | null, list: string[] | undefined) => void) => void, done: (list: string[]) => void): void => {
     if (names === undefined) defaults((_err, list) => done(list ?? []));
     else done(names);
   };

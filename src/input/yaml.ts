@@ -184,7 +184,7 @@ function collectLines(outer: NodeRecord, path: string, lines: Map<string, number
     record(lines, keyPath, key.line);
     // A key written without a value ("? k", "{a, b}") composes no value node: pair it only when the next record
     // is the value stored under it.
-    if (value !== undefined && Object.prototype.hasOwnProperty.call(mapping, name) && Object.is(mapping[name], value.result)) {
+    if (value !== undefined && Object.hasOwn(mapping, name) && Object.is(mapping[name], value.result)) {
       collectLines(value, keyPath, lines);
       i += 2;
     } else {

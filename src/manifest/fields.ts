@@ -1193,7 +1193,7 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
   if (!isPlainObject(value)) return;
   for (const [key, child] of Object.entries(value)) {
     const childPath = [...path, key];
-    const entry = Object.prototype.hasOwnProperty.call(level.fields, key) ? level.fields[key] : level.otherKeys;
+    const entry = Object.hasOwn(level.fields, key) ? level.fields[key] : level.otherKeys;
     if (entry === undefined) {
       out.problems.push({ path: childPath, message: unknownFieldMessage(key, level, places) });
       out.settled.push(childPath);
@@ -1225,7 +1225,7 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
 export function unknownFieldMessage(key: string, level: FieldLevel, places: FieldPlaces = podPlaces): string {
   const base = `unknown field "${key}"`;
   for (const [where, other] of places) {
-    if (other !== level && Object.prototype.hasOwnProperty.call(other.fields, key)) return `${base} (${key} belongs in ${where})`;
+    if (other !== level && Object.hasOwn(other.fields, key)) return `${base} (${key} belongs in ${where})`;
   }
   const guess = closestName(key, Object.keys(level.fields));
   return guess !== undefined ? `${base}; did you mean "${guess}"?` : `${base} (not in the Kubernetes ${tableKubernetesVersion} API runpod knows)`;
@@ -1267,7 +1267,7 @@ export function fieldEntryAt(path: FieldPath): FieldEntry | undefined {
   for (const seg of path) {
     if (typeof seg === 'number') continue;
     if (level === undefined) return undefined;
-    entry = Object.prototype.hasOwnProperty.call(level.fields, seg) ? level.fields[seg] : level.otherKeys;
+    entry = Object.hasOwn(level.fields, seg) ? level.fields[seg] : level.otherKeys;
     if (entry === undefined) return undefined;
     level = entry.fields;
   }

@@ -3,6 +3,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { readdir, readFile, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { ManifestError, type ManifestProblem, UsageError } from '../errors.js';
 import { KustomizeError } from '../input/kustomize/errors.js';
@@ -97,131 +98,140 @@ export function renderedName(dir: string): string {
  * input that cannot be read: that is a problem of its file, so a caller may go on with the others.
  */
 export async function readManifestTexts(inputs: readonly string[], readStdin: () => Promise<string | Buffer>): Promise<ManifestTexts> {
-  const problems: ManifestProblem[] = [];
-  const texts: ManifestText[] = [];
-  const fileOrder: string[] = [];
-  const notes: ManifestTexts['notes'] = [];
-  let stdinRead = false;
-
-  // A kustomization is rendered by runpod (input/kustomize) into one text, whose pods' source is its directory.
-  const renderOne = (dir: string): void => {
-    const name = renderedName(dir);
-    fileOrder.push(name);
-    try {
-      texts.push({ source: { file: name, origin: path.resolve(dir) }, text: renderToText(dir) });
-    } catch (err) {
-      if (!(err instanceof KustomizeError)) throw err;
-      // Reported in the order the inputs were given, like any input's problems.
-      for (const p of err.problems) fileOrder.push(p.file);
-      problems.push(...err.problems);
-    }
-  };
-
-  const readOne = async (file: string, origin: string, size: number): Promise<void> => {
-    fileOrder.push(file);
-    if (size > maxManifestBytes) {
-      problems.push(tooLarge(file, size));
-      return;
-    }
-    try {
-      const text = decodeManifest(file, await readFile(file));
-      if (typeof text === 'string') texts.push({ source: { file, origin }, text });
-      else problems.push(text);
-    } catch (err) {
-      problems.push({ file, path: '', message: ioMessage(err) });
-    }
-  };
-
+  const r: Reading = { texts: [], problems: [], fileOrder: [], notes: [], stdinRead: false };
   for (const input of inputs) {
     const kustomizeDir = kustomizeDirOf(input);
-    if (kustomizeDir !== undefined) {
-      renderOne(kustomizeDir);
-      continue;
-    }
-    if (input === '-') {
-      fileOrder.push(stdinName);
-      if (stdinRead) {
-        problems.push({ file: stdinName, path: '', message: 'stdin ("-") can be read only once' });
-        continue;
-      }
-      stdinRead = true;
-      const input = await readStdin();
-      const bytes = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
-      if (bytes > maxManifestBytes) {
-        problems.push(tooLarge(stdinName, undefined));
-        continue;
-      }
-      const text = typeof input === 'string' ? input : decodeManifest(stdinName, input);
-      if (typeof text === 'string') texts.push({ source: { file: stdinName }, text });
-      else problems.push(text);
-      continue;
-    }
-    let info;
-    try {
-      info = await stat(input);
-    } catch (err) {
-      fileOrder.push(input);
-      problems.push({ file: input, path: '', message: ioMessage(err) });
-      continue;
-    }
-    if (!info.isDirectory()) {
-      await readOne(input, path.resolve(input), info.size);
-      continue;
-    }
-    // A directory whose top holds a kustomization is one, as with -k (kubectl apply -f would refuse its
-    // kustomization.yaml as a manifest; running its files one by one would run something else than intended).
-    const kfile = kustomizationFile(input);
-    if (kfile !== undefined) {
-      notes.push({ file: kfile, message: `a kustomization: rendered by runpod, as with -k ${input}` });
-      renderOne(input);
-      continue;
-    }
-    // A directory: its *.yaml, *.yml and *.json files, sorted by name, not recursive (kubectl apply -f <dir>
-    // without -R).
-    const origin = path.resolve(input);
-    let names: string[];
-    try {
-      names = (await readdir(input)).filter((n) => manifestExtensions.has(path.extname(n))).sort();
-    } catch (err) {
-      fileOrder.push(input);
-      problems.push({ file: input, path: '', message: ioMessage(err) });
-      continue;
-    }
-    let count = 0;
-    for (const name of names) {
-      const file = path.join(input, name);
-      let entry;
-      try {
-        entry = await stat(file);
-      } catch {
-        continue; // a dangling symlink is not a manifest
-      }
-      if (!entry.isFile()) continue;
-      count++;
-      await readOne(file, origin, entry.size);
-    }
-    if (count === 0) {
-      fileOrder.push(input);
-      problems.push({ file: input, path: '', message: 'no manifests (*.yaml, *.yml or *.json) in this directory' });
-    }
+    if (kustomizeDir !== undefined) renderOne(r, kustomizeDir);
+    else if (input === '-') await readStdinOnce(r, readStdin);
+    else await readPath(r, input);
   }
+  const { texts, problems, fileOrder, notes } = r;
   return { texts, problems, fileOrder, notes };
+}
+
+/** What reading the inputs has gathered so far, in the order the inputs were given. */
+interface Reading extends ManifestTexts {
+  stdinRead: boolean;
+}
+
+/** A kustomization is rendered by runpod (input/kustomize) into one text, whose pods' source is its directory. */
+function renderOne(r: Reading, dir: string): void {
+  const name = renderedName(dir);
+  r.fileOrder.push(name);
+  try {
+    r.texts.push({ source: { file: name, origin: path.resolve(dir) }, text: renderToText(dir) });
+  } catch (err) {
+    if (!(err instanceof KustomizeError)) throw err;
+    // Reported in the order the inputs were given, like any input's problems.
+    for (const p of err.problems) r.fileOrder.push(p.file);
+    r.problems.push(...err.problems);
+  }
+}
+
+async function readOne(r: Reading, file: string, origin: string, size: number): Promise<void> {
+  r.fileOrder.push(file);
+  if (size > maxManifestBytes) {
+    r.problems.push(tooLarge(file, size));
+    return;
+  }
+  try {
+    const text = decodeManifest(file, await readFile(file));
+    if (typeof text === 'string') r.texts.push({ source: { file, origin }, text });
+    else r.problems.push(text);
+  } catch (err) {
+    r.problems.push({ file, path: '', message: ioMessage(err) });
+  }
+}
+
+async function readStdinOnce(r: Reading, readStdin: () => Promise<string | Buffer>): Promise<void> {
+  r.fileOrder.push(stdinName);
+  if (r.stdinRead) {
+    r.problems.push({ file: stdinName, path: '', message: 'stdin ("-") can be read only once' });
+    return;
+  }
+  r.stdinRead = true;
+  const input = await readStdin();
+  const bytes = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
+  if (bytes > maxManifestBytes) {
+    r.problems.push(tooLarge(stdinName, undefined));
+    return;
+  }
+  const text = typeof input === 'string' ? input : decodeManifest(stdinName, input);
+  if (typeof text === 'string') r.texts.push({ source: { file: stdinName }, text });
+  else r.problems.push(text);
+}
+
+/** A file, or a directory: a kustomization's, or one of manifests. */
+async function readPath(r: Reading, input: string): Promise<void> {
+  let info: Stats;
+  try {
+    info = await stat(input);
+  } catch (err) {
+    r.fileOrder.push(input);
+    r.problems.push({ file: input, path: '', message: ioMessage(err) });
+    return;
+  }
+  if (!info.isDirectory()) return readOne(r, input, path.resolve(input), info.size);
+  // A directory whose top holds a kustomization is one, as with -k (kubectl apply -f would refuse its
+  // kustomization.yaml as a manifest; running its files one by one would run something else than intended).
+  const kfile = kustomizationFile(input);
+  if (kfile !== undefined) {
+    r.notes.push({ file: kfile, message: `a kustomization: rendered by runpod, as with -k ${input}` });
+    renderOne(r, input);
+    return;
+  }
+  await readDirectory(r, input);
+}
+
+/** A directory: its *.yaml, *.yml and *.json files, sorted by name, not recursive (kubectl apply -f <dir> without -R). */
+async function readDirectory(r: Reading, input: string): Promise<void> {
+  const origin = path.resolve(input);
+  let names: string[];
+  try {
+    names = (await readdir(input)).filter((n) => manifestExtensions.has(path.extname(n))).sort();
+  } catch (err) {
+    r.fileOrder.push(input);
+    r.problems.push({ file: input, path: '', message: ioMessage(err) });
+    return;
+  }
+  let count = 0;
+  for (const name of names) {
+    const file = path.join(input, name);
+    let entry: Stats;
+    try {
+      entry = await stat(file);
+    } catch {
+      continue; // a dangling symlink is not a manifest
+    }
+    if (!entry.isFile()) continue;
+    count++;
+    await readOne(r, file, origin, entry.size);
+  }
+  if (count === 0) {
+    r.fileOrder.push(input);
+    r.problems.push({ file: input, path: '', message: 'no manifests (*.yaml, *.yml or *.json) in this directory' });
+  }
 }
 
 /**
  * Load every Pod from the inputs. Throws one ManifestError listing every problem (sorted by file, then line) when
  * there is any; otherwise returns the pods, defaulted, with the warnings.
  */
-export async function loadManifests(
-  inputs: string[],
-  options: LoadOptions,
-  readStdin: () => Promise<string | Buffer> = readProcessStdin,
-): Promise<LoadResult> {
+export async function loadManifests(inputs: string[], options: LoadOptions, readStdin: () => Promise<string | Buffer> = readProcessStdin): Promise<LoadResult> {
   // Nothing to load is a usage mistake, never a successful run of zero pods.
   if (inputs.length === 0) throw new UsageError('no manifest given: name files, directories, or - for stdin');
   const { texts, problems, fileOrder, notes } = await readManifestTexts(inputs, readStdin);
   const result = parseManifests(texts, options);
   problems.push(...result.problems);
   if (problems.length > 0) throw new ManifestError(sortByFileAndLine(problems, fileOrder));
-  return { pods: result.pods, skipped: result.skipped, workloads: result.workloads, claims: result.claims, volumes: result.volumes, services: result.services, warnings: sortByFileAndLine(result.warnings, fileOrder), notes: notes.map((n) => `${n.file}: ${n.message}`) };
+  return {
+    pods: result.pods,
+    skipped: result.skipped,
+    workloads: result.workloads,
+    claims: result.claims,
+    volumes: result.volumes,
+    services: result.services,
+    warnings: sortByFileAndLine(result.warnings, fileOrder),
+    notes: notes.map((n) => `${n.file}: ${n.message}`),
+  };
 }

@@ -26,11 +26,47 @@ function idRange(v: unknown): string | undefined {
 
 /** Linux capabilities (capability(7), as of Linux 5.9), without the CAP_ prefix. */
 export const linuxCapabilities = new Set([
-  'CHOWN', 'DAC_OVERRIDE', 'DAC_READ_SEARCH', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'SETPCAP', 'LINUX_IMMUTABLE',
-  'NET_BIND_SERVICE', 'NET_BROADCAST', 'NET_ADMIN', 'NET_RAW', 'IPC_LOCK', 'IPC_OWNER', 'SYS_MODULE', 'SYS_RAWIO', 'SYS_CHROOT',
-  'SYS_PTRACE', 'SYS_PACCT', 'SYS_ADMIN', 'SYS_BOOT', 'SYS_NICE', 'SYS_RESOURCE', 'SYS_TIME', 'SYS_TTY_CONFIG', 'MKNOD', 'LEASE',
-  'AUDIT_WRITE', 'AUDIT_CONTROL', 'SETFCAP', 'MAC_OVERRIDE', 'MAC_ADMIN', 'SYSLOG', 'WAKE_ALARM', 'BLOCK_SUSPEND', 'AUDIT_READ',
-  'PERFMON', 'BPF', 'CHECKPOINT_RESTORE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'DAC_READ_SEARCH',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'SETGID',
+  'SETUID',
+  'SETPCAP',
+  'LINUX_IMMUTABLE',
+  'NET_BIND_SERVICE',
+  'NET_BROADCAST',
+  'NET_ADMIN',
+  'NET_RAW',
+  'IPC_LOCK',
+  'IPC_OWNER',
+  'SYS_MODULE',
+  'SYS_RAWIO',
+  'SYS_CHROOT',
+  'SYS_PTRACE',
+  'SYS_PACCT',
+  'SYS_ADMIN',
+  'SYS_BOOT',
+  'SYS_NICE',
+  'SYS_RESOURCE',
+  'SYS_TIME',
+  'SYS_TTY_CONFIG',
+  'MKNOD',
+  'LEASE',
+  'AUDIT_WRITE',
+  'AUDIT_CONTROL',
+  'SETFCAP',
+  'MAC_OVERRIDE',
+  'MAC_ADMIN',
+  'SYSLOG',
+  'WAKE_ALARM',
+  'BLOCK_SUSPEND',
+  'AUDIT_READ',
+  'PERFMON',
+  'BPF',
+  'CHECKPOINT_RESTORE',
 ]);
 
 /**
@@ -142,90 +178,102 @@ function containerSecurityRules(sc: unknown, p: PathSegment[], sink: ProblemSink
 /** Every rule of this file for one Pod's spec at path `s` ([..., 'spec']); `namespace` when the manifest names one. */
 export function securityRules(spec: Obj, s: PathSegment[], sink: ProblemSink, podName: unknown, namespace: unknown, annotations?: unknown): void {
   appArmorAnnotationRules(spec, annotations, s, sink);
-  const hostNetwork = spec.hostNetwork === true;
-  const hostIPC = spec.hostIPC === true;
-
-  // ValidatePodSecurityContext.
-  const psc = spec.securityContext;
-  const ps = [...s, 'securityContext'];
-  if (isObj(psc)) {
-    for (const f of ['runAsUser', 'runAsGroup', 'fsGroup']) {
-      const problem = idRange(psc[f]);
-      if (problem !== undefined) sink.add([...ps, f], problem);
-    }
-    list(psc.supplementalGroups).forEach((g, i) => {
-      const problem = idRange(g);
-      if (problem !== undefined) sink.add([...ps, 'supplementalGroups', i], problem);
-    });
-    // Strict would drop the groups the image's /etc/group gives the user; Docker always adds them.
-    if (psc.supplementalGroupsPolicy === 'Strict') {
-      sink.add([...ps, 'supplementalGroupsPolicy'], 'Strict is not supported by runpod (the engine always adds the groups the image\'s /etc/group gives the user); use Merge');
-    }
-    seccompRules(psc.seccompProfile, [...ps, 'seccompProfile'], sink);
-    appArmorRules(psc.appArmorProfile, [...ps, 'appArmorProfile'], sink);
-    // validateSysctls: valid, unique names; and (validateSysctls with hostNet/hostIPC) no namespaced sysctl of a
-    // namespace the pod shares with the host. runpod sets only namespaced sysctls: a node-wide one would change the
-    // host for every container, and the kubelet refuses those too (only namespaced sysctls may be set per pod).
-    const seen = new Map<string, number>();
-    list(psc.sysctls).forEach((sc, i) => {
-      if (!isObj(sc) || typeof sc.name !== 'string') return;
-      const at = [...ps, 'sysctls', i, 'name'];
-      const name = sc.name;
-      if (name.length > 253 || !sysctlNameRe.test(name)) {
-        sink.add(at, `"${name}" is not a valid sysctl name: lower-case segments separated by "." or "/", such as net.ipv4.ip_local_port_range`);
-        return;
-      }
-      const dotted = dottedSysctl(name);
-      const first = seen.get(dotted);
-      if (first !== undefined) {
-        sink.add(at, `duplicate sysctl "${name}" (also spec.securityContext.sysctls[${first}])`);
-        return;
-      }
-      seen.set(dotted, i);
-      if (!isNamespacedSysctl(dotted)) {
-        sink.add(at, `"${name}" is not a namespaced sysctl; a pod may set only net.*, kernel.shm*, kernel.msg*, kernel.sem and fs.mqueue.*`);
-      } else if (hostNetwork && !isIpcSysctl(dotted)) {
-        sink.add(at, `sysctl "${name}" not allowed with hostNetwork enabled (it would change the host's network namespace)`);
-      } else if (hostIPC && isIpcSysctl(dotted)) {
-        sink.add(at, `sysctl "${name}" not allowed with hostIPC enabled (it would change the host's IPC namespace)`);
-      }
-    });
-  }
-
+  podSecurityContextRules(spec, s, sink);
   for (const field of ['initContainers', 'containers'] as const) {
     list(spec[field]).forEach((c, i) => {
       if (!isObj(c)) return;
       const cp = [...s, field, i];
       containerSecurityRules(c.securityContext, [...cp, 'securityContext'], sink);
       // validateHostNetwork: with hostNetwork a container port is a host port, so a hostPort must equal it.
-      if (!hostNetwork) return;
+      if (spec.hostNetwork !== true) return;
       list(c.ports).forEach((port, j) => {
         if (!isObj(port) || typeof port.hostPort !== 'number' || port.hostPort === 0) return;
         if (port.hostPort !== port.containerPort) sink.add([...cp, 'ports', j, 'hostPort'], 'must match `containerPort` when `hostNetwork` is true');
       });
     });
   }
-
   // ValidatePodSpec: shareProcessNamespace and hostPID exclude each other.
   if (spec.shareProcessNamespace === true && spec.hostPID === true) {
     sink.add([...s, 'shareProcessNamespace'], 'ShareProcessNamespace and HostPID cannot both be enabled');
   }
+  subdomainRules(spec, s, sink, podName, namespace);
+  hostAliasRules(spec, s, sink);
+  dnsRules(spec, s, sink);
+}
 
-  // subdomain is a DNS-1123 label (ValidatePodSpec); with setHostnameAsFQDN the kubelet refuses an FQDN longer than
-  // 64 characters, the kernel's hostname limit (checked here when the manifest names its namespace).
-  if (typeof spec.subdomain === 'string' && spec.subdomain !== '') {
-    const problem = dns1123Label(spec.subdomain);
-    if (problem !== undefined) sink.add([...s, 'subdomain'], problem);
-    else if (spec.setHostnameAsFQDN === true && !hostNetwork && typeof namespace === 'string' && namespace !== '') {
-      const host = typeof spec.hostname === 'string' && spec.hostname !== '' ? spec.hostname : typeof podName === 'string' ? podName : '';
-      const fqdn = `${host}.${spec.subdomain}.${namespace}.svc.${clusterDomain}`;
-      if (fqdn.length > 64) {
-        sink.add([...s, 'setHostnameAsFQDN'], `the FQDN ${fqdn} is too long (64 characters is the max, ${fqdn.length} characters requested)`);
-      }
+/** ValidatePodSecurityContext. */
+function podSecurityContextRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
+  const psc = spec.securityContext;
+  const ps = [...s, 'securityContext'];
+  if (!isObj(psc)) return;
+  for (const f of ['runAsUser', 'runAsGroup', 'fsGroup']) {
+    const problem = idRange(psc[f]);
+    if (problem !== undefined) sink.add([...ps, f], problem);
+  }
+  list(psc.supplementalGroups).forEach((g, i) => {
+    const problem = idRange(g);
+    if (problem !== undefined) sink.add([...ps, 'supplementalGroups', i], problem);
+  });
+  // Strict would drop the groups the image's /etc/group gives the user; Docker always adds them.
+  if (psc.supplementalGroupsPolicy === 'Strict') {
+    sink.add([...ps, 'supplementalGroupsPolicy'], "Strict is not supported by runpod (the engine always adds the groups the image's /etc/group gives the user); use Merge");
+  }
+  seccompRules(psc.seccompProfile, [...ps, 'seccompProfile'], sink);
+  appArmorRules(psc.appArmorProfile, [...ps, 'appArmorProfile'], sink);
+  sysctlRules(psc.sysctls, [...ps, 'sysctls'], sink, spec.hostNetwork === true, spec.hostIPC === true);
+}
+
+/**
+ * validateSysctls: valid, unique names; and (validateSysctls with hostNet/hostIPC) no namespaced sysctl of a
+ * namespace the pod shares with the host. runpod sets only namespaced sysctls: a node-wide one would change the
+ * host for every container, and the kubelet refuses those too (only namespaced sysctls may be set per pod).
+ */
+function sysctlRules(sysctls: unknown, p: PathSegment[], sink: ProblemSink, hostNetwork: boolean, hostIPC: boolean): void {
+  const seen = new Map<string, number>();
+  list(sysctls).forEach((sc, i) => {
+    if (!isObj(sc) || typeof sc.name !== 'string') return;
+    const at = [...p, i, 'name'];
+    const name = sc.name;
+    if (name.length > 253 || !sysctlNameRe.test(name)) {
+      sink.add(at, `"${name}" is not a valid sysctl name: lower-case segments separated by "." or "/", such as net.ipv4.ip_local_port_range`);
+      return;
+    }
+    const dotted = dottedSysctl(name);
+    const first = seen.get(dotted);
+    if (first !== undefined) {
+      sink.add(at, `duplicate sysctl "${name}" (also spec.securityContext.sysctls[${first}])`);
+      return;
+    }
+    seen.set(dotted, i);
+    if (!isNamespacedSysctl(dotted)) {
+      sink.add(at, `"${name}" is not a namespaced sysctl; a pod may set only net.*, kernel.shm*, kernel.msg*, kernel.sem and fs.mqueue.*`);
+    } else if (hostNetwork && !isIpcSysctl(dotted)) {
+      sink.add(at, `sysctl "${name}" not allowed with hostNetwork enabled (it would change the host's network namespace)`);
+    } else if (hostIPC && isIpcSysctl(dotted)) {
+      sink.add(at, `sysctl "${name}" not allowed with hostIPC enabled (it would change the host's IPC namespace)`);
+    }
+  });
+}
+
+/**
+ * subdomain is a DNS-1123 label (ValidatePodSpec); with setHostnameAsFQDN the kubelet refuses an FQDN longer than
+ * 64 characters, the kernel's hostname limit (checked here when the manifest names its namespace).
+ */
+function subdomainRules(spec: Obj, s: PathSegment[], sink: ProblemSink, podName: unknown, namespace: unknown): void {
+  if (typeof spec.subdomain !== 'string' || spec.subdomain === '') return;
+  const problem = dns1123Label(spec.subdomain);
+  if (problem !== undefined) sink.add([...s, 'subdomain'], problem);
+  else if (spec.setHostnameAsFQDN === true && spec.hostNetwork !== true && typeof namespace === 'string' && namespace !== '') {
+    const host = typeof spec.hostname === 'string' && spec.hostname !== '' ? spec.hostname : typeof podName === 'string' ? podName : '';
+    const fqdn = `${host}.${spec.subdomain}.${namespace}.svc.${clusterDomain}`;
+    if (fqdn.length > 64) {
+      sink.add([...s, 'setHostnameAsFQDN'], `the FQDN ${fqdn} is too long (64 characters is the max, ${fqdn.length} characters requested)`);
     }
   }
+}
 
-  // ValidateHostAliases: an IP and DNS-1123 subdomain hostnames.
+/** ValidateHostAliases: an IP and DNS-1123 subdomain hostnames. */
+function hostAliasRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
   list(spec.hostAliases).forEach((a, i) => {
     if (!isObj(a)) return;
     const ap = [...s, 'hostAliases', i];
@@ -241,11 +289,9 @@ export function securityRules(spec: Obj, s: PathSegment[], sink: ProblemSink, po
   });
   // With hostNetwork the engine writes its own /etc/hosts when there are extra entries, dropping the host's; the
   // kubelet keeps the node's entries and appends the aliases. runpod cannot read the engine host's file, so it refuses.
-  if (hostNetwork && list(spec.hostAliases).length > 0) {
-    sink.add([...s, 'hostAliases'], 'not supported by runpod with hostNetwork (the engine would replace the host\'s /etc/hosts entries, which Kubernetes keeps)');
+  if (spec.hostNetwork === true && list(spec.hostAliases).length > 0) {
+    sink.add([...s, 'hostAliases'], "not supported by runpod with hostNetwork (the engine would replace the host's /etc/hosts entries, which Kubernetes keeps)");
   }
-
-  dnsRules(spec, s, sink);
 }
 
 /** validatePodDNSConfig (MaxDNSNameservers 3, MaxDNSSearchPaths 32, MaxDNSSearchListChars 2048). */
@@ -263,7 +309,7 @@ function dnsRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
   // engine; the engine's own options replace rather than merge. So dnsConfig is honoured with dnsPolicy None only.
   const hasContent = nameservers.length > 0 || list(cfg.searches).length > 0 || list(cfg.options).length > 0;
   if (policy !== 'None' && hasContent) {
-    sink.add(dp, 'supported by runpod with `dnsPolicy: None` only (merging it into the host\'s resolver settings is not possible on the engine)');
+    sink.add(dp, "supported by runpod with `dnsPolicy: None` only (merging it into the host's resolver settings is not possible on the engine)");
     return;
   }
   if (nameservers.length > 3) sink.add([...dp, 'nameservers'], `must not have more than 3 nameservers, got ${nameservers.length}`);

@@ -87,9 +87,7 @@ function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
   return kind !== undefined && workloadKinds.has(kind);
 }
 /** The same kinds keyed as manifest/kinds.ts keys them: core kinds by name, others as group/Kind (apps/Deployment). */
-const readKindSet: ReadonlySet<string> = new Set(
-  [...readKinds].map(([kind, apiVersion]) => (apiGroup(apiVersion) === '' ? kind : `${apiGroup(apiVersion)}/${kind}`)),
-);
+const readKindSet: ReadonlySet<string> = new Set([...readKinds].map(([kind, apiVersion]) => (apiGroup(apiVersion) === '' ? kind : `${apiGroup(apiVersion)}/${kind}`)));
 
 /**
  * The --skip-kind names no document of the input had (kubectl's habit of a comma list, or a lower-case kind, would
@@ -115,7 +113,6 @@ export interface DocumentOptions {
 
 /** Validate one YAML document: an object of a kind runpod reads, or a v1 List of them; cluster-only kinds skipped. */
 export function validateDocument(doc: YamlDocument, file: string, options: DocumentOptions = {}): DocumentResult {
-  const sink = new ProblemSink(file, doc.lines, doc.line);
   const docProblem = (message: string): DocumentResult => ({
     pods: [],
     configs: [],
@@ -136,154 +133,206 @@ export function validateDocument(doc: YamlDocument, file: string, options: Docum
     );
   }
   if (!isObj(doc.value)) return docProblem(`expected a mapping (a Kubernetes object), got ${describe(doc.value)}`);
-
-  const pods: ValidPod[] = [];
-  const configs: ValidConfig[] = [];
-  const services: ValidService[] = [];
-  const workloads: ValidWorkload[] = [];
-  const skipped: SkippedObject[] = [];
-  const cronJobsRun: string[] = [];
-  const checkKind = (obj: Obj, at: PathSegment[], inList: boolean, line: number): Kind | undefined => {
-    const kind = obj.kind;
-    const apiVersion = obj.apiVersion;
-    const missing = (v: unknown): boolean => v === undefined || v === null || v === '';
-    let ok = true;
-    if (missing(kind)) {
-      sink.add([...at, 'kind'], `required (${kindsHint})`);
-      ok = false;
-    } else if (typeof kind !== 'string' || (!readKinds.has(kind) && kind !== 'List') || (options.skipKinds?.has(kind) === true && kind !== 'List')) {
-      // describe() keeps a message short whatever the value (a kind can be a list nested a hundred deep).
-      const name = typeof kind === 'string' && kind.length <= 63 ? kind : describe(kind);
-      if (typeof kind === 'string' && typeof apiVersion === 'string') notRun(obj, at, line, apiVersion, kind);
-      else sink.add([...at, 'kind'], `kind ${name} is not supported (${kindsHint})`);
-      return undefined;
-    } else if (kind === 'List' && inList) {
-      sink.add([...at, 'kind'], `a List cannot hold a List (${kindsHint})`);
-      return undefined;
-    }
-    const want = typeof kind === 'string' ? (readKinds.get(kind) ?? 'v1') : 'v1';
-    if (missing(apiVersion)) {
-      sink.add([...at, 'apiVersion'], `required (${want})`);
-      ok = false;
-    } else if (apiVersion !== want) {
-      const gone = typeof apiVersion === 'string' && typeof kind === 'string' ? removedApiVersion(apiVersion, kind) : undefined;
-      const shown = typeof apiVersion === 'string' ? `"${apiVersion}"` : describe(apiVersion);
-      sink.add([...at, 'apiVersion'], gone ?? `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
-      ok = false;
-    }
-    return ok ? (kind as Kind) : undefined;
+  const w: DocWalk = {
+    file,
+    lines: doc.lines,
+    options,
+    sink: new ProblemSink(file, doc.lines, doc.line),
+    pods: [],
+    configs: [],
+    services: [],
+    workloads: [],
+    skipped: [],
+    cronJobsRun: [],
   };
-  /** A kind runpod does not run: skipped (cluster-only, or --skip-kind) with a warning, refused with why, or unknown. */
-  const notRun = (obj: Obj, at: PathSegment[], line: number, apiVersion: string, kind: string): void => {
-    const verdict = kindVerdict(apiVersion, kind, readKindSet, options.skipKinds ?? new Set());
-    const meta = isObj(obj.metadata) ? obj.metadata : {};
-    const objName = typeof meta.name === 'string' ? meta.name : undefined;
-    if (kind === 'CronJob' && apiVersion === 'batch/v1' && objName !== undefined && options.fromCronJobs?.has(objName) && verdict?.action !== 'skip') {
-      cronJobOnce(obj, at, line, objName);
-      return;
-    }
-    const shown = `${kind}${objName !== undefined ? ` ${objName}` : ''}`;
-    // A removed apiVersion is refused whatever runpod would do with the kind (unless --skip-kind names it); a
-    // --from-cronjob of its name is answered here, not as a CronJob missing from the input.
-    const gone = options.skipKinds?.has(kind) === true ? undefined : removedApiVersion(apiVersion, kind);
-    if (gone !== undefined) {
-      sink.add([...at, 'apiVersion'], `${gone}${kind === 'CronJob' && objName !== undefined && options.fromCronJobs?.has(objName) ? ` (--from-cronjob ${objName} runs a batch/v1 CronJob)` : ''}`);
-      if (kind === 'CronJob' && objName !== undefined) cronJobsRun.push(objName);
-      return;
-    }
-    if (verdict?.action === 'skip') {
-      skipped.push({ file, line, apiVersion, kind, ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}), ...(objName !== undefined ? { name: objName } : {}), why: verdict.why });
-      sink.warn([...at, 'kind'], `${shown} skipped: ${verdict.why}`);
-    } else if (verdict?.action === 'refuse') {
-      sink.add([...at, 'kind'], `${shown} is refused: ${verdict.why}; ${verdict.hint}`);
-    } else {
-      sink.add([...at, 'kind'], `kind ${kind.length <= 63 ? kind : describe(kind)} is not supported (${kindsHint}; --skip-kind ${kind.length <= 63 ? kind : '<Kind>'} skips it)`);
-    }
-  };
-  /**
-   * --from-cronjob: the CronJob's jobTemplate as a Job named <cronjob>-manual, validated as any Job at
-   * spec.jobTemplate (its problems point there). The schedule and its companions mean nothing for one run: warned.
-   */
-  const cronJobOnce = (obj: Obj, at: PathSegment[], line: number, name: string): void => {
-    const spec = isObj(obj.spec) ? obj.spec : {};
-    for (const key of Object.keys(obj)) if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(key)) sink.add([...at, key], `unknown field "${key}" in a CronJob`);
-    const scheduling = ['schedule', 'timeZone', 'concurrencyPolicy', 'suspend', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'];
-    for (const key of Object.keys(spec)) {
-      if (key === 'jobTemplate') continue;
-      if (scheduling.includes(key)) sink.warn([...at, 'spec', key], `not used: --from-cronjob runs the job template once, now`);
-      else sink.add([...at, 'spec', key], `unknown field "${key}" in a CronJobSpec (expected ${[...scheduling, 'jobTemplate'].join(', ')})`);
-    }
-    if (typeof spec.schedule !== 'string' || spec.schedule === '') sink.add([...at, 'spec', 'schedule'], 'required');
-    const template = spec.jobTemplate;
-    if (!isObj(template)) {
-      sink.add([...at, 'spec', 'jobTemplate'], 'required (the Job to run)');
-      return;
-    }
-    const tmeta = isObj(template.metadata) ? template.metadata : {};
-    const job: Obj = {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { ...tmeta, name: `${name}-manual`, ...(typeof meta(obj).namespace === 'string' ? { namespace: meta(obj).namespace } : {}) },
-      spec: template.spec,
-    };
-    const jobAt = [...at, 'spec', 'jobTemplate'];
-    if (validateWorkload(job, jobAt, 'Job', sink)) workloads.push({ kind: 'Job', value: job, at: jobAt, line, lines: doc.lines });
-    cronJobsRun.push(name);
-  };
-  const meta = (o: Obj): Obj => (isObj(o.metadata) ? o.metadata : {});
-  const accept = (obj: Obj, at: PathSegment[], kind: Kind | undefined, line: number): void => {
-    if (kind === 'Pod') {
-      if (validatePod(obj, at, sink)) pods.push({ value: obj, at, line, lines: doc.lines });
-    } else if (kind === 'ConfigMap' || kind === 'Secret') {
-      if (validateConfig(obj, at, kind, sink)) configs.push({ kind, value: obj, at, line, lines: doc.lines });
-    } else if (kind === 'Service') {
-      if (validateService(obj, at, sink)) services.push({ value: obj, at, line, lines: doc.lines });
-    } else if (isWorkloadKind(kind)) {
-      if (validateWorkload(obj, at, kind, sink)) workloads.push({ kind, value: obj, at, line, lines: doc.lines });
-    }
-  };
-
-  /** A Helm hook object: skipped (test, delete, rollback hooks) with a warning, or run with a note on its ordering. */
-  const hookSkipped = (obj: Obj, at: PathSegment[], line: number): boolean => {
-    const hook = helmHook(meta(obj).annotations);
-    if (hook === undefined) return false;
-    const where = [...at, 'metadata', 'annotations', hookAnnotation];
-    if (hook.action === 'run') {
-      sink.warn(where, hook.note);
-      return false;
-    }
-    const kind = typeof obj.kind === 'string' ? obj.kind : '';
-    const name = typeof meta(obj).name === 'string' ? (meta(obj).name as string) : undefined;
-    skipped.push({ file, line, apiVersion: typeof obj.apiVersion === 'string' ? obj.apiVersion : '', kind, ...(typeof meta(obj).namespace === 'string' ? { namespace: meta(obj).namespace as string } : {}), ...(name !== undefined ? { name } : {}), why: hook.why });
-    sink.warn(where, `${kind}${name !== undefined ? ` ${name}` : ''} skipped: ${hook.why}`);
-    return true;
-  };
-
-  const top = hookSkipped(doc.value, [], doc.line) ? undefined : checkKind(doc.value, [], false, doc.line);
-  if (top !== undefined && top !== 'List') {
-    accept(doc.value, [], top, doc.line);
-  } else if (top === 'List') {
-    // A v1 List (what `kubectl get -o yaml` prints for several objects): apiVersion, kind, metadata, items.
-    for (const key of Object.keys(doc.value)) {
-      if (!['apiVersion', 'kind', 'metadata', 'items'].includes(key)) sink.add([key], `unknown field "${key}" in a List`);
-    }
-    const items = doc.value.items;
-    if (items === undefined || items === null) sink.add(['items'], 'required (the Pods of the List)');
-    else if (!Array.isArray(items)) sink.add(['items'], `expected a list, got ${describe(items)}`);
-    else if (items.length === 0) sink.add(['items'], 'the List has no items');
-    else {
-      items.forEach((item, i) => {
-        const at = ['items', i];
-        if (!isObj(item)) {
-          sink.add(at, `expected a mapping (a Pod), got ${describe(item)}`);
-          return;
-        }
-        const line = lineOf(doc.lines, at) ?? doc.line;
-        if (hookSkipped(item, at, line)) return;
-        const kind = checkKind(item, at, true, line);
-        if (kind !== undefined) accept(item, at, kind, line);
-      });
-    }
-  }
+  const top = hookSkipped(w, doc.value, [], doc.line) ? undefined : checkKind(w, doc.value, [], false, doc.line);
+  if (top === 'List') acceptList(w, doc.value, doc.line);
+  else if (top !== undefined) accept(w, doc.value, [], top, doc.line);
+  const { pods, configs, services, workloads, skipped, cronJobsRun, sink } = w;
   return { pods, configs, services, workloads, skipped, cronJobsRun, problems: sink.problems, warnings: sink.warnings };
+}
+
+/** One document's walk: where it is, what it has found so far, and the sink for its problems and warnings. */
+interface DocWalk {
+  readonly file: string;
+  readonly lines: LineMap;
+  readonly options: DocumentOptions;
+  readonly sink: ProblemSink;
+  readonly pods: ValidPod[];
+  readonly configs: ValidConfig[];
+  readonly services: ValidService[];
+  readonly workloads: ValidWorkload[];
+  readonly skipped: SkippedObject[];
+  readonly cronJobsRun: string[];
+}
+
+function metaOf(o: Obj): Obj {
+  return isObj(o.metadata) ? o.metadata : {};
+}
+
+/** A v1 List (what `kubectl get -o yaml` prints for several objects): apiVersion, kind, metadata, items. */
+function acceptList(w: DocWalk, list: Obj, docLine: number): void {
+  const { sink } = w;
+  for (const key of Object.keys(list)) {
+    if (!['apiVersion', 'kind', 'metadata', 'items'].includes(key)) sink.add([key], `unknown field "${key}" in a List`);
+  }
+  const items = list.items;
+  if (items === undefined || items === null) sink.add(['items'], 'required (the Pods of the List)');
+  else if (!Array.isArray(items)) sink.add(['items'], `expected a list, got ${describe(items)}`);
+  else if (items.length === 0) sink.add(['items'], 'the List has no items');
+  else {
+    items.forEach((item, i) => {
+      const at = ['items', i];
+      if (!isObj(item)) {
+        sink.add(at, `expected a mapping (a Pod), got ${describe(item)}`);
+        return;
+      }
+      const line = lineOf(w.lines, at) ?? docLine;
+      if (hookSkipped(w, item, at, line)) return;
+      const kind = checkKind(w, item, at, true, line);
+      if (kind !== undefined) accept(w, item, at, kind, line);
+    });
+  }
+}
+
+function checkKind(w: DocWalk, obj: Obj, at: PathSegment[], inList: boolean, line: number): Kind | undefined {
+  const { sink, options } = w;
+  const kind = obj.kind;
+  const apiVersion = obj.apiVersion;
+  const missing = (v: unknown): boolean => v === undefined || v === null || v === '';
+  let ok = true;
+  if (missing(kind)) {
+    sink.add([...at, 'kind'], `required (${kindsHint})`);
+    ok = false;
+  } else if (typeof kind !== 'string' || (!readKinds.has(kind) && kind !== 'List') || (options.skipKinds?.has(kind) === true && kind !== 'List')) {
+    // describe() keeps a message short whatever the value (a kind can be a list nested a hundred deep).
+    const name = typeof kind === 'string' && kind.length <= 63 ? kind : describe(kind);
+    if (typeof kind === 'string' && typeof apiVersion === 'string') notRun(w, obj, at, line, apiVersion, kind);
+    else sink.add([...at, 'kind'], `kind ${name} is not supported (${kindsHint})`);
+    return undefined;
+  } else if (kind === 'List' && inList) {
+    sink.add([...at, 'kind'], `a List cannot hold a List (${kindsHint})`);
+    return undefined;
+  }
+  const want = typeof kind === 'string' ? (readKinds.get(kind) ?? 'v1') : 'v1';
+  if (missing(apiVersion)) {
+    sink.add([...at, 'apiVersion'], `required (${want})`);
+    ok = false;
+  } else if (apiVersion !== want) {
+    const gone = typeof apiVersion === 'string' && typeof kind === 'string' ? removedApiVersion(apiVersion, kind) : undefined;
+    const shown = typeof apiVersion === 'string' ? `"${apiVersion}"` : describe(apiVersion);
+    sink.add([...at, 'apiVersion'], gone ?? `expected ${want} for kind ${typeof kind === 'string' ? kind : 'Pod'}, got ${shown}`);
+    ok = false;
+  }
+  return ok ? (kind as Kind) : undefined;
+}
+
+/** A kind runpod does not run: skipped (cluster-only, or --skip-kind) with a warning, refused with why, or unknown. */
+function notRun(w: DocWalk, obj: Obj, at: PathSegment[], line: number, apiVersion: string, kind: string): void {
+  const { sink, options } = w;
+  const verdict = kindVerdict(apiVersion, kind, readKindSet, options.skipKinds ?? new Set());
+  const meta = metaOf(obj);
+  const objName = typeof meta.name === 'string' ? meta.name : undefined;
+  if (kind === 'CronJob' && apiVersion === 'batch/v1' && objName !== undefined && options.fromCronJobs?.has(objName) && verdict?.action !== 'skip') {
+    cronJobOnce(w, obj, at, line, objName);
+    return;
+  }
+  const shown = `${kind}${objName !== undefined ? ` ${objName}` : ''}`;
+  // A removed apiVersion is refused whatever runpod would do with the kind (unless --skip-kind names it); a
+  // --from-cronjob of its name is answered here, not as a CronJob missing from the input.
+  const gone = options.skipKinds?.has(kind) === true ? undefined : removedApiVersion(apiVersion, kind);
+  if (gone !== undefined) {
+    sink.add(
+      [...at, 'apiVersion'],
+      `${gone}${kind === 'CronJob' && objName !== undefined && options.fromCronJobs?.has(objName) ? ` (--from-cronjob ${objName} runs a batch/v1 CronJob)` : ''}`,
+    );
+    if (kind === 'CronJob' && objName !== undefined) w.cronJobsRun.push(objName);
+    return;
+  }
+  if (verdict?.action === 'skip') {
+    w.skipped.push({
+      file: w.file,
+      line,
+      apiVersion,
+      kind,
+      ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}),
+      ...(objName !== undefined ? { name: objName } : {}),
+      why: verdict.why,
+    });
+    sink.warn([...at, 'kind'], `${shown} skipped: ${verdict.why}`);
+  } else if (verdict?.action === 'refuse') {
+    sink.add([...at, 'kind'], `${shown} is refused: ${verdict.why}; ${verdict.hint}`);
+  } else {
+    sink.add([...at, 'kind'], `kind ${kind.length <= 63 ? kind : describe(kind)} is not supported (${kindsHint}; --skip-kind ${kind.length <= 63 ? kind : '<Kind>'} skips it)`);
+  }
+}
+
+/**
+ * --from-cronjob: the CronJob's jobTemplate as a Job named <cronjob>-manual, validated as any Job at
+ * spec.jobTemplate (its problems point there). The schedule and its companions mean nothing for one run: warned.
+ */
+function cronJobOnce(w: DocWalk, obj: Obj, at: PathSegment[], line: number, name: string): void {
+  const { sink } = w;
+  const spec = isObj(obj.spec) ? obj.spec : {};
+  for (const key of Object.keys(obj)) if (!['apiVersion', 'kind', 'metadata', 'spec', 'status'].includes(key)) sink.add([...at, key], `unknown field "${key}" in a CronJob`);
+  const scheduling = ['schedule', 'timeZone', 'concurrencyPolicy', 'suspend', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit', 'startingDeadlineSeconds'];
+  for (const key of Object.keys(spec)) {
+    if (key === 'jobTemplate') continue;
+    if (scheduling.includes(key)) sink.warn([...at, 'spec', key], `not used: --from-cronjob runs the job template once, now`);
+    else sink.add([...at, 'spec', key], `unknown field "${key}" in a CronJobSpec (expected ${[...scheduling, 'jobTemplate'].join(', ')})`);
+  }
+  if (typeof spec.schedule !== 'string' || spec.schedule === '') sink.add([...at, 'spec', 'schedule'], 'required');
+  const template = spec.jobTemplate;
+  if (!isObj(template)) {
+    sink.add([...at, 'spec', 'jobTemplate'], 'required (the Job to run)');
+    return;
+  }
+  const tmeta = isObj(template.metadata) ? template.metadata : {};
+  const job: Obj = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { ...tmeta, name: `${name}-manual`, ...(typeof metaOf(obj).namespace === 'string' ? { namespace: metaOf(obj).namespace } : {}) },
+    spec: template.spec,
+  };
+  const jobAt = [...at, 'spec', 'jobTemplate'];
+  if (validateWorkload(job, jobAt, 'Job', sink)) w.workloads.push({ kind: 'Job', value: job, at: jobAt, line, lines: w.lines });
+  w.cronJobsRun.push(name);
+}
+
+function accept(w: DocWalk, obj: Obj, at: PathSegment[], kind: Kind | undefined, line: number): void {
+  const { sink, lines } = w;
+  if (kind === 'Pod') {
+    if (validatePod(obj, at, sink)) w.pods.push({ value: obj, at, line, lines });
+  } else if (kind === 'ConfigMap' || kind === 'Secret') {
+    if (validateConfig(obj, at, kind, sink)) w.configs.push({ kind, value: obj, at, line, lines });
+  } else if (kind === 'Service') {
+    if (validateService(obj, at, sink)) w.services.push({ value: obj, at, line, lines });
+  } else if (isWorkloadKind(kind)) {
+    if (validateWorkload(obj, at, kind, sink)) w.workloads.push({ kind, value: obj, at, line, lines });
+  }
+}
+
+/** A Helm hook object: skipped (test, delete, rollback hooks) with a warning, or run with a note on its ordering. */
+function hookSkipped(w: DocWalk, obj: Obj, at: PathSegment[], line: number): boolean {
+  const hook = helmHook(metaOf(obj).annotations);
+  if (hook === undefined) return false;
+  const where = [...at, 'metadata', 'annotations', hookAnnotation];
+  if (hook.action === 'run') {
+    w.sink.warn(where, hook.note);
+    return false;
+  }
+  const kind = typeof obj.kind === 'string' ? obj.kind : '';
+  const meta = metaOf(obj);
+  const name = typeof meta.name === 'string' ? meta.name : undefined;
+  w.skipped.push({
+    file: w.file,
+    line,
+    apiVersion: typeof obj.apiVersion === 'string' ? obj.apiVersion : '',
+    kind,
+    ...(typeof meta.namespace === 'string' ? { namespace: meta.namespace } : {}),
+    ...(name !== undefined ? { name } : {}),
+    why: hook.why,
+  });
+  w.sink.warn(where, `${kind}${name !== undefined ? ` ${name}` : ''} skipped: ${hook.why}`);
+  return true;
 }

@@ -153,7 +153,7 @@ function podTemplate(obj: Obj, spec: Obj, template: Obj, s: PathSegment[], kind:
     }
   }
   const pod: Obj = { apiVersion: 'v1', kind: 'Pod', metadata: { ...rest, ...podIdentity(obj, kind) } };
-  if (Object.prototype.hasOwnProperty.call(template, 'spec')) pod.spec = template.spec;
+  if (Object.hasOwn(template, 'spec')) pod.spec = template.spec;
   // A StatefulSet's pods also mount a claim per volumeClaimTemplate, by the template's name.
   const claims = new Set<string>();
   if (kind === 'StatefulSet') {

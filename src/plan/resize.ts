@@ -62,7 +62,7 @@ export function engineResources(h: Partial<Record<'Memory' | 'MemoryReservation'
   return {
     memory: Math.max(0, h?.Memory ?? 0),
     memoryReservation: Math.max(0, h?.MemoryReservation ?? 0),
-    cpuQuota: quota > 0 ? quota : 0,
+    cpuQuota: Math.max(quota, 0),
     cpuPeriod: quota > 0 ? (h?.CpuPeriod ?? 0) : 0,
     cpuShares: h?.CpuShares ?? 0,
   };

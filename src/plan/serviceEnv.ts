@@ -72,7 +72,7 @@ export function serviceSelects(service: ServiceObject, podNamespace: string, pod
   if (selector === undefined || Object.keys(selector).length === 0) return false;
   if (service.namespace !== podNamespace) return false;
   const labels = podLabels ?? {};
-  return Object.entries(selector).every(([k, v]) => Object.prototype.hasOwnProperty.call(labels, k) && labels[k] === v);
+  return Object.entries(selector).every(([k, v]) => Object.hasOwn(labels, k) && labels[k] === v);
 }
 
 /** A container port as a pod declares it (protocol defaults to TCP, SetDefaults_ContainerPort). */

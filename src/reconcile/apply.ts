@@ -18,7 +18,7 @@ import { stopInKillPodOrder } from './podStop.js';
 import { resolveImageUser } from '../plan/security.js';
 import { VolumeSetupError, VolumeWork, removeStaleVolumes } from './volumes.js';
 import type { ContainerPlan, PodPlan } from '../plan/types.js';
-import type { Action, RemoveAction, RetireAction } from './action.js';
+import type { Action, CreateAction, KillAction, RemoveAction, ResizeAction, RetireAction, StartAction } from './action.js';
 
 /**
  * What became of one action (the kubelet's SyncResult): done or not, on which instance, and the engine's answer.
@@ -103,38 +103,75 @@ function podProblem(err: unknown): string | undefined {
   return undefined;
 }
 
-export async function applyActions(plan: PodPlan, decision: Decision, ctx: ApplyContext): Promise<ApplyResult> {
-  const results: ActionResult[] = [];
-  const done = (action: Action, r: Omit<ActionResult, 'action' | 'housekeeping'> = { ok: true }): void => {
-    const result: ActionResult = { action, housekeeping: isHousekeeping(decision, action), ...r };
-    results.push(result);
-    ctx.onResult?.(result);
-  };
-  /** An action that failed: the pod's own problem is its result; losing the engine ends the sync (exit 3). */
-  const failed = (action: Action, err: unknown, instance?: string): void => {
-    if (err instanceof EngineUnreachableError) throw err;
-    const at = instance !== undefined ? { instance } : {};
-    if (err instanceof ContainerConfigError || err instanceof ContainerStartError) return done(action, { ok: false, ...at, error: err.message, final: true });
-    const problem = podProblem(err);
-    if (problem === undefined) throw err;
-    done(action, { ok: false, ...at, error: problem });
-  };
+/**
+ * What the phases of one sync share: the pod, what decide said, the context, and the results so far (one per
+ * action, in the order they were carried out). The phases run one after another; within a phase the actions run in
+ * parallel and only append to results.
+ */
+interface Sync {
+  readonly plan: PodPlan;
+  readonly decision: Decision;
+  readonly ctx: ApplyContext;
+  readonly results: ActionResult[];
+  /** Every container of the pod by name, init containers included. */
+  readonly byName: ReadonlyMap<string, ContainerPlan>;
+}
 
-  // The kubelet's KillPod order, in one grace period for the pod (podStop.ts): app (and finished init) containers
-  // first, then sidecars in reverse order of their start, then the sandbox, so a preStop hook still has the pod's
-  // network. Each stop runs the instance's preStop hook within the seconds it is given (hooks.ts).
+export async function applyActions(plan: PodPlan, decision: Decision, ctx: ApplyContext): Promise<ApplyResult> {
+  const byName = new Map([...plan.initContainers, ...plan.containers].map((c) => [c.name, c]));
+  const sync: Sync = { plan, decision, ctx, results: [], byName };
+  await removeInKillPodOrder(sync);
+  await Promise.all(decision.housekeeping.map((a) => keepHouse(sync, a)));
+  await Promise.all(decision.kill.map((a) => killForRestart(sync, a)));
+  await Promise.all(decision.resize.map((a) => resizeInPlace(sync, a)));
+  const podAuth = podAuthOf(plan);
+  // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts).
+  const volumes = new VolumeWork(ctx.engine, plan);
+  const sandbox = await startSandbox(sync, volumes);
+  if (sandbox.infraId === false) {
+    await sandbox.termFiles;
+    return { results: sync.results };
+  }
+  const infraId = sandbox.infraId;
+  await Promise.all([...decision.create.map((a) => createAndStart(sync, a, { volumes, podAuth, infraId })), ...decision.start.map((a) => startExisting(sync, a))]);
+  await sandbox.termFiles;
+  // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
+  if (decision.create.length > 0) {
+    await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {
+      if (err instanceof EngineUnreachableError) throw err;
+    });
+  }
+  return { results: sync.results };
+}
+
+/** Record what became of an action, and tell the context at once. */
+function done(sync: Sync, action: Action, r: Omit<ActionResult, 'action' | 'housekeeping'> = { ok: true }): void {
+  const result: ActionResult = { action, housekeeping: isHousekeeping(sync.decision, action), ...r };
+  sync.results.push(result);
+  sync.ctx.onResult?.(result);
+}
+
+/** An action that failed: the pod's own problem is its result; losing the engine ends the sync (exit 3). */
+function failed(sync: Sync, action: Action, err: unknown, instance?: string): void {
+  if (err instanceof EngineUnreachableError) throw err;
+  const at = instance !== undefined ? { instance } : {};
+  if (err instanceof ContainerConfigError || err instanceof ContainerStartError) {
+    done(sync, action, { ok: false, ...at, error: err.message, final: true });
+    return;
+  }
+  const problem = podProblem(err);
+  if (problem === undefined) throw err;
+  done(sync, action, { ok: false, ...at, error: problem });
+}
+
+/**
+ * The kubelet's KillPod order, in one grace period for the pod (podStop.ts): app (and finished init) containers
+ * first, then sidecars in reverse order of their start, then the sandbox, so a preStop hook still has the pod's
+ * network. Each stop runs the instance's preStop hook within the seconds it is given (hooks.ts).
+ */
+async function removeInKillPodOrder(sync: Sync): Promise<void> {
+  const { plan, decision } = sync;
   const sidecarIndex = new Map(plan.initContainers.filter((c) => c.initKind === 'sidecar').map((c, i) => [c.name, i]));
-  const removeOne = async (a: RemoveAction, seconds: number): Promise<void> => {
-    ctx.onAction?.(a);
-    const began = Date.now();
-    try {
-      await stopGracefully(ctx.engine, a.id, seconds);
-      await ctx.engine.removeContainer(a.id, { force: true });
-      done(a, { ok: true, instance: a.id, outcome: `stopped in ${(Date.now() - began) / 1000}s of ${seconds}s, and removed` });
-    } catch (err) {
-      failed(a, err, a.id);
-    }
-  };
   let lost: unknown;
   await stopInKillPodOrder(
     decision.remove.map((a) => ({
@@ -143,184 +180,212 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
       created: sidecarIndex.get(a.container) ?? 0,
     })),
     plan.gracePeriodSeconds,
-    (t, seconds) => removeOne(t.action, seconds).catch((err: unknown) => {
-      lost ??= err;
-    }),
+    (t, seconds) =>
+      removeOne(sync, t.action, seconds).catch((err: unknown) => {
+        lost ??= err;
+      }),
   );
   // Losing the engine ends the sync (exit 3), once every stop under way has settled.
   if (lost !== undefined) throw lost;
+}
 
-  // Housekeeping: dead history made safe. A retire that does not take (refused for a dead or removing instance, or
-  // accepted and not kept) removes the instance instead, so a later engine restart can never start two instances
-  // of one container in one pod.
-  const retire = async (a: RetireAction): Promise<void> => {
-    let refused: string;
-    try {
-      await ctx.engine.updateRestartPolicy(a.id, 'no');
-      const after = await ctx.engine.inspectContainer(a.id);
-      if (after === undefined) return done(a, { ok: true, instance: a.id, outcome: 'the instance is gone' });
-      const kept = after.HostConfig.RestartPolicy?.Name || 'no';
-      if (kept === 'no') return done(a, { ok: true, instance: a.id });
-      refused = `the engine accepted the update, but the restart policy is still ${kept}`;
-    } catch (err) {
-      if (!(err instanceof EngineRequestError)) return failed(a, err, a.id);
-      refused = `the engine refused to retire it (${err.message})`;
+async function removeOne(sync: Sync, a: RemoveAction, seconds: number): Promise<void> {
+  const { ctx } = sync;
+  ctx.onAction?.(a);
+  const began = Date.now();
+  try {
+    await stopGracefully(ctx.engine, a.id, seconds);
+    await ctx.engine.removeContainer(a.id, { force: true });
+    done(sync, a, { ok: true, instance: a.id, outcome: `stopped in ${(Date.now() - began) / 1000}s of ${seconds}s, and removed` });
+  } catch (err) {
+    failed(sync, a, err, a.id);
+  }
+}
+
+/** Housekeeping: dead history made safe (a removal in the pod's grace period, or a retire). */
+function keepHouse(sync: Sync, a: RemoveAction | RetireAction): Promise<void> {
+  if (a.kind === 'remove') return removeOne(sync, a, sync.plan.gracePeriodSeconds);
+  sync.ctx.onAction?.(a);
+  return retire(sync, a);
+}
+
+/**
+ * A retire that does not take (refused for a dead or removing instance, or accepted and not kept) removes the
+ * instance instead, so a later engine restart can never start two instances of one container in one pod.
+ */
+async function retire(sync: Sync, a: RetireAction): Promise<void> {
+  const { engine } = sync.ctx;
+  let refused: string;
+  try {
+    await engine.updateRestartPolicy(a.id, 'no');
+    const after = await engine.inspectContainer(a.id);
+    if (after === undefined) return done(sync, a, { ok: true, instance: a.id, outcome: 'the instance is gone' });
+    const kept = after.HostConfig.RestartPolicy?.Name || 'no';
+    if (kept === 'no') return done(sync, a, { ok: true, instance: a.id });
+    refused = `the engine accepted the update, but the restart policy is still ${kept}`;
+  } catch (err) {
+    if (!(err instanceof EngineRequestError)) return failed(sync, a, err, a.id);
+    refused = `the engine refused to retire it (${err.message})`;
+  }
+  try {
+    await engine.removeContainer(a.id, { force: true });
+    done(sync, a, { ok: true, instance: a.id, outcome: `removed: ${refused}` });
+  } catch (second) {
+    const error = second instanceof EngineRequestError ? new EngineRequestError(`${refused}, and could not remove it (${second.message})`, second.statusCode) : second;
+    failed(sync, a, error, a.id);
+  }
+}
+
+async function killForRestart(sync: Sync, a: KillAction): Promise<void> {
+  sync.ctx.onAction?.(a);
+  try {
+    await sync.ctx.engine.killForRestart(a.id, a.gracePeriodSeconds);
+    done(sync, a, { ok: true, instance: a.id });
+  } catch (err) {
+    failed(sync, a, err, a.id);
+  }
+}
+
+/**
+ * Resources applied in place (resizePolicy NotRequired): POST /containers/{id}/update. The kernel will not set a
+ * memory limit below what the container uses; Docker passes that refusal on, and it is said with the way out.
+ */
+async function resizeInPlace(sync: Sync, a: ResizeAction): Promise<void> {
+  sync.ctx.onAction?.(a);
+  try {
+    await sync.ctx.engine.updateResources(a.id, a.update);
+    done(sync, a, { ok: true, instance: a.id });
+  } catch (err) {
+    if (err instanceof EngineRequestError && a.update.Memory !== undefined) {
+      const way = 'a memory limit below what the container uses now is refused; raise it, or set resizePolicy memory: RestartContainer to replace the container instead';
+      return failed(sync, a, new EngineRequestError(`${err.message} (${way})`, err.statusCode), a.id);
     }
-    try {
-      await ctx.engine.removeContainer(a.id, { force: true });
-      done(a, { ok: true, instance: a.id, outcome: `removed: ${refused}` });
-    } catch (second) {
-      failed(a, second instanceof EngineRequestError ? new EngineRequestError(`${refused}, and could not remove it (${second.message})`, second.statusCode) : second, a.id);
-    }
+    failed(sync, a, err, a.id);
+  }
+}
+
+/**
+ * The pod's imagePullSecrets come first, then the Docker config (the kubelet's order: pod secrets, then the node's
+ * credentials). The first pull secret with an entry for the registry is used.
+ */
+function podAuthOf(plan: PodPlan): PodAuth | undefined {
+  if (plan.pullSecrets.length === 0) return undefined;
+  return {
+    id: plan.key,
+    lookup: async (image) => {
+      for (const s of plan.pullSecrets) {
+        const auth = authFromPullSecret(s.config, s.legacy, image, s.name);
+        if (auth) return auth;
+      }
+      return undefined;
+    },
   };
-  await Promise.all(
-    decision.housekeeping.map((a) => {
-      if (a.kind === 'remove') return removeOne(a, plan.gracePeriodSeconds);
-      ctx.onAction?.(a);
-      return retire(a);
-    }),
-  );
+}
 
-  await Promise.all(
-    decision.kill.map(async (a) => {
-      ctx.onAction?.(a);
-      try {
-        await ctx.engine.killForRestart(a.id, a.gracePeriodSeconds);
-        done(a, { ok: true, instance: a.id });
-      } catch (err) {
-        failed(a, err, a.id);
-      }
-    }),
-  );
-
-  // Resources applied in place (resizePolicy NotRequired): POST /containers/{id}/update. The kernel will not set a
-  // memory limit below what the container uses; Docker passes that refusal on, and it is said with the way out.
-  await Promise.all(
-    decision.resize.map(async (a) => {
-      ctx.onAction?.(a);
-      try {
-        await ctx.engine.updateResources(a.id, a.update);
-        done(a, { ok: true, instance: a.id });
-      } catch (err) {
-        if (err instanceof EngineRequestError && a.update.Memory !== undefined) {
-          return failed(a, new EngineRequestError(`${err.message} (a memory limit below what the container uses now is refused; raise it, or set resizePolicy memory: RestartContainer to replace the container instead)`, err.statusCode), a.id);
-        }
-        failed(a, err, a.id);
-      }
-    }),
-  );
-
-  // The pod's imagePullSecrets come first, then the Docker config (the kubelet's order: pod secrets, then
-  // the node's credentials). The first pull secret with an entry for the registry is used.
-  const podAuth: PodAuth | undefined =
-    plan.pullSecrets.length === 0
-      ? undefined
-      : {
-          id: plan.key,
-          lookup: async (image) => {
-            for (const s of plan.pullSecrets) {
-              const auth = authFromPullSecret(s.config, s.legacy, image, s.name);
-              if (auth) return auth;
-            }
-            return undefined;
-          },
-        };
-  let infraId = decision.infraId;
-  const byName = new Map([...plan.initContainers, ...plan.containers].map((c) => [c.name, c]));
-  // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts). When
-  // this sync makes the pod's infra container, the termination-message files of its new instances are written
-  // through it while it starts; otherwise each create makes its own in prepare, once its image is there.
-  const volumes = new VolumeWork(ctx.engine, plan);
-  const creates = decision.create.map((a) => ({ container: byName.get(a.container)!, attempt: a.attempt }));
-  // Awaited before this returns (work still under way would be cut off with runpod). Its failure is the failure
-  // of the creates that wait for the files (prepare), so here it is only settled.
+/**
+ * The sandbox's phase: create and start the infra container when decide says so. infraId is the instance the
+ * containers join, or false when the sandbox did not come up (then every create and start is recorded as not
+ * attempted). termFiles is awaited before the sync returns (work still under way would be cut off with runpod); its
+ * failure is the failure of the creates that wait for the files (prepare), so here it is only settled.
+ */
+async function startSandbox(sync: Sync, volumes: VolumeWork): Promise<{ infraId: string | undefined | false; termFiles: Promise<void> }> {
+  const { plan, decision, ctx } = sync;
   let termFiles: Promise<void> = Promise.resolve();
   const sandbox = decision.sandbox;
-  if (sandbox) {
-    ctx.onAction?.(sandbox);
-    let id: string | undefined = sandbox.kind === 'startInfra' ? sandbox.id : undefined;
-    try {
-      if (sandbox.kind === 'createInfra') {
-        await ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy);
-        await volumes.ensureInfraVolumes();
-        id = (await createInstance(ctx.engine, plan, plan.infra, sandbox.attempt, undefined)).id;
-        // Through a helper (a created, never started container), not the infra container: an archive into a
-        // container that is starting waits for its start (network set-up, ~0.5 s here) and then takes 70-130 ms
-        // more, which every create waited for; the helper's runs beside the start (BENCHMARKS.md).
-        if (creates.length > 0) termFiles = volumes.makeTerminationFiles(creates, undefined).catch(() => undefined);
-      }
-      await ctx.engine.startContainer(id!);
-      infraId = id;
-      done(sandbox, { ok: true, instance: id! });
-    } catch (err) {
-      failed(sandbox, infraStartError(plan, err), id);
-      // Without a sandbox no container can join it: they wait for the next sync.
-      const why = `not attempted: the infra container did not ${id === undefined ? 'get created' : 'start'}`;
-      for (const a of [...decision.create, ...decision.start]) done(a, { ok: false, error: why });
-      await termFiles;
-      return { results };
+  if (!sandbox) return { infraId: decision.infraId, termFiles };
+  ctx.onAction?.(sandbox);
+  let id: string | undefined = sandbox.kind === 'startInfra' ? sandbox.id : undefined;
+  try {
+    if (sandbox.kind === 'createInfra') {
+      await ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy);
+      await volumes.ensureInfraVolumes();
+      id = (await createInstance(ctx.engine, plan, plan.infra, sandbox.attempt, undefined)).id;
+      // When this sync makes the pod's infra container, the termination-message files of its new instances are
+      // written while it starts; otherwise each create makes its own in prepare, once its image is there.
+      // Through a helper (a created, never started container), not the infra container: an archive into a
+      // container that is starting waits for its start (network set-up, ~0.5 s here) and then takes 70-130 ms
+      // more, which every create waited for; the helper's runs beside the start (BENCHMARKS.md).
+      const creates = decision.create.map((a) => ({ container: sync.byName.get(a.container)!, attempt: a.attempt }));
+      if (creates.length > 0) termFiles = volumes.makeTerminationFiles(creates, undefined).catch(() => undefined);
     }
+    await ctx.engine.startContainer(id!);
+    done(sync, sandbox, { ok: true, instance: id! });
+    return { infraId: id, termFiles };
+  } catch (err) {
+    failed(sync, sandbox, infraStartError(plan, err), id);
+    // Without a sandbox no container can join it: they wait for the next sync.
+    const why = `not attempted: the infra container did not ${id === undefined ? 'get created' : 'start'}`;
+    for (const a of [...decision.create, ...decision.start]) done(sync, a, { ok: false, error: why });
+    return { infraId: false, termFiles };
   }
+}
 
-  // A start refused under the container's restartPolicy Never (its own, else the pod's) is final; with
-  // restartPolicyRules the exit code a rule would match is not known here, so it is retried (and a repeated
-  // failure ends the run as not converging).
-  const startInstance = async (id: string, c: ContainerPlan | undefined): Promise<void> => {
-    try {
-      await ctx.engine.startContainer(id);
-    } catch (err) {
-      const restart = (c?.restart ?? { policy: plan.restartPolicy, rules: [] });
-      if (err instanceof EngineRequestError && restart.policy === 'Never' && restart.rules.length === 0) throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
-      throw err;
-    }
-  };
-  // postStart right after the start; a failure kills the container (with its preStop and grace period, as the
-  // kubelet's killContainer) and is this container's sync error, FailedPostStartHook (hooks.ts).
-  const postStart = async (name: string, id: string): Promise<string | undefined> => {
-    const failure = await runPostStart(ctx.engine, id, byName.get(name)?.lifecycle?.postStart);
-    if (failure !== undefined) await stopGracefully(ctx.engine, id, plan.gracePeriodSeconds);
-    return failure;
-  };
-  await Promise.all([
-    ...decision.create.map(async (a) => {
-      ctx.onAction?.(a);
-      const c = byName.get(a.container)!;
-      let id: string | undefined;
-      try {
-        await ctx.images.ensure(c.image, c.pullPolicy, podAuth);
-        // An image volume's image must be on the engine before the create, by its own pull policy: the engine mounts
-        // it from its image store (Mount Type image, Engine API 1.48).
-        for (const v of c.volumeImages ?? []) await ctx.images.ensure(v.image, v.pullPolicy, podAuth);
-        const made = await createInstance(ctx.engine, plan, await withImageUser(ctx.engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
-        id = made.id;
-        await startInstance(id, c);
-        // An instance adopted from a concurrent runpod is that runpod's to hook: postStart runs once per start.
-        if (made.adopted) return done(a, { ok: true, instance: id, outcome: 'adopted: a concurrent runpod created it' });
-        const hook = await postStart(a.container, id);
-        done(a, hook === undefined ? { ok: true, instance: id } : { ok: false, instance: id, error: hook });
-      } catch (err) {
-        failed(a, err, id);
-      }
-    }),
-    ...decision.start.map(async (a) => {
-      ctx.onAction?.(a);
-      try {
-        await startInstance(a.id, byName.get(a.container));
-        const hook = await postStart(a.container, a.id);
-        done(a, hook === undefined ? { ok: true, instance: a.id } : { ok: false, instance: a.id, error: hook });
-      } catch (err) {
-        failed(a, err, a.id);
-      }
-    }),
-  ]);
-  await termFiles;
-  // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
-  if (decision.create.length > 0) {
-    await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {
-      if (err instanceof EngineUnreachableError) throw err;
-    });
+/** What every create of one sync shares. */
+interface CreateShared {
+  volumes: VolumeWork;
+  podAuth: PodAuth | undefined;
+  infraId: string | undefined;
+}
+
+async function createAndStart(sync: Sync, a: CreateAction, shared: CreateShared): Promise<void> {
+  const { engine, images } = sync.ctx;
+  const { volumes, podAuth, infraId } = shared;
+  sync.ctx.onAction?.(a);
+  const c = sync.byName.get(a.container)!;
+  let id: string | undefined;
+  try {
+    await images.ensure(c.image, c.pullPolicy, podAuth);
+    // An image volume's image must be on the engine before the create, by its own pull policy: the engine mounts
+    // it from its image store (Mount Type image, Engine API 1.48).
+    for (const v of c.volumeImages ?? []) await images.ensure(v.image, v.pullPolicy, podAuth);
+    const made = await createInstance(engine, sync.plan, await withImageUser(engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
+    id = made.id;
+    await startInstance(sync, id, c);
+    // An instance adopted from a concurrent runpod is that runpod's to hook: postStart runs once per start.
+    if (made.adopted) return done(sync, a, { ok: true, instance: id, outcome: 'adopted: a concurrent runpod created it' });
+    const hook = await postStart(sync, a.container, id);
+    done(sync, a, hook === undefined ? { ok: true, instance: id } : { ok: false, instance: id, error: hook });
+  } catch (err) {
+    failed(sync, a, err, id);
   }
-  return { results };
+}
+
+async function startExisting(sync: Sync, a: StartAction): Promise<void> {
+  sync.ctx.onAction?.(a);
+  try {
+    await startInstance(sync, a.id, sync.byName.get(a.container));
+    const hook = await postStart(sync, a.container, a.id);
+    done(sync, a, hook === undefined ? { ok: true, instance: a.id } : { ok: false, instance: a.id, error: hook });
+  } catch (err) {
+    failed(sync, a, err, a.id);
+  }
+}
+
+/**
+ * A start refused under the container's restartPolicy Never (its own, else the pod's) is final; with
+ * restartPolicyRules the exit code a rule would match is not known here, so it is retried (and a repeated failure
+ * ends the run as not converging).
+ */
+async function startInstance(sync: Sync, id: string, c: ContainerPlan | undefined): Promise<void> {
+  try {
+    await sync.ctx.engine.startContainer(id);
+  } catch (err) {
+    const restart = c?.restart ?? { policy: sync.plan.restartPolicy, rules: [] };
+    if (err instanceof EngineRequestError && restart.policy === 'Never' && restart.rules.length === 0) {
+      throw new ContainerStartError(`${err.message} (StartError: restartPolicy Never does not start it again)`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * postStart right after the start; a failure kills the container (with its preStop and grace period, as the
+ * kubelet's killContainer) and is this container's sync error, FailedPostStartHook (hooks.ts).
+ */
+async function postStart(sync: Sync, name: string, id: string): Promise<string | undefined> {
+  const failure = await runPostStart(sync.ctx.engine, id, sync.byName.get(name)?.lifecycle?.postStart);
+  if (failure !== undefined) await stopGracefully(sync.ctx.engine, id, sync.plan.gracePeriodSeconds);
+  return failure;
 }
 
 /**

@@ -5,11 +5,11 @@
 import { sameSpec } from '../kube/names.js';
 import { resizeChange } from '../plan/resize.js';
 import { restartCause, restartsAfterExit } from '../kube/restart.js';
-import type { ObservedPod } from './observe.js';
+import type { ObservedContainer, ObservedPod } from './observe.js';
 import { type HistoryActions, historyActions, liveStates, retirable } from './history.js';
 import { type InitOptions, firstInitAction, initHousekeeping, initPhase, restartAt } from './initContainers.js';
 import { stalePodIP } from './podAddress.js';
-import type { PodPlan } from '../plan/types.js';
+import type { ContainerPlan, PodPlan } from '../plan/types.js';
 import type { RemoveAction, CreateInfraAction, StartInfraAction, KillAction, ResizeAction, CreateAction, StartAction, RetireAction, Action } from './action.js';
 
 /** Containers whose liveness (or startup) probe failed, by instance id: what the probe said, and the grace period. */
@@ -53,13 +53,28 @@ function emptyDecision(): Decision {
 /** File a sync action under its kind. */
 function add(d: Decision, a: Action): void {
   switch (a.kind) {
-    case 'remove': d.remove.push(a); break;
-    case 'createInfra': case 'startInfra': d.sandbox = a; break;
-    case 'kill': d.kill.push(a); break;
-    case 'resize': d.resize.push(a); break;
-    case 'create': d.create.push(a); break;
-    case 'start': d.start.push(a); break;
-    case 'retire': d.housekeeping.push(a); break;
+    case 'remove':
+      d.remove.push(a);
+      break;
+    case 'createInfra':
+    case 'startInfra':
+      d.sandbox = a;
+      break;
+    case 'kill':
+      d.kill.push(a);
+      break;
+    case 'resize':
+      d.resize.push(a);
+      break;
+    case 'create':
+      d.create.push(a);
+      break;
+    case 'start':
+      d.start.push(a);
+      break;
+    case 'retire':
+      d.housekeeping.push(a);
+      break;
   }
 }
 
@@ -96,33 +111,11 @@ export function actionKey(a: Action): string {
 export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: ProbeKills = new Map(), opts: InitOptions = {}): Decision {
   const d = emptyDecision();
   const infra = observed.infra[0];
-  const replacePod = (reason: string): Decision => {
-    // A new sandbox means new namespaces: every container of the old one goes (the kubelet's KillPod), and
-    // every container starts again in the new one. Init containers' records go with it: a new pod runs them all
-    // again (Kubernetes: init containers run again when the pod restarts).
-    for (const c of observed.infra) add(d, { kind: 'remove', container: c.name, id: c.id, reason });
-    for (const list of [...observed.containers.values(), ...observed.initContainers.values()]) {
-      for (const c of list) add(d, { kind: 'remove', container: c.name, id: c.id, reason });
-    }
-    add(d, { kind: 'createInfra', attempt: infra ? infra.attempt + 1 : 0, reason });
-    // With init containers, the new sandbox starts with the first of them; the rest follow sync by sync.
-    const first = firstInitAction(plan, observed, reason);
-    if (first) {
-      add(d, first);
-      return d;
-    }
-    for (const c of plan.containers) {
-      const next = (observed.containers.get(c.name)?.[0]?.attempt ?? -1) + 1;
-      add(d, { kind: 'create', container: c.name, attempt: next, reason });
-    }
-    return d;
-  };
-
-  if (!infra) return replacePod('the pod does not exist');
-  if (infra.hash !== plan.hash) return replacePod(`pod-level fields changed (hash ${infra.hash} -> ${plan.hash})`);
-  if (infra.podUid !== plan.uid) return replacePod(`the pod's uid changed (${infra.podUid} -> ${plan.uid})`);
+  if (!infra) return replacePod(d, plan, observed, 'the pod does not exist');
+  if (infra.hash !== plan.hash) return replacePod(d, plan, observed, `pod-level fields changed (hash ${infra.hash} -> ${plan.hash})`);
+  if (infra.podUid !== plan.uid) return replacePod(d, plan, observed, `the pod's uid changed (${infra.podUid} -> ${plan.uid})`);
   if (infra.state === 'exited' || infra.state === 'dead' || infra.state === 'removing') {
-    return replacePod(`the infra container is ${infra.state}, so the pod's namespaces are gone`);
+    return replacePod(d, plan, observed, `the infra container is ${infra.state}, so the pod's namespaces are gone`);
   }
   d.infraId = infra.id;
   // Extra infra instances (left by an interrupted replacement) go; the newest stays.
@@ -150,80 +143,134 @@ export function decidePodActions(plan: PodPlan, observed: ObservedPod, kills: Pr
 
   for (const c of plan.containers) {
     const instances = observed.containers.get(c.name) ?? [];
-    const newest = instances[0];
-    const next = (newest?.attempt ?? -1) + 1;
     addHistory(d, historyActions(c.name, instances.slice(1), 'kept for logs --previous'));
-    if (!newest) {
-      add(d, { kind: 'create', container: c.name, attempt: 0, reason: 'the container does not exist' });
-      continue;
-    }
-    if (!sameSpec(newest.hash, c)) {
-      const reason = `its spec changed (hash ${newest.hash} -> ${c.hash})`;
-      add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
-      add(d, { kind: 'create', container: c.name, attempt: next, reason });
-      continue;
-    }
-    // Resources a resizePolicy NotRequired leaves out of the hash: applied in place to the instance that stays
-    // (Kubernetes in-place resize, resize.ts), or, where Docker's update cannot (a removed memory limit), replaced.
-    if (newest.resources !== undefined && (liveStates.has(newest.state) || newest.state === 'created')) {
-      const change = resizeChange(newest.resources, c.resources);
-      if (change.kind === 'replace') {
-        const reason = `${change.why}; resizePolicy NotRequired`;
-        add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
-        add(d, { kind: 'create', container: c.name, attempt: next, reason });
-        continue;
-      }
-      if (change.kind === 'update') add(d, { kind: 'resize', container: c.name, id: newest.id, update: change.update, reason: `its resources changed (${change.what}); resizePolicy NotRequired applies them in place` });
-    }
-    if (liveStates.has(newest.state)) {
-      // Kubernetes: "If the liveness probe fails, the kubelet kills the container, and the container is subjected
-      // to its restart policy" (computePodActions: "failed liveness probe, will be restarted"). The engine's
-      // restart policy, which mirrors restartPolicy, brings it back; under Never it stays down and the pod fails.
-      const kill = newest.state === 'running' ? kills.get(newest.id) : undefined;
-      if (kill) {
-        add(d, { kind: 'kill', container: c.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
-        continue;
-      }
-      // Joined to an earlier life of the infra container: its network namespace is not the pod's any more.
-      if (newest.state === 'running' && newest.startedAt !== undefined && infra.startedAt !== undefined && newest.startedAt < infra.startedAt) {
-        const reason = 'the infra container restarted after it, so it is outside the pod\'s namespaces';
-        add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
-        add(d, { kind: 'create', container: c.name, attempt: next, reason });
-        continue;
-      }
-      // The engine brought the infra container back with another address (a restart of the engine, a reboot): a
-      // value of status.podIP it was created with is stale, as a new sandbox's containers would have the new one.
-      const stale = newest.state === 'running' && c.runtime === true ? stalePodIP(c.create.Env, newest.env, infra.ip) : undefined;
-      if (stale !== undefined) {
-        const reason = `the pod's IP is now ${infra.ip ?? ''} (the engine gave its infra container another address), and its ${stale} (status.podIP) holds the old one`;
-        add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
-        add(d, { kind: 'create', container: c.name, attempt: next, reason });
-      }
-      continue;
-    }
-    if (newest.state === 'created') {
-      add(d, { kind: 'start', container: c.name, id: newest.id, reason: 'the container was created but not started' });
-      continue;
-    }
-    if (newest.state === 'removing' || newest.state === 'dead') {
-      // Being removed, or a removal the engine could not finish: it will not run again, so a new instance takes
-      // its place (a dead one is then removed as housekeeping, like any older dead instance).
-      if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
-      add(d, { kind: 'create', container: c.name, attempt: next, reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; ${restartCause(c.restart, newest.exitCode)}` });
-      continue;
-    }
-    // Exited, and not "restarting": Docker's restart manager marks a container it will restart as restarting during
-    // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back. And
-    // an exit that only a restartPolicyRules entry restarts: the engine's policy mirrors the container's
-    // restartPolicy, so runpod makes the next attempt (kube/restart.ts), as the kubelet would restart it.
-    if (!restartsAfterExit(c.restart, newest.exitCode)) continue;
-    // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
-    // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.
-    if (restartAt(newest, opts.now) !== undefined) continue;
-    // The kubelet's restart model: a new instance with the next attempt number; the dead one stays for
-    // `logs --previous`, retired so the engine never brings it back.
-    if (retirable(newest)) tidy(d, { kind: 'retire', container: c.name, id: newest.id, reason: `dead instance (attempt ${newest.attempt}) kept for logs --previous` });
-    add(d, { kind: 'create', container: c.name, attempt: next, reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; ${restartCause(c.restart, newest.exitCode)}` });
+    const newest = instances[0];
+    if (!newest) add(d, { kind: 'create', container: c.name, attempt: 0, reason: 'the container does not exist' });
+    else decideAppContainer(d, c, newest, { infra, kills, opts });
   }
   return d;
+}
+
+/**
+ * A new sandbox means new namespaces: every container of the old one goes (the kubelet's KillPod), and every
+ * container starts again in the new one. Init containers' records go with it: a new pod runs them all again
+ * (Kubernetes: init containers run again when the pod restarts).
+ */
+function replacePod(d: Decision, plan: PodPlan, observed: ObservedPod, reason: string): Decision {
+  const infra = observed.infra[0];
+  for (const c of observed.infra) add(d, { kind: 'remove', container: c.name, id: c.id, reason });
+  for (const list of [...observed.containers.values(), ...observed.initContainers.values()]) {
+    for (const c of list) add(d, { kind: 'remove', container: c.name, id: c.id, reason });
+  }
+  add(d, { kind: 'createInfra', attempt: infra ? infra.attempt + 1 : 0, reason });
+  // With init containers, the new sandbox starts with the first of them; the rest follow sync by sync.
+  const first = firstInitAction(plan, observed, reason);
+  if (first) {
+    add(d, first);
+    return d;
+  }
+  for (const c of plan.containers) {
+    const next = (observed.containers.get(c.name)?.[0]?.attempt ?? -1) + 1;
+    add(d, { kind: 'create', container: c.name, attempt: next, reason });
+  }
+  return d;
+}
+
+/** Replace an instance: remove it and create the next attempt, for one reason. */
+function replaceInstance(d: Decision, c: ContainerPlan, newest: ObservedContainer, reason: string): void {
+  add(d, { kind: 'remove', container: c.name, id: newest.id, reason });
+  add(d, { kind: 'create', container: c.name, attempt: newest.attempt + 1, reason });
+}
+
+/** What decide knows of the pod when it looks at one app container. */
+interface PodView {
+  infra: ObservedContainer;
+  kills: ProbeKills;
+  opts: InitOptions;
+}
+
+/** One app container whose newest instance exists: keep, resize, kill, replace, start or restart it. */
+function decideAppContainer(d: Decision, c: ContainerPlan, newest: ObservedContainer, pod: PodView): void {
+  const next = newest.attempt + 1;
+  if (!sameSpec(newest.hash, c)) {
+    replaceInstance(d, c, newest, `its spec changed (hash ${newest.hash} -> ${c.hash})`);
+    return;
+  }
+  // Resources a resizePolicy NotRequired leaves out of the hash: applied in place to the instance that stays
+  // (Kubernetes in-place resize, resize.ts), or, where Docker's update cannot (a removed memory limit), replaced.
+  if (newest.resources !== undefined && (liveStates.has(newest.state) || newest.state === 'created')) {
+    const change = resizeChange(newest.resources, c.resources);
+    if (change.kind === 'replace') {
+      replaceInstance(d, c, newest, `${change.why}; resizePolicy NotRequired`);
+      return;
+    }
+    if (change.kind === 'update')
+      add(d, {
+        kind: 'resize',
+        container: c.name,
+        id: newest.id,
+        update: change.update,
+        reason: `its resources changed (${change.what}); resizePolicy NotRequired applies them in place`,
+      });
+  }
+  if (liveStates.has(newest.state)) {
+    decideLive(d, c, newest, pod);
+    return;
+  }
+  if (newest.state === 'created') {
+    add(d, { kind: 'start', container: c.name, id: newest.id, reason: 'the container was created but not started' });
+    return;
+  }
+  if (newest.state === 'removing' || newest.state === 'dead') {
+    // Being removed, or a removal the engine could not finish: it will not run again, so a new instance takes
+    // its place (a dead one is then removed as housekeeping, like any older dead instance).
+    if (!restartsAfterExit(c.restart, newest.exitCode)) return;
+    add(d, {
+      kind: 'create',
+      container: c.name,
+      attempt: next,
+      reason: `its instance (attempt ${newest.attempt}) is ${newest.state}; ${restartCause(c.restart, newest.exitCode)}`,
+    });
+    return;
+  }
+  // Exited, and not "restarting": Docker's restart manager marks a container it will restart as restarting during
+  // its back-off, so an exited one with a restart policy was stopped by hand or could not be brought back. And
+  // an exit that only a restartPolicyRules entry restarts: the engine's policy mirrors the container's
+  // restartPolicy, so runpod makes the next attempt (kube/restart.ts), as the kubelet would restart it.
+  if (!restartsAfterExit(c.restart, newest.exitCode)) return;
+  // The kubelet's CrashLoopBackOff, on run-once's scale (initContainers.ts restartDelayMs): a container that
+  // keeps exiting (a failing postStart hook kills it each time) is not replaced in a tight loop.
+  if (restartAt(newest, pod.opts.now) !== undefined) return;
+  // The kubelet's restart model: a new instance with the next attempt number; the dead one stays for
+  // `logs --previous`, retired so the engine never brings it back.
+  if (retirable(newest)) tidy(d, { kind: 'retire', container: c.name, id: newest.id, reason: `dead instance (attempt ${newest.attempt}) kept for logs --previous` });
+  add(d, {
+    kind: 'create',
+    container: c.name,
+    attempt: next,
+    reason: `it exited (code ${newest.exitCode}) and the engine will not restart it; ${restartCause(c.restart, newest.exitCode)}`,
+  });
+}
+
+/** A live instance: killed after a failed probe, or replaced when it is outside the pod's current sandbox. */
+function decideLive(d: Decision, c: ContainerPlan, newest: ObservedContainer, { infra, kills }: PodView): void {
+  // Kubernetes: "If the liveness probe fails, the kubelet kills the container, and the container is subjected
+  // to its restart policy" (computePodActions: "failed liveness probe, will be restarted"). The engine's
+  // restart policy, which mirrors restartPolicy, brings it back; under Never it stays down and the pod fails.
+  const kill = newest.state === 'running' ? kills.get(newest.id) : undefined;
+  if (kill) {
+    add(d, { kind: 'kill', container: c.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
+    return;
+  }
+  // Joined to an earlier life of the infra container: its network namespace is not the pod's any more.
+  if (newest.state === 'running' && newest.startedAt !== undefined && infra.startedAt !== undefined && newest.startedAt < infra.startedAt) {
+    replaceInstance(d, c, newest, "the infra container restarted after it, so it is outside the pod's namespaces");
+    return;
+  }
+  // The engine brought the infra container back with another address (a restart of the engine, a reboot): a
+  // value of status.podIP it was created with is stale, as a new sandbox's containers would have the new one.
+  const stale = newest.state === 'running' && c.runtime === true ? stalePodIP(c.create.Env, newest.env, infra.ip) : undefined;
+  if (stale !== undefined) {
+    replaceInstance(d, c, newest, `the pod's IP is now ${infra.ip ?? ''} (the engine gave its infra container another address), and its ${stale} (status.podIP) holds the old one`);
+  }
 }

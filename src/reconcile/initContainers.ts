@@ -85,7 +85,8 @@ export function initHousekeeping(plan: PodPlan, observed: ObservedPod): HistoryA
   const wanted = new Set(plan.initContainers.map((c) => c.name));
   for (const [name, list] of observed.initContainers) {
     if (!wanted.has(name)) {
-      for (const c of list) (liveStates.has(c.state) ? out.sync : out.housekeeping).push({ kind: 'remove', container: name, id: c.id, reason: 'the init container is no longer in the manifest' });
+      for (const c of list)
+        (liveStates.has(c.state) ? out.sync : out.housekeeping).push({ kind: 'remove', container: name, id: c.id, reason: 'the init container is no longer in the manifest' });
       continue;
     }
     const history = historyActions(name, list.slice(1), 'kept as the init record');
@@ -100,113 +101,144 @@ export function initHousekeeping(plan: PodPlan, observed: ObservedPod): HistoryA
  * (decide replaces the pod first otherwise).
  */
 export function initPhase(plan: PodPlan, observed: ObservedPod, opts: InitOptions = {}): InitPhase {
-  const actions: Action[] = [];
-  const ran = appContainersRan(observed);
-  const kind = (p: ContainerPlan): string => (p.initKind === 'sidecar' ? 'sidecar' : 'init container');
-  const blocked = (name: string, reason: string, instance?: ObservedContainer, terminal = false): InitPhase => ({
-    done: false,
-    block: { name, reason, terminal, ...(instance ? { instance } : {}) },
-    actions,
-  });
-
+  const step: InitStep = { plan, opts, ran: appContainersRan(observed), actions: [] };
   for (const p of plan.initContainers) {
     const instances = observed.initContainers.get(p.name) ?? [];
-    const newest = instances[0];
-    const next = (newest?.attempt ?? -1) + 1;
-    const what = `${kind(p)} ${p.name}`;
+    const block = p.initKind === 'sidecar' ? sidecarStep(step, p, instances[0]) : initContainerStep(step, p, instances[0]);
+    if (block !== undefined) return { done: false, block, actions: step.actions };
+  }
+  return { done: true, actions: step.actions };
+}
 
-    if (p.initKind === 'sidecar') {
-      // A sidecar runs for the pod's life; once the app containers have run it is kept going like them, and
-      // until then it must be started before the next init container.
-      const hold = !ran;
-      if (!newest) {
-        actions.push({ kind: 'create', container: p.name, attempt: 0, reason: `${what} does not exist` });
-        if (hold) return blocked(p.name, `waiting for ${what} to start (creating it)`);
-        continue;
-      }
-      if (newest.hash !== p.hash) {
-        const reason = `its spec changed (hash ${newest.hash} -> ${p.hash})`;
-        actions.push({ kind: 'remove', container: p.name, id: newest.id, reason });
-        actions.push({ kind: 'create', container: p.name, attempt: next, reason });
-        if (hold) return blocked(p.name, `waiting for ${what} to start (replacing it: ${reason})`, newest);
-        continue;
-      }
-      if (newest.state === 'created') {
-        actions.push({ kind: 'start', container: p.name, id: newest.id, reason: `${what} was created but not started` });
-        if (hold) return blocked(p.name, `waiting for ${what} to start`, newest);
-        continue;
-      }
-      if (newest.state === 'exited' || newest.state === 'dead') {
-        // Stopped by hand, so the engine will not bring it back: a new instance, after the back-off.
-        const at = restartAt(newest, opts.now);
-        if (at === undefined) {
-          const reason = `${what} exited (code ${newest.exitCode}) and the engine will not restart it; a sidecar always restarts`;
-          actions.push({ kind: 'create', container: p.name, attempt: next, reason });
-        }
-        if (hold) return blocked(p.name, `waiting for ${what} to start (it exited with code ${newest.exitCode}${at !== undefined ? `; restarting in ${Math.ceil((at - (opts.now ?? 0)) / 1000)}s` : ''})`, newest);
-        continue;
-      }
-      const kill = newest.state === 'running' ? opts.kills?.get(newest.id) : undefined;
-      if (kill) {
-        // "If the startup probe fails, the kubelet kills the container, and the container is subjected to its
-        // restart policy": a sidecar's is always.
-        actions.push({ kind: 'kill', container: p.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
-        if (hold) return blocked(p.name, `waiting for ${what} to start: ${kill.reason}; restarting it`, newest);
-        continue;
-      }
-      if (hold && !sidecarStarted(p, newest, opts)) {
-        const why = newest.state === 'running' ? 'its startupProbe has not passed yet' : newest.state === 'restarting' ? `it is restarting (exited with code ${newest.exitCode}, restarted ${newest.restartCount} times)` : newest.state;
-        return blocked(p.name, `waiting for ${what} to start: ${why}`, newest);
-      }
-      continue;
-    }
+/** What each init container's step shares: the pod, whether its app containers have run, and the actions so far. */
+interface InitStep {
+  plan: PodPlan;
+  opts: InitOptions;
+  ran: boolean;
+  actions: Action[];
+}
 
-    // A regular init container: once the app containers have run it is done, whatever its record says.
-    if (ran) continue;
-    if (!newest) {
-      actions.push({ kind: 'create', container: p.name, attempt: 0, reason: `${what} has not run yet` });
-      return blocked(p.name, `waiting for ${what} (starting it)`);
+function blocked(name: string, reason: string, instance?: ObservedContainer, terminal = false): InitBlock {
+  return { name, reason, terminal, ...(instance ? { instance } : {}) };
+}
+
+/**
+ * A sidecar runs for the pod's life; once the app containers have run it is kept going like them, and until then it
+ * must be started before the next init container. What the pod waits for, or undefined to go on to the next.
+ */
+function sidecarStep({ actions, opts, ran }: InitStep, p: ContainerPlan, newest: ObservedContainer | undefined): InitBlock | undefined {
+  const next = (newest?.attempt ?? -1) + 1;
+  const what = `sidecar ${p.name}`;
+  const hold = !ran;
+  if (!newest) {
+    actions.push({ kind: 'create', container: p.name, attempt: 0, reason: `${what} does not exist` });
+    if (hold) return blocked(p.name, `waiting for ${what} to start (creating it)`);
+    return undefined;
+  }
+  if (newest.hash !== p.hash) {
+    const reason = `its spec changed (hash ${newest.hash} -> ${p.hash})`;
+    actions.push({ kind: 'remove', container: p.name, id: newest.id, reason });
+    actions.push({ kind: 'create', container: p.name, attempt: next, reason });
+    if (hold) return blocked(p.name, `waiting for ${what} to start (replacing it: ${reason})`, newest);
+    return undefined;
+  }
+  if (newest.state === 'created') {
+    actions.push({ kind: 'start', container: p.name, id: newest.id, reason: `${what} was created but not started` });
+    if (hold) return blocked(p.name, `waiting for ${what} to start`, newest);
+    return undefined;
+  }
+  if (newest.state === 'exited' || newest.state === 'dead') {
+    // Stopped by hand, so the engine will not bring it back: a new instance, after the back-off.
+    const at = restartAt(newest, opts.now);
+    if (at === undefined) {
+      const reason = `${what} exited (code ${newest.exitCode}) and the engine will not restart it; a sidecar always restarts`;
+      actions.push({ kind: 'create', container: p.name, attempt: next, reason });
     }
-    if (newest.hash !== p.hash) {
-      // Cannot normally happen (the pod hash covers regular init containers), but an interrupted replacement may
-      // leave one behind: it must run again as specified now.
-      if (liveStates.has(newest.state)) actions.push({ kind: 'remove', container: p.name, id: newest.id, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
-      actions.push({ kind: 'create', container: p.name, attempt: next, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
-      return blocked(p.name, `waiting for ${what} (its spec changed)`, newest);
-    }
-    switch (newest.state) {
-      case 'running':
-      case 'restarting':
-      case 'paused':
-        return blocked(p.name, `waiting for ${what} (${newest.state})`, newest);
-      case 'created':
-        actions.push({ kind: 'start', container: p.name, id: newest.id, reason: `${what} was created but not started` });
-        return blocked(p.name, `waiting for ${what} (starting it)`, newest);
-      case 'removing':
-        return blocked(p.name, `waiting for ${what} (being removed)`, newest);
-      default: {
-        if (newest.exitCode === 0) continue; // completed: the next one
-        // exited or dead with a failure.
-        if (!restartsAfterExit(p.restart, newest.exitCode)) {
-          // "If the Pod's restartPolicy is set to Never, and an init container fails during startup of that Pod,
-          // Kubernetes treats the overall Pod as failed."
-          return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} and ${describeRestart(p.restart, newest.exitCode)}`, newest, true);
-        }
-        const at = restartAt(newest, opts.now);
-        if (at !== undefined) {
-          return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); back-off, restarting in ${Math.ceil((at - (opts.now ?? 0)) / 1000)}s`, newest);
-        }
-        actions.push({
-          kind: 'create',
-          container: p.name,
-          attempt: next,
-          reason: `${what} exited with code ${newest.exitCode}; ${restartedBy(p.restart, plan.restartPolicy, newest.exitCode)} runs it again`,
-        });
-        return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); running it again`, newest);
+    if (hold)
+      return blocked(
+        p.name,
+        `waiting for ${what} to start (it exited with code ${newest.exitCode}${at !== undefined ? `; restarting in ${Math.ceil((at - (opts.now ?? 0)) / 1000)}s` : ''})`,
+        newest,
+      );
+    return undefined;
+  }
+  const kill = newest.state === 'running' ? opts.kills?.get(newest.id) : undefined;
+  if (kill) {
+    // "If the startup probe fails, the kubelet kills the container, and the container is subjected to its
+    // restart policy": a sidecar's is always.
+    actions.push({ kind: 'kill', container: p.name, id: newest.id, gracePeriodSeconds: kill.gracePeriodSeconds, reason: kill.reason });
+    if (hold) return blocked(p.name, `waiting for ${what} to start: ${kill.reason}; restarting it`, newest);
+    return undefined;
+  }
+  if (hold && !sidecarStarted(p, newest, opts)) {
+    const why =
+      newest.state === 'running'
+        ? 'its startupProbe has not passed yet'
+        : newest.state === 'restarting'
+          ? `it is restarting (exited with code ${newest.exitCode}, restarted ${newest.restartCount} times)`
+          : newest.state;
+    return blocked(p.name, `waiting for ${what} to start: ${why}`, newest);
+  }
+  return undefined;
+}
+
+/** A regular init container: what the pod waits for, or undefined when it has completed. */
+function initContainerStep({ actions, opts, ran, plan }: InitStep, p: ContainerPlan, newest: ObservedContainer | undefined): InitBlock | undefined {
+  const next = (newest?.attempt ?? -1) + 1;
+  const what = `init container ${p.name}`;
+  // A regular init container: once the app containers have run it is done, whatever its record says.
+  if (ran) return undefined;
+  if (!newest) {
+    actions.push({ kind: 'create', container: p.name, attempt: 0, reason: `${what} has not run yet` });
+    return blocked(p.name, `waiting for ${what} (starting it)`);
+  }
+  if (newest.hash !== p.hash) {
+    // Cannot normally happen (the pod hash covers regular init containers), but an interrupted replacement may
+    // leave one behind: it must run again as specified now.
+    if (liveStates.has(newest.state)) actions.push({ kind: 'remove', container: p.name, id: newest.id, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
+    actions.push({ kind: 'create', container: p.name, attempt: next, reason: `its spec changed (hash ${newest.hash} -> ${p.hash})` });
+    return blocked(p.name, `waiting for ${what} (its spec changed)`, newest);
+  }
+  switch (newest.state) {
+    case 'running':
+    case 'restarting':
+    case 'paused':
+      return blocked(p.name, `waiting for ${what} (${newest.state})`, newest);
+    case 'created':
+      actions.push({ kind: 'start', container: p.name, id: newest.id, reason: `${what} was created but not started` });
+      return blocked(p.name, `waiting for ${what} (starting it)`, newest);
+    case 'removing':
+      return blocked(p.name, `waiting for ${what} (being removed)`, newest);
+    default: {
+      if (newest.exitCode === 0) return undefined; // completed: the next one
+      // exited or dead with a failure.
+      if (!restartsAfterExit(p.restart, newest.exitCode)) {
+        // "If the Pod's restartPolicy is set to Never, and an init container fails during startup of that Pod,
+        // Kubernetes treats the overall Pod as failed."
+        return blocked(
+          p.name,
+          `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} and ${describeRestart(p.restart, newest.exitCode)}`,
+          newest,
+          true,
+        );
       }
+      const at = restartAt(newest, opts.now);
+      if (at !== undefined) {
+        return blocked(
+          p.name,
+          `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); back-off, restarting in ${Math.ceil((at - (opts.now ?? 0)) / 1000)}s`,
+          newest,
+        );
+      }
+      actions.push({
+        kind: 'create',
+        container: p.name,
+        attempt: next,
+        reason: `${what} exited with code ${newest.exitCode}; ${restartedBy(p.restart, plan.restartPolicy, newest.exitCode)} runs it again`,
+      });
+      return blocked(p.name, `${what} exited with code ${newest.exitCode}${newest.oomKilled ? ', OOM-killed' : ''} (attempt ${newest.attempt}); running it again`, newest);
     }
   }
-  return { done: true, actions };
 }
 
 /**

@@ -57,7 +57,7 @@ export async function ensureNetwork(engine: ContainerLifecycle & ContainerReader
       if (made !== undefined && made !== 'ambiguous') return checked(made, namespace, project);
       const lock = await engine.inspectContainer(lockName);
       if (lock === undefined) continue;
-      if ((lock.Config.Labels ?? {})[ServiceLabel.role] !== Role.networkLock) {
+      if (lock.Config.Labels?.[ServiceLabel.role] !== Role.networkLock) {
         throw new ServiceSetupError(`a container named ${lockName} exists and is not runpod's lock for network ${name}; runpod never touches it: remove or rename it`);
       }
       const now = Date.now();

@@ -113,7 +113,12 @@ const int = (v: unknown, fallback: number): number => (typeof v === 'number' && 
  * An int-or-percent of replicas, as the Deployment controller resolves it (intstr.GetScaledValueFromIntOrPercent):
  * maxSurge rounds up, maxUnavailable down; both 0 is made maxUnavailable 1 (deployment util ResolveFenceposts).
  */
-export function resolveFenceposts(maxSurge: unknown, maxUnavailable: unknown, replicas: number, defaults: [string | number, string | number]): { maxSurge: number; maxUnavailable: number } {
+export function resolveFenceposts(
+  maxSurge: unknown,
+  maxUnavailable: unknown,
+  replicas: number,
+  defaults: [string | number, string | number],
+): { maxSurge: number; maxUnavailable: number } {
   const scaled = (v: unknown, fallback: string | number, roundUp: boolean): number => {
     const x = v === undefined || v === null ? fallback : v;
     if (typeof x === 'number') return x;
@@ -152,8 +157,15 @@ export function jobPod(job: string, namespace: string | undefined, template: Obj
   if (!terms.indexed) return { name, ordinal: slot, value: podOf(template, namespace, name, labels, podSpec) };
   const index = String(slot);
   const withIndex = (containers: unknown): unknown =>
-    Array.isArray(containers) ? containers.map((c) => (isObj(c) ? { ...c, env: [...(Array.isArray(c.env) ? c.env : []), { name: 'JOB_COMPLETION_INDEX', value: index }] } : c)) : containers;
-  const spec: Obj = { ...podSpec, hostname: `${job}-${index}`, containers: withIndex(podSpec.containers), ...(podSpec.initContainers !== undefined ? { initContainers: withIndex(podSpec.initContainers) } : {}) };
+    Array.isArray(containers)
+      ? containers.map((c) => (isObj(c) ? { ...c, env: [...(Array.isArray(c.env) ? c.env : []), { name: 'JOB_COMPLETION_INDEX', value: index }] } : c))
+      : containers;
+  const spec: Obj = {
+    ...podSpec,
+    hostname: `${job}-${index}`,
+    containers: withIndex(podSpec.containers),
+    ...(podSpec.initContainers !== undefined ? { initContainers: withIndex(podSpec.initContainers) } : {}),
+  };
   const value = podOf(template, namespace, name, { ...labels, 'batch.kubernetes.io/job-completion-index': index }, spec);
   const meta = obj(value.metadata);
   meta.annotations = { ...obj(meta.annotations), 'batch.kubernetes.io/job-completion-index': index };
@@ -167,7 +179,21 @@ export function workloadRefName(kind: string): string | undefined {
 
 /** kubectl's names and short names of the workload kinds, in a kind/name argument (deploy/web, sts/db). */
 const kindAliases = new Map<string, string>(
-  Object.values(kubectlName).flatMap((n) => [[n, n], [`${n}s`, n]] as [string, string][]).concat([['deploy', 'deployment'], ['rs', 'replicaset'], ['rc', 'replicationcontroller'], ['sts', 'statefulset'], ['ds', 'daemonset']]),
+  Object.values(kubectlName)
+    .flatMap(
+      (n) =>
+        [
+          [n, n],
+          [`${n}s`, n],
+        ] as [string, string][],
+    )
+    .concat([
+      ['deploy', 'deployment'],
+      ['rs', 'replicaset'],
+      ['rc', 'replicationcontroller'],
+      ['sts', 'statefulset'],
+      ['ds', 'daemonset'],
+    ]),
 );
 
 /** deploy/web → deployment/web; undefined when the first part names no workload kind. */
@@ -200,122 +226,159 @@ export function expandWorkload(kind: WorkloadKind, value: Obj, defaultNamespace:
   const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : defaultNamespace;
   const spec = obj(value.spec);
   const template = obj(spec.template);
-  const podSpec = obj(template.spec);
   const replicas = kind === 'DaemonSet' ? 1 : int(spec.replicas, 1);
   const revision = podTemplateHash(template);
   const minReadySeconds = int(spec.minReadySeconds, 0);
-  const base = { kind, namespace, name, ref: `${kubectlName[kind]}/${name}`, replicas, revision, minReadySeconds, podManagement: 'Parallel' as const };
-  const ns = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
-  const indexes = [...Array(replicas).keys()];
-
+  const w: Workload = {
+    base: { kind, namespace, name, ref: `${kubectlName[kind]}/${name}`, replicas, revision, minReadySeconds, podManagement: 'Parallel' as const },
+    name,
+    ns: typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined,
+    spec,
+    template,
+    podSpec: obj(template.spec),
+    indexes: [...Array(replicas).keys()],
+  };
   switch (kind) {
-    case 'Deployment': {
-      // The Deployment's pods are its current ReplicaSet's: <deployment>-<pod-template-hash>-<suffix>.
-      const rs = replicaSetName(name, revision);
-      const strategy = obj(spec.strategy);
-      const rolling = obj(strategy.rollingUpdate);
-      const update: UpdatePlan =
-        strategy.type === 'Recreate'
-          ? { type: 'Recreate' }
-          : // DefaultDeploymentUniqueLabelKey's defaults: maxSurge 25%, maxUnavailable 25% (apps/v1 SetDefaults_Deployment).
-            { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, replicas, ['25%', '25%']) };
-      return {
-        ...base,
-        update,
-        // apps/v1 SetDefaults_Deployment: progressDeadlineSeconds 600.
-        progressDeadlineSeconds: int(spec.progressDeadlineSeconds, 600),
-        pods: indexes.map((i) => {
-          const podName = generatedPodName(rs, i);
-          return { name: podName, value: podOf(template, ns, podName, { 'pod-template-hash': revision }, podSpec) };
-        }),
-      };
-    }
+    case 'Deployment':
+      return deploymentPlan(w);
     case 'ReplicaSet':
     case 'ReplicationController':
       return {
-        ...base,
+        ...w.base,
         update: { type: 'InPlace' },
-        pods: indexes.map((i) => {
+        pods: w.indexes.map((i) => {
           const podName = generatedPodName(name, i);
-          return { name: podName, value: podOf(template, ns, podName, {}, podSpec) };
+          return { name: podName, value: podOf(template, w.ns, podName, {}, w.podSpec) };
         }),
       };
-    case 'DaemonSet': {
-      // One node, one pod; named from the revision, so a template change is a new pod beside (or after) the old.
-      const strategy = obj(spec.updateStrategy);
-      const rolling = obj(strategy.rollingUpdate);
-      const podName = generatedPodName(`${name}-${revision}`, 0).replace(`${name}-${revision}-`, `${name}-`);
-      return {
-        ...base,
-        update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, 1, [0, 1]) },
-        pods: [{ name: podName, value: podOf(template, ns, podName, { 'controller-revision-hash': revision, 'pod-template-generation': '1' }, podSpec) }],
-      };
-    }
-    case 'Job': {
-      // No completions with parallelism above 1: the work-queue pattern. With at most one pod at a time its rule and
-      // completions 1 (SetDefaults_Job leaves completions nil only when parallelism is set) run the same pods.
-      const parallelism = int(spec.parallelism, 1);
-      const workQueue = typeof spec.completions !== 'number' && parallelism > 1;
-      const completions = workQueue ? Math.max(1, parallelism) : int(spec.completions, 1);
-      const job: JobTerms = {
-        completions,
-        workQueue,
-        parallelism,
-        indexed: spec.completionMode === 'Indexed',
-        // batch/v1 SetDefaults_Job: backoffLimit 6, or the largest int32 when backoffLimitPerIndex governs.
-        backoffLimit: int(spec.backoffLimit, typeof spec.backoffLimitPerIndex === 'number' ? 2_147_483_647 : 6),
-        ...(typeof spec.activeDeadlineSeconds === 'number' ? { activeDeadlineSeconds: spec.activeDeadlineSeconds } : {}),
-        removeWhenFinished: spec.ttlSecondsAfterFinished === 0,
-        ...(typeof spec.ttlSecondsAfterFinished === 'number' && spec.ttlSecondsAfterFinished > 0 ? { ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished } : {}),
-        restartsInPlace: podSpec.restartPolicy === 'OnFailure',
-        ...jobRestarts(podSpec),
-        suspended: spec.suspend === true,
-        ...(typeof spec.backoffLimitPerIndex === 'number' ? { backoffLimitPerIndex: spec.backoffLimitPerIndex } : {}),
-        ...(typeof spec.maxFailedIndexes === 'number' ? { maxFailedIndexes: spec.maxFailedIndexes } : {}),
-        failureRules: (Array.isArray(obj(spec.podFailurePolicy).rules) ? (obj(spec.podFailurePolicy).rules as unknown[]) : []).flatMap((r): PodFailureRule[] => {
-          const action = obj(r).action;
-          if (action !== 'FailJob' && action !== 'FailIndex' && action !== 'Ignore' && action !== 'Count') return [];
-          const conditions = obj(r).onPodConditions;
-          if (Array.isArray(conditions) && conditions.length > 0) return [{ action, on: 'podConditions', types: conditions.map((c) => String(obj(c).type)) }];
-          const codes = obj(obj(r).onExitCodes);
-          if (codes.operator !== 'In' && codes.operator !== 'NotIn') return [];
-          const values = Array.isArray(codes.values) ? codes.values.filter((v): v is number => typeof v === 'number') : [];
-          return [{ action, on: 'exitCodes', operator: codes.operator, values, ...(typeof codes.containerName === 'string' ? { containerName: codes.containerName } : {}) }];
-        }),
-      };
-      return {
-        ...base,
-        replicas: completions,
-        update: { type: 'RunToCompletion' },
-        job,
-        pods: [...Array(completions).keys()].map((slot) => jobPod(name, ns, template, podSpec, job, slot, 0)),
-      };
-    }
-    case 'StatefulSet': {
-      const strategy = obj(spec.updateStrategy);
-      const start = int(obj(spec.ordinals).start, 0);
-      const serviceName = typeof spec.serviceName === 'string' && spec.serviceName !== '' ? spec.serviceName : undefined;
-      const claimTemplates = (Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []).map((t) => String(obj(obj(t).metadata).name));
-      const retention = obj(spec.persistentVolumeClaimRetentionPolicy);
-      return {
-        ...base,
-        podManagement: spec.podManagementPolicy === 'Parallel' ? 'Parallel' : 'OrderedReady',
-        update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'OrderedRollingUpdate', partition: int(obj(strategy.rollingUpdate).partition, 0) },
-        ...(claimTemplates.length > 0 ? { claims: { templates: claimTemplates, deleteWhenScaled: retention.whenScaled === 'Delete', deleteWhenDeleted: retention.whenDeleted === 'Delete' } } : {}),
-        pods: indexes.map((i) => {
-          const ordinal = start + i;
-          const podName = ordinalPodName(name, ordinal);
-          // The StatefulSet controller: hostname is the pod's name, subdomain the serviceName, and each claim template
-          // becomes a volume of that name bound to <template>-<statefulset>-<ordinal> (replacing one of that name).
-          const claimVolumes = claimTemplates.map((t) => ({ name: t, persistentVolumeClaim: { claimName: claimName(t, name, ordinal) } }));
-          const volumes = [...(Array.isArray(podSpec.volumes) ? podSpec.volumes : []).filter((v) => !claimTemplates.includes(String(obj(v).name))), ...claimVolumes];
-          const ownSpec: Obj = { ...podSpec, hostname: podName, ...(serviceName !== undefined ? { subdomain: serviceName } : {}), ...(volumes.length > 0 ? { volumes } : {}) };
-          const labels = { 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': String(ordinal) };
-          return { name: podName, ordinal, value: podOf(template, ns, podName, labels, ownSpec) };
-        }),
-      };
-    }
+    case 'DaemonSet':
+      return daemonSetPlan(w);
+    case 'Job':
+      return jobPlan(w);
+    case 'StatefulSet':
+      return statefulSetPlan(w);
   }
+}
+
+/** What every kind's expansion starts from: the plan's common fields and the workload's template. */
+interface Workload {
+  base: Pick<WorkloadPlan, 'kind' | 'namespace' | 'name' | 'ref' | 'replicas' | 'revision' | 'minReadySeconds' | 'podManagement'>;
+  name: string;
+  /** The namespace the manifest names, if any (a pod without one takes the default when it is loaded). */
+  ns: string | undefined;
+  spec: Obj;
+  template: Obj;
+  podSpec: Obj;
+  /** 0 … replicas-1. */
+  indexes: number[];
+}
+
+function deploymentPlan({ base, name, ns, spec, template, podSpec, indexes }: Workload): WorkloadPlan {
+  // The Deployment's pods are its current ReplicaSet's: <deployment>-<pod-template-hash>-<suffix>.
+  const rs = replicaSetName(name, base.revision);
+  const strategy = obj(spec.strategy);
+  const rolling = obj(strategy.rollingUpdate);
+  const update: UpdatePlan =
+    strategy.type === 'Recreate'
+      ? { type: 'Recreate' }
+      : // DefaultDeploymentUniqueLabelKey's defaults: maxSurge 25%, maxUnavailable 25% (apps/v1 SetDefaults_Deployment).
+        { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, base.replicas, ['25%', '25%']) };
+  return {
+    ...base,
+    update,
+    // apps/v1 SetDefaults_Deployment: progressDeadlineSeconds 600.
+    progressDeadlineSeconds: int(spec.progressDeadlineSeconds, 600),
+    pods: indexes.map((i) => {
+      const podName = generatedPodName(rs, i);
+      return { name: podName, value: podOf(template, ns, podName, { 'pod-template-hash': base.revision }, podSpec) };
+    }),
+  };
+}
+
+function daemonSetPlan({ base, name, ns, spec, template, podSpec }: Workload): WorkloadPlan {
+  // One node, one pod; named from the revision, so a template change is a new pod beside (or after) the old.
+  const revision = base.revision;
+  const strategy = obj(spec.updateStrategy);
+  const rolling = obj(strategy.rollingUpdate);
+  const podName = generatedPodName(`${name}-${revision}`, 0).replace(`${name}-${revision}-`, `${name}-`);
+  return {
+    ...base,
+    update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'RollingUpdate', ...resolveFenceposts(rolling.maxSurge, rolling.maxUnavailable, 1, [0, 1]) },
+    pods: [{ name: podName, value: podOf(template, ns, podName, { 'controller-revision-hash': revision, 'pod-template-generation': '1' }, podSpec) }],
+  };
+}
+
+function jobPlan({ base, name, ns, spec, template, podSpec }: Workload): WorkloadPlan {
+  // No completions with parallelism above 1: the work-queue pattern. With at most one pod at a time its rule and
+  // completions 1 (SetDefaults_Job leaves completions nil only when parallelism is set) run the same pods.
+  const parallelism = int(spec.parallelism, 1);
+  const workQueue = typeof spec.completions !== 'number' && parallelism > 1;
+  const completions = workQueue ? Math.max(1, parallelism) : int(spec.completions, 1);
+  const job: JobTerms = {
+    completions,
+    workQueue,
+    parallelism,
+    indexed: spec.completionMode === 'Indexed',
+    // batch/v1 SetDefaults_Job: backoffLimit 6, or the largest int32 when backoffLimitPerIndex governs.
+    backoffLimit: int(spec.backoffLimit, typeof spec.backoffLimitPerIndex === 'number' ? 2_147_483_647 : 6),
+    ...(typeof spec.activeDeadlineSeconds === 'number' ? { activeDeadlineSeconds: spec.activeDeadlineSeconds } : {}),
+    removeWhenFinished: spec.ttlSecondsAfterFinished === 0,
+    ...(typeof spec.ttlSecondsAfterFinished === 'number' && spec.ttlSecondsAfterFinished > 0 ? { ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished } : {}),
+    restartsInPlace: podSpec.restartPolicy === 'OnFailure',
+    ...jobRestarts(podSpec),
+    suspended: spec.suspend === true,
+    ...(typeof spec.backoffLimitPerIndex === 'number' ? { backoffLimitPerIndex: spec.backoffLimitPerIndex } : {}),
+    ...(typeof spec.maxFailedIndexes === 'number' ? { maxFailedIndexes: spec.maxFailedIndexes } : {}),
+    failureRules: podFailureRules(spec.podFailurePolicy),
+  };
+  return {
+    ...base,
+    replicas: completions,
+    update: { type: 'RunToCompletion' },
+    job,
+    pods: [...Array(completions).keys()].map((slot) => jobPod(name, ns, template, podSpec, job, slot, 0)),
+  };
+}
+
+/** The podFailurePolicy's rules runpod acts on: each by pod conditions or by exit codes. */
+function podFailureRules(policy: unknown): PodFailureRule[] {
+  return (Array.isArray(obj(policy).rules) ? (obj(policy).rules as unknown[]) : []).flatMap((r): PodFailureRule[] => {
+    const action = obj(r).action;
+    if (action !== 'FailJob' && action !== 'FailIndex' && action !== 'Ignore' && action !== 'Count') return [];
+    const conditions = obj(r).onPodConditions;
+    if (Array.isArray(conditions) && conditions.length > 0) return [{ action, on: 'podConditions', types: conditions.map((c) => String(obj(c).type)) }];
+    const codes = obj(obj(r).onExitCodes);
+    if (codes.operator !== 'In' && codes.operator !== 'NotIn') return [];
+    const values = Array.isArray(codes.values) ? codes.values.filter((v): v is number => typeof v === 'number') : [];
+    return [{ action, on: 'exitCodes', operator: codes.operator, values, ...(typeof codes.containerName === 'string' ? { containerName: codes.containerName } : {}) }];
+  });
+}
+
+function statefulSetPlan({ base, name, ns, spec, template, podSpec, indexes }: Workload): WorkloadPlan {
+  const strategy = obj(spec.updateStrategy);
+  const start = int(obj(spec.ordinals).start, 0);
+  const serviceName = typeof spec.serviceName === 'string' && spec.serviceName !== '' ? spec.serviceName : undefined;
+  const claimTemplates = (Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : []).map((t) => String(obj(obj(t).metadata).name));
+  const retention = obj(spec.persistentVolumeClaimRetentionPolicy);
+  return {
+    ...base,
+    podManagement: spec.podManagementPolicy === 'Parallel' ? 'Parallel' : 'OrderedReady',
+    update: strategy.type === 'OnDelete' ? { type: 'OnDelete' } : { type: 'OrderedRollingUpdate', partition: int(obj(strategy.rollingUpdate).partition, 0) },
+    ...(claimTemplates.length > 0
+      ? { claims: { templates: claimTemplates, deleteWhenScaled: retention.whenScaled === 'Delete', deleteWhenDeleted: retention.whenDeleted === 'Delete' } }
+      : {}),
+    pods: indexes.map((i) => {
+      const ordinal = start + i;
+      const podName = ordinalPodName(name, ordinal);
+      // The StatefulSet controller: hostname is the pod's name, subdomain the serviceName, and each claim template
+      // becomes a volume of that name bound to <template>-<statefulset>-<ordinal> (replacing one of that name).
+      const claimVolumes = claimTemplates.map((t) => ({ name: t, persistentVolumeClaim: { claimName: claimName(t, name, ordinal) } }));
+      const volumes = [...(Array.isArray(podSpec.volumes) ? podSpec.volumes : []).filter((v) => !claimTemplates.includes(String(obj(v).name))), ...claimVolumes];
+      const ownSpec: Obj = { ...podSpec, hostname: podName, ...(serviceName !== undefined ? { subdomain: serviceName } : {}), ...(volumes.length > 0 ? { volumes } : {}) };
+      const labels = { 'statefulset.kubernetes.io/pod-name': podName, 'apps.kubernetes.io/pod-index': String(ordinal) };
+      return { name: podName, ordinal, value: podOf(template, ns, podName, labels, ownSpec) };
+    }),
+  };
 }
 
 /**

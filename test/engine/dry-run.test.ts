@@ -88,5 +88,5 @@ test('--dry-run creates nothing: a Service container a run would make again is s
   const run = await w.run(stack);
   assert.equal(run.code, 0, show(run));
   const rerun = await w.run('--dry-run', '-o', 'json', stack);
-  assert.deepEqual((JSON.parse(rerun.stdout) as PlanDoc).pods.map((p) => p.actions).flat(), [], 'converged again');
+  assert.deepEqual((JSON.parse(rerun.stdout) as PlanDoc).pods.flatMap((p): unknown[] => (Array.isArray(p.actions) ? p.actions : [p.actions])), [], 'converged again');
 });

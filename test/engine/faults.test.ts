@@ -270,7 +270,7 @@ describe('on an engine of its own that restarts, stops and freezes', () => {
     await eventually('runpod created the pod on the second engine', () => (ids2(name).length >= 2 ? true : undefined), 60_000);
     const pid = must(engine.pid(), 'the second engine\'s pid');
     process.kill(pid, 'SIGSTOP');
-    let r;
+    let r: Awaited<typeof run>;
     try {
       r = await run;
     } finally {

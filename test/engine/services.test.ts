@@ -480,7 +480,7 @@ ${serverDeployment('db', 1, 5433, {
   assert.match(r.stdout, /hello from db-/);
   // The scoped run left nothing: its own key's containers and networks are gone.
   const key = /key=(\S+)/.exec(r.stdout)?.[1];
-  assert.ok(key !== undefined && key.startsWith('run-'), r.stdout);
+  assert.ok(key?.startsWith('run-'), r.stdout);
   assert.equal(docker(['network', 'ls', '-q', '--filter', `label=io.runpod.project=${key}`]), '');
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]), '');
 });

@@ -339,7 +339,7 @@ export function fieldSchema(schema: FieldSchema | undefined, key: string): Field
 
 /** The schema of a list's elements. */
 export function elementSchema(schema: FieldSchema | undefined): FieldSchema | undefined {
-  if (!schema || schema.kind !== 'list' || !schema.item) return undefined;
+  if (schema?.kind !== 'list' || !schema.item) return undefined;
   return { kind: 'object', type: schema.item };
 }
 

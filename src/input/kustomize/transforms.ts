@@ -151,7 +151,7 @@ export interface ImageEntry {
 /** Split an image into name, tag and digest as kustomize does (image.Split): the tag's ":" is after the last "/". */
 export function splitImage(image: string): { name: string; tag: string; digest: string } {
   const slash = image.indexOf('/');
-  const from = slash > 0 ? slash : 0;
+  const from = Math.max(slash, 0);
   const search = image.slice(from);
   let at = search.indexOf('@');
   let colon = search.indexOf(':');

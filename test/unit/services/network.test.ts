@@ -127,8 +127,14 @@ describe('the namespace network, made by runs at once', () => {
     const repaired = withNetworkRepair(engine, undefined);
     const id = await repaired.createContainer('k8s_POD_web_default_u_0', { Image: image, HostConfig: { NetworkMode: 'runpod_default' }, NetworkingConfig: { EndpointsConfig: { runpod_default: { Aliases: ['web'] } } } });
     const attached: string[] = [];
-    engine.onCall('disconnectNetwork', async (args, next) => (attached.push(`disconnect ${args[0]}`), next(...args)));
-    engine.onCall('connectNetwork', async (args, next) => (attached.push(`connect ${args[0]} ${args[2].join(',')}`), next(...args)));
+    engine.onCall('disconnectNetwork', async (args, next) => {
+      attached.push(`disconnect ${args[0]}`);
+      return next(...args);
+    });
+    engine.onCall('connectNetwork', async (args, next) => {
+      attached.push(`connect ${args[0]} ${args[2].join(',')}`);
+      return next(...args);
+    });
     // What Docker 20.10 answers here (checked by hand: a failed start, the network removed and made again, start).
     engine.failNext('startContainer', new EngineRequestError('network b9eee194c581e3064572574018596cf26659efc5b34e13aea3661ad4c1a19a02 not found', 404));
     await repaired.startContainer(id);

@@ -122,7 +122,7 @@ describe('the Service container', () => {
   it('answers to the Service names on its network; NodePort publishes at nodePort or a chosen port; ClusterIP only under --publish-all', () => {
     const np = serviceContainerSpec(svc({ type: 'NodePort', ports: [{ protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }, { protocol: 'UDP', port: 53, targetPort: 53 }] }), 'runpod_default', 'pause');
     assert.deepEqual(np.HostConfig?.PortBindings, { '80/tcp': [{ HostIp: '', HostPort: '30080' }], '53/udp': [{ HostIp: '', HostPort: '' }] });
-    assert.deepEqual(np.NetworkingConfig?.EndpointsConfig?.['runpod_default']?.Aliases, ['db', 'db.default', 'db.default.svc', 'db.default.svc.cluster.local']);
+    assert.deepEqual(np.NetworkingConfig?.EndpointsConfig?.runpod_default?.Aliases, ['db', 'db.default', 'db.default.svc', 'db.default.svc.cluster.local']);
     assert.deepEqual(serviceContainerSpec(svc(), 'runpod_default', 'pause').HostConfig?.PortBindings, {});
     assert.deepEqual(serviceContainerSpec(svc(), 'runpod_default', 'pause', true).HostConfig?.PortBindings, { '5432/tcp': [{ HostIp: '', HostPort: '' }] });
   });
