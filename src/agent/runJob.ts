@@ -5,6 +5,7 @@
 // restartPolicy OnFailure a failed container restarts in place and each restart counts. A suspended Job makes no
 // pods. The engine work is passed in.
 import type { PodOutcome } from '../wait/runOnce.js';
+import { Deadline } from '../wait/deadline.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
 import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory, type Verdict } from '../workloads/jobTally.js';
 import type { WorkloadOutcome } from './runWorkload.js';
@@ -21,7 +22,7 @@ export interface JobDeps {
   /** Each attempt of a slot found on the engine (attempts 0, 1, … until one is absent). */
   attempts(slot: number): Promise<Attempt[]>;
   /** Make attempt `attempt` of a slot (or adopt it) and wait until it has succeeded or failed. */
-  run(slot: number, attempt: number, deadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
+  run(slot: number, attempt: number, deadline: Deadline, watch?: RestartWatch): Promise<PodOutcome>;
   /** The names of a slot's attempts, for removal. */
   podName(slot: number, attempt: number): string;
   remove(names: string[]): Promise<void>;
@@ -119,7 +120,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   }
 
   const started = deps.now();
-  const deadline = job.activeDeadlineSeconds !== undefined ? started + job.activeDeadlineSeconds * 1000 : undefined;
+  const deadline = Deadline.after(started, job.activeDeadlineSeconds !== undefined ? job.activeDeadlineSeconds * 1000 : undefined, `${plan.ref}'s deadline`);
   const next = new Map(slots.map((s) => [s, Math.max(0, history[s]!.length - (history[s]!.at(-1)?.state === 'active' ? 1 : 0))]));
   let lastFailure: PodOutcome | undefined;
   const active = new Map<number, Promise<{ slot: number; outcome: PodOutcome }>>();
@@ -155,7 +156,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     active.set(
       slot,
       (async () => {
-        if (delay > 0) await deps.sleep(deadline !== undefined ? Math.min(delay, Math.max(0, deadline - deps.now())) : delay);
+        if (delay > 0) await deps.sleep(deadline.cap(delay, deps.now()));
         return { slot, outcome: await deps.run(slot, attempt, deadline, watch(slot)) };
       })(),
     );
@@ -181,7 +182,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   for (;;) {
     const verdict = tally.verdict(plan.ref, active.size);
     if (verdict) return finish(verdict);
-    if (deadline !== undefined && deps.now() >= deadline) {
+    if (deadline.passed(deps.now())) {
       await stopActive('activeDeadlineSeconds passed');
       return result('failed', `${plan.ref} failed: DeadlineExceeded (active longer than activeDeadlineSeconds ${job.activeDeadlineSeconds})`);
     }
@@ -214,7 +215,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
       else if (tally.failedIndexes.has(slot)) deps.info(`${plan.ref}: index ${slot} failed (${judged.action === 'FailIndex' ? why : `${tally.indexFailures.get(slot)} failures, backoffLimitPerIndex ${job.backoffLimitPerIndex}`}); it is not retried`);
       lastFailure = outcome;
       next.set(slot, next.get(slot)! + 1);
-    } else if (outcome.status === 'timeout' && deadline !== undefined && deps.now() >= deadline) {
+    } else if (outcome.status === 'timeout' && deadline.passed(deps.now())) {
       // The Job's own deadline cut the pod short: the next turn fails the Job with DeadlineExceeded.
     } else {
       // --timeout, a signal or a lost engine ends the Job's run as it ends a pod's.

@@ -2,6 +2,7 @@
 // up and waits until it is ready; removals are `runpod down`'s), and ask again until nothing is left to do. The
 // engine work is passed in, so the order of steps can be driven by a test's stand-in as well as by the engine.
 import type { PodOutcome } from '../wait/runOnce.js';
+import { Deadline } from '../wait/deadline.js';
 import type { WorkloadPlan } from '../workloads/expand.js';
 import { type ExistingPod, type Step, recreateStep, rollingStep, statefulOrder } from '../workloads/rollout.js';
 
@@ -9,7 +10,7 @@ export interface WorkloadRunDeps {
   /** The workload's pods on the engine now (by its owner label), each with whether its template is outdated. */
   existing(): Promise<ExistingPod[]>;
   /** Bring these pods up to the template and wait until each is ready (in parallel); their outcomes, in order. */
-  sync(names: string[], deadline: number | undefined): Promise<PodOutcome[]>;
+  sync(names: string[], deadline: Deadline): Promise<PodOutcome[]>;
   /** Take these pods down, as `runpod down` does. */
   remove(names: string[]): Promise<void>;
   /** Wait this long (minReadySeconds); false when interrupted. */
@@ -44,14 +45,14 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     if (names.length === 0) return undefined;
     deps.info(`${plan.ref}: ${names.join(', ')}: ${why}`);
     // A Deployment step that makes no progress within progressDeadlineSeconds fails the rollout.
-    const stepDeadline = plan.progressDeadlineSeconds !== undefined ? deps.now() + plan.progressDeadlineSeconds * 1000 : undefined;
+    const stepDeadline = Deadline.after(deps.now(), plan.progressDeadlineSeconds !== undefined ? plan.progressDeadlineSeconds * 1000 : undefined, `${plan.ref}'s deadline`);
     for (let pass = 0; pass < (plan.minReadySeconds > 0 ? 2 : 1); pass++) {
       if (pass === 1 && !(await deps.sleep(plan.minReadySeconds * 1000))) return result('interrupted', 'interrupted');
       const got = await deps.sync(names, stepDeadline);
       got.forEach((o, i) => outcomes.set(names[i]!, o));
       const bad = got.find((o) => o.status !== 'succeeded');
       if (bad) {
-        if (bad.status === 'timeout' && stepDeadline !== undefined && deps.now() >= stepDeadline) {
+        if (bad.status === 'timeout' && stepDeadline.passed(deps.now())) {
           // Not --timeout: the Deployment's own deadline, a failure of the rollout (kubectl rollout status exits 1).
           const reason = `${plan.ref} exceeded its progress deadline (${plan.progressDeadlineSeconds}s, ProgressDeadlineExceeded) before ${bad.plan.key} was ready`;
           outcomes.set(bad.plan.name, { ...bad, status: 'failed', reason });

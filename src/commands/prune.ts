@@ -9,7 +9,8 @@ import type { PrunedPod } from '../report/result.js';
 import { removePod } from './down.js';
 
 /** source: pods whose infra container records one of this run's sources; all: every runpod pod. */
-export type PruneScope = 'source' | 'all';
+export type { PruneScope } from '../agent/ops.js';
+import type { PruneScope } from '../agent/ops.js';
 
 /**
  * Pure: the pods to take down, from the engine's runpod containers. A pod is its namespace/name; `keep`

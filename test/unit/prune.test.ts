@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerSummary } from '../../src/engine/engine.js';
 import { selectPrunable } from '../../src/commands/prune.js';
-import { publishedPorts } from '../../src/commands/endpoints.js';
+import { publishedPorts } from '../../src/agent/endpoints.js';
 
 let seq = 0;
 function container(namespace: string, name: string, containerName: string, source?: string, managed = true): ContainerSummary {

@@ -5,7 +5,8 @@ import type { Engine } from '../engine/engine.js';
 import { ForwardedExitError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { observePod } from '../reconcile/observe.js';
-import { currentAttempt, ownedPods } from './pods.js';
+import type { PodOps } from './ops.js';
+import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 
 export interface ExitCodeSource {
   namespace: string;
@@ -44,8 +45,8 @@ export function resolveExitCodeFrom(spec: string, pods: readonly LoadedPod[]): E
  * completion, whatever --wait says; a bare pod's container ends before runpod only under --wait completed, and any
  * container can have ended once a command has run. Refused before anything touches the engine (exit 2).
  */
-export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: string, scoped: boolean): void {
-  if (scoped || wait === 'completed' || from.job !== undefined) return;
+export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: WaitMode, scoped: boolean): void {
+  if (scoped || waitStrategy(wait).runsToCompletion || from.job !== undefined) return;
   throw new UsageError(`--exit-code-from ${spec} needs --wait completed, or a command after --: only then does the container end before runpod does (a Job's container needs neither: a Job is awaited until it completes)`);
 }
 
@@ -54,8 +55,8 @@ export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: 
  * ran, or the engine cannot say), which warn is told, since runpod's exit code is then its own. A Job's
  * container is read in its current attempt (findPodArg's choice for logs job/X too).
  */
-export async function terminatedExitCode(engine: Engine, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
-  const podName = from.job !== undefined ? ((await ownedPods(engine, from.namespace, from.job).then(currentAttempt, () => undefined))?.name ?? from.pod) : from.pod;
+export async function terminatedExitCode(engine: Engine, ops: PodOps, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
+  const podName = from.job !== undefined ? ((await ops.ownedPods(engine, from.namespace, from.job).then((a) => ops.currentAttempt(a), () => undefined))?.name ?? from.pod) : from.pod;
   const pod = await observePod(engine, from.namespace, podName).catch(() => undefined);
   const newest = pod ? (pod.containers.get(from.container) ?? pod.initContainers.get(from.container) ?? [])[0] : undefined;
   if (newest && (newest.state === 'exited' || newest.state === 'dead')) return newest.exitCode;

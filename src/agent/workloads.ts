@@ -1,4 +1,4 @@
-// What a workload's rollout (agent/runWorkload.ts) asks of the engine, for `runpod run`: its pods found by their
+// What a workload's rollout (runWorkload.ts) or a Job's run (runJob.ts) asks of the engine, for `runpod run`: its pods found by their
 // owner label, each one brought up by the run-once loop, removed as `runpod down` removes a pod.
 import type { Engine } from '../engine/engine.js';
 import { claimVolumeName } from '../plan/volumes.js';
@@ -7,7 +7,7 @@ import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
-import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from '../agent/runJob.js';
+import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from './runJob.js';
 import { tallyHistory } from '../workloads/jobTally.js';
 import { Label, infraContainerName, podSelector } from '../kube/labels.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
@@ -15,13 +15,14 @@ import type { LoadedPod } from '../manifest/types.js';
 import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../reconcile/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
-import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../agent/runWorkload.js';
-import { removePod } from './down.js';
-import { findPods, ownedPods } from './pods.js';
+import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from './runWorkload.js';
+import type { PodOps } from './ops.js';
+import type { Deadline } from '../wait/deadline.js';
 import type { PodPlan } from '../plan/types.js';
 
 export interface WorkloadContext {
   engine: Engine;
+  ops: PodOps;
   /** Every pod plan of the run, by namespace/name. */
   plans: ReadonlyMap<string, PodPlan>;
   /** Every loaded pod of the run, by namespace/name (a Job's next attempt is made from its slot's first). */
@@ -32,7 +33,7 @@ export interface WorkloadContext {
    * Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. watch: a Job
    * under OnFailure bounds its pods' restarts (the loop spends no retries on them and stops when it says so).
    */
-  runPod(plan: PodPlan, stepDeadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
+  runPod(plan: PodPlan, workloadDeadline: Deadline | undefined, watch?: RestartWatch): Promise<PodOutcome>;
   project: string | undefined;
   /** --replace: a Job's pods are taken down first and it runs anew (a finished Job runs again). */
   replace?: boolean;
@@ -69,9 +70,9 @@ async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext)
  * What earlier runs left of a Job, read from the engine and changing nothing: each slot's attempts (0, 1, … until one
  * is absent), with their phase, exit codes and restarts. What runJob starts from, and what --dry-run decides with.
  */
-export async function jobHistory(engine: Engine, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
-  const owned = await ownedPods(engine, w.namespace, w.ref);
-  const known = new Map((await findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
+export async function jobHistory(engine: Engine, ops: PodOps, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
+  const owned = await ops.ownedPods(engine, w.namespace, w.ref);
+  const known = new Map((await ops.findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
   return [...Array(w.job.completions).keys()].map((slot) => {
     const list: Attempt[] = [];
     for (let a = 0; known.has(jobPodName(w.name, w.job, slot, a)); a++) list.push(attemptOf(known.get(jobPodName(w.name, w.job, slot, a))!));
@@ -84,7 +85,7 @@ function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDe
   // Asked once: every slot's attempts together.
   let history: Promise<Attempt[][]> | undefined;
   return {
-    attempts: async (slot) => (await (history ??= jobHistory(c.engine, w)))[slot] ?? [],
+    attempts: async (slot) => (await (history ??= jobHistory(c.engine, c.ops, w)))[slot] ?? [],
     run: (slot, attempt, deadline, watch) => {
       const first = c.loaded.get(`${w.namespace}/${name(slot, 0)}`)!;
       const plan = attempt === 0 ? c.plans.get(`${w.namespace}/${name(slot, 0)}`)! : c.translate(renamed(first, name(slot, attempt)));
@@ -134,7 +135,7 @@ async function haltAll(engine: Engine, namespace: string, names: readonly string
 
 /** Take these pods of a namespace down, as `runpod down` does, together; then they are no Service's endpoints. */
 async function removeAll(c: WorkloadContext, namespace: string, names: readonly string[]): Promise<void> {
-  await Promise.all(names.map((name) => removePod(c.engine, { namespace, name })));
+  await Promise.all(names.map((name) => c.ops.removePod(c.engine, { namespace, name })));
   c.onRemoved?.(namespace);
 }
 
@@ -153,7 +154,7 @@ export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDe
   return {
     existing: async (): Promise<ExistingPod[]> =>
       Promise.all(
-        (await ownedPods(c.engine, w.namespace, w.ref)).map(async (p) => {
+        (await c.ops.ownedPods(c.engine, w.namespace, w.ref)).map(async (p) => {
           const plan = planOf(p.name);
           return { ...p, outdated: plan ? templateOutdated(plan, await observePod(c.engine, w.namespace, p.name)) : false };
         }),
@@ -197,9 +198,9 @@ export interface JobPreview {
  * --dry-run: how a run would open a Job (openJob, on what earlier runs left), changing nothing, and so which of its
  * pods would run and how.
  */
-export async function previewJob(engine: Engine, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
+export async function previewJob(engine: Engine, ops: PodOps, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
   const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
-  const history = await jobHistory(engine, w);
+  const history = await jobHistory(engine, ops, w);
   const opening = openJob(w, history, name, now, replace);
   const first = (slot: number): string => name(slot, 0);
   const slots = [...Array(w.job.completions).keys()];
