@@ -11,7 +11,7 @@ import {
 } from '../../../src/reconcile/podSummary.js';
 import type { ProbeSpec } from '../../../src/kube/probes.js';
 import { findPods } from '../../../src/commands/pods.js';
-import { probeReadiness } from '../../../src/commands/readiness.js';
+import { probeReadiness } from '../../../src/wait/probes/readinessOnce.js';
 import { statusDocument, statusTable } from '../../../src/report/tables.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 import type { PodPlan } from '../../../src/plan/types.js';
