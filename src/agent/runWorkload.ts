@@ -78,27 +78,7 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
   }
 
   async function rollOutSteps(): Promise<WorkloadOutcome> {
-    if (plan.kind === 'StatefulSet') {
-      const order = statefulOrder(plan, await deps.existing());
-      const ordered = plan.podManagement === 'OrderedReady';
-      // On the way up, OrderedReady starts pod N+1 once pod N is ready; Parallel starts them together.
-      if (ordered) {
-        for (const n of order.bringUp) {
-          const failed = await bringUp([n], 'OrderedReady: in ordinal order');
-          if (failed) return failed;
-        }
-      } else {
-        const failed = await bringUp(order.bringUp, 'Parallel');
-        if (failed) return failed;
-      }
-      for (const n of order.update) {
-        const failed = await bringUp([n], 'RollingUpdate: one at a time, highest ordinal first');
-        if (failed) return failed;
-      }
-      if (ordered) for (const n of order.remove) await takeDown([n], `beyond ${plan.replicas} replicas, highest ordinal first`);
-      else await takeDown(order.remove, `beyond ${plan.replicas} replicas`);
-      return result('succeeded', readyReason(plan, order.leftAlone), order.leftAlone);
-    }
+    if (plan.kind === 'StatefulSet') return statefulSteps(plan, await deps.existing(), bringUp, takeDown, result);
 
     const desired = plan.pods.map((p) => p.name);
     const existing = await deps.existing();
@@ -134,6 +114,35 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     }
     return result('failed', `${plan.ref}: the rollout made no progress (a step repeated); this is a bug in runpod`);
   }
+}
+
+/** A StatefulSet's steps (pkg/controller/statefulset): up in ordinal order (or together), updates highest first. */
+async function statefulSteps(
+  plan: WorkloadPlan,
+  existing: ExistingPod[],
+  bringUp: (names: string[], why: string) => Promise<WorkloadOutcome | undefined>,
+  takeDown: (names: string[], why: string) => Promise<void>,
+  result: (status: WorkloadOutcome['status'], reason: string, leftAlone?: string[]) => WorkloadOutcome,
+): Promise<WorkloadOutcome> {
+  const order = statefulOrder(plan, existing);
+  const ordered = plan.podManagement === 'OrderedReady';
+  // On the way up, OrderedReady starts pod N+1 once pod N is ready; Parallel starts them together.
+  if (ordered) {
+    for (const n of order.bringUp) {
+      const failed = await bringUp([n], 'OrderedReady: in ordinal order');
+      if (failed) return failed;
+    }
+  } else {
+    const failed = await bringUp(order.bringUp, 'Parallel');
+    if (failed) return failed;
+  }
+  for (const n of order.update) {
+    const failed = await bringUp([n], 'RollingUpdate: one at a time, highest ordinal first');
+    if (failed) return failed;
+  }
+  if (ordered) for (const n of order.remove) await takeDown([n], `beyond ${plan.replicas} replicas, highest ordinal first`);
+  else await takeDown(order.remove, `beyond ${plan.replicas} replicas`);
+  return result('succeeded', readyReason(plan, order.leftAlone), order.leftAlone);
 }
 
 function readyReason(plan: WorkloadPlan, leftAlone: string[]): string {
