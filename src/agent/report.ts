@@ -6,6 +6,7 @@ import { terminationMessage } from '../reconcile/termination.js';
 import { type PodResult, type WorkloadResult, podResult } from '../report/result.js';
 import type { ServiceResult } from '../services/result.js';
 import type { PodOutcome } from '../wait/runOnce.js';
+import { Deadline } from '../wait/deadline.js';
 import type { WorkloadOutcome } from './runWorkload.js';
 import { withPorts } from './endpoints.js';
 
@@ -17,19 +18,7 @@ export const reportAllowanceMs = 3_000;
 
 /** work, or the fallback when it has not settled by `by` (ms since the epoch); a failure gives the fallback too. */
 export function within<T>(work: Promise<T>, by: number, now: () => number, fallback: T): Promise<T> {
-  return new Promise<T>((resolve) => {
-    const timer = setTimeout(() => resolve(fallback), Math.max(0, by - now()));
-    work.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(fallback);
-      },
-    );
-  });
+  return Deadline.at(by, 'the report').bound(work, now).catch(() => fallback);
 }
 
 /** Each pod's result: its logs and termination messages when it failed, and its ports, by `by` at the latest. */
