@@ -207,6 +207,24 @@ describe('status\'s prober on the engine; other commands probe nothing', () => {
     assert.deepEqual(pod.containers.find((c) => c.name === 'a')!.readiness, { ok: true, message: 'readiness probe (exec [cat /tmp/a]) passed: ok' });
   });
 
+  it('judges a readinessProbe as the run does: successThreshold passes in a row, and a failure among them is not ready', async () => {
+    const p = plan([sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), successThreshold: 3 } }), sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), successThreshold: 3 } })]);
+    const { engine } = await up(p);
+    const looks = new Map<string, number>();
+    engine.setExecHandler(({ cmd }) => {
+      const n = (looks.get(cmd[1]!) ?? 0) + 1;
+      looks.set(cmd[1]!, n);
+      // b passes once, then fails: not three in a row.
+      return cmd[1] === '/tmp/a' || n === 1 ? { exitCode: 0, output: 'ok' } : { exitCode: 1, output: 'gone' };
+    });
+    const pods = await findPods(engine, undefined, { probe: (found) => probeReadiness(engine, found, Date.now()) });
+    assert.equal(looks.get('/tmp/a'), 3);
+    assert.equal(looks.get('/tmp/b'), 2);
+    const pod = pods[0]!;
+    assert.equal(`${pod.readyCount}/${pod.readyTotal}`, '1/2');
+    assert.match(pod.containers.find((c) => c.name === 'b')!.readiness!.message, /^not ready: readiness probe \(exec \[cat \/tmp\/b\]\) failed: command exited with code 1: gone/);
+  });
+
   it('a probe that does not answer fails within its timeout, and the probes run side by side', async () => {
     const p = plan([sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), timeoutSeconds: 1 } }), sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), timeoutSeconds: 1 } })]);
     const { engine } = await up(p);
