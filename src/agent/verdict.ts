@@ -7,7 +7,7 @@ import { failureDetail, failureHeadline, workloadName } from '../report/output.j
 import type { PodResult } from '../report/result.js';
 import type { PodOutcome, PodOutcomeStatus } from '../wait/runOnce.js';
 import type { WorkloadOutcome } from './runWorkload.js';
-import { type ExitCodeSource, withContainerCode } from './exitCodeFrom.js';
+import type { ExitCodeSource } from './exitCodeFrom.js';
 
 /** How a run ended, the first that applies of: interrupted, engine lost, --timeout, a pod failed, ok. */
 export type RunEnding = 'interrupted' | 'engine' | 'timeout' | 'failed' | 'ok';
@@ -101,6 +101,19 @@ function cleanUpLines(a: FailureAccount, bad: readonly PodResult[], rolloutOnly:
 /** --exit-code-from: the container's own code in place of the run's 0 or 1 (exitCodeFrom.ts). */
 export function withContainer(failure: RunpodError | undefined, from: ExitCodeSource | undefined, code: number | undefined): RunpodError | undefined {
   return from ? withContainerCode(code, from, failure) : failure;
+}
+
+/**
+ * The run's error (or success) under --exit-code-from: a non-zero code of the container replaces a run's 0, a
+ * pod failure's 1 or a scoped command's code, keeping the run's account as detail; usage, engine, timeout and
+ * signal codes stand.
+ */
+export function withContainerCode(code: number | undefined, from: ExitCodeSource, runError: RunpodError | undefined): RunpodError | undefined {
+  // A pod's failure or a scoped command's own code gives way; a usage, engine, timeout or signal error does not.
+  const replaceable = runError === undefined || runError instanceof PodFailedError || runError instanceof ForwardedExitError;
+  if (code === undefined || code === 0 || !replaceable) return runError;
+  const err = new ForwardedExitError(`container ${from.container} of pod ${from.namespace}/${from.pod} exited with code ${code} (--exit-code-from)`, code);
+  return runError ? err.withDetail([runError.message, ...runError.detail()]) : err;
 }
 
 /** The code runpod exits with for a verdict: the error's, or 0. */

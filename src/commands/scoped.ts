@@ -6,13 +6,13 @@ import { kill } from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
 import { ExitCode, InterruptedError, type RunpodError } from '../errors.js';
-import { type CommandExit, commandFailure } from '../agent/verdict.js';
+import { type CommandExit, commandFailure, withContainerCode } from '../agent/verdict.js';
 import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
 import { downLine, type RunMade, takeDownRun } from './takedown.js';
-import { type ExitCodeSource, withContainerCode } from '../agent/exitCodeFrom.js';
+import type { ExitCodeSource } from '../agent/exitCodeFrom.js';
 import type { ServiceResult } from '../services/result.js';
 import type { PodPlan } from '../plan/types.js';
 
