@@ -1,8 +1,8 @@
 // --dry-run: the plan, and what a run would do to the engine as it is now, decided by the same steps a run takes;
 // nothing is created. Its text is the node agent's too: what it would do, said once, here.
 import yaml from 'js-yaml';
-import type { Engine } from '../engine/engine.js';
-import { pauseImageRef } from '../engine/pauseImage.js';
+import type { Engine } from '../engine/ports/engine.js';
+import { pauseImageRef } from '../reconcile/pauseImage.js';
 import { EngineUnreachableError, ExitCode } from '../errors.js';
 import { namespaceNetwork, serviceContainerName } from '../kube/serviceNames.js';
 import type { LoadResult } from '../manifest/types.js';
@@ -19,9 +19,9 @@ import type { Reporter } from '../report/reporter.js';
 import type { PrunedPod } from '../report/result.js';
 import type { WaitStrategy } from '../wait/strategies/index.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
-import { observeCluster } from './cluster.js';
+import { observeCluster } from '../services/clusterSetup.js';
 import { checkEngineSupport, planOptions } from './input.js';
-import type { PodOps } from './ops.js';
+import { findPrunable } from '../reconcile/prune.js';
 import type { RunOptions } from './options.js';
 import { type JobPodPreview, previewJob } from './workloads.js';
 
@@ -29,7 +29,6 @@ export interface DryRunContext {
   project: string | undefined;
   engine: Engine;
   host: Engine;
-  ops: PodOps;
   wait: WaitStrategy;
   seccompProfiles: ReadonlyMap<string, string>;
   reporter: Reporter;
@@ -54,7 +53,7 @@ interface PlanText {
  * steps (translatePod, openJob, decidePodActions); nothing is created.
  */
 export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 'services' | 'workloads'>, o: RunOptions, d: DryRunContext): Promise<number> {
-  const { project, engine, host, ctx, seccompProfiles, reporter, ops, wait } = d;
+  const { project, engine, host, ctx, seccompProfiles, reporter, wait } = d;
   const { pods, skipped, claims, services, workloads } = input;
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   // Without an engine, this machine's architecture, in the engine's (Go's) terms: Node says x64 for amd64.
@@ -69,10 +68,10 @@ export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claim
   const cluster = info ? await observeCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }) : undefined;
   const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, cluster?.plan ?? { services, hosts: new Map() })));
   // Each Job as a run would open it (what earlier runs left of it, --replace, its ttl): which of its pods run.
-  const jobs = info && !wait.endsAfterSync ? await Promise.all(workloads.filter((w): w is WorkloadPlan & { job: JobTerms } => w.job !== undefined).map(async (w) => ({ w, preview: await previewJob(engine, ops, w, ctx.now(), o.replace === true) }))) : [];
+  const jobs = info && !wait.endsAfterSync ? await Promise.all(workloads.filter((w): w is WorkloadPlan & { job: JobTerms } => w.job !== undefined).map(async (w) => ({ w, preview: await previewJob(engine, w, ctx.now(), o.replace === true) }))) : [];
   const jobPod = new Map<string, JobPodPreview>(jobs.flatMap(({ w, preview }) => [...preview.pods].map(([name, p]): [string, JobPodPreview] => [`${w.namespace}/${name}`, p])));
   // --dry-run --prune: what a run would take down, as the engine is now.
-  const prune = o.prune ? (info ? await ops.findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
+  const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const claimDoc = claims.map((c) => ({ namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName }));
   const serviceDoc = services.map((s) => {
     const found = cluster?.found.get(`${s.namespace}/${s.name}`);

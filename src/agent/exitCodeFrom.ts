@@ -2,12 +2,12 @@
 // terminated, for --wait completed and scoped runs. A failure is never hidden: the container's code replaces the
 // run's only when it is not 0; a container that exited 0 leaves the run's own code (1 if another pod failed).
 // Which container, and its code once terminated, are here; the code's place in the run's verdict is verdict.ts's.
-import type { Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
 import { UsageError } from '../errors.js';
+import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { observePod } from '../reconcile/observe.js';
-import type { PodOps } from './ops.js';
-import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
+import { currentAttempt, ownedPods } from '../reconcile/pods.js';
 
 export interface ExitCodeSource {
   namespace: string;
@@ -56,8 +56,8 @@ export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: 
  * ran, or the engine cannot say), which warn is told, since runpod's exit code is then its own. A Job's
  * container is read in its current attempt (findPodArg's choice for logs job/X too).
  */
-export async function terminatedExitCode(engine: Engine, ops: PodOps, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
-  const podName = from.job !== undefined ? ((await ops.ownedPods(engine, from.namespace, from.job).then((a) => ops.currentAttempt(a), () => undefined))?.name ?? from.pod) : from.pod;
+export async function terminatedExitCode(engine: ContainerReader, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
+  const podName = from.job !== undefined ? ((await ownedPods(engine, from.namespace, from.job).then(currentAttempt, () => undefined))?.name ?? from.pod) : from.pod;
   const pod = await observePod(engine, from.namespace, podName).catch(() => undefined);
   const newest = pod ? (pod.containers.get(from.container) ?? pod.initContainers.get(from.container) ?? [])[0] : undefined;
   if (newest && (newest.state === 'exited' || newest.state === 'dead')) return newest.exitCode;

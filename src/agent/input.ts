@@ -1,6 +1,6 @@
 // A run's input, read and checked before the engine is touched (step 1), and the options each pod is planned with.
 import { ManifestError } from '../errors.js';
-import type { EngineFacts } from '../engine/facts.js';
+import type { EngineFacts } from '../engine/ports/facts.js';
 import { loadManifests } from '../manifest/load.js';
 import { sortByFileAndLine } from '../manifest/parse.js';
 import { defaultSeccompProfileRoot, readProfileFile, readSeccompProfiles } from '../manifest/seccompProfiles.js';

@@ -1,7 +1,7 @@
 // What a run has made on the engine, once it may have: what its takedown (commands/takedown.ts) removes after a
 // scoped run or a failure, and what the down line names.
-import type { Engine } from '../engine/engine.js';
-import type { PodRef } from './ops.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { PodRef } from '../reconcile/pods.js';
 
 /** What a run made, as its takedown needs it. */
 export interface RunMade {

@@ -2,7 +2,7 @@
 import type { OutputFormat } from '../report/output.js';
 import type { PullOverride } from '../plan/types.js';
 import type { WaitMode } from '../wait/strategies/index.js';
-import type { PruneScope } from './ops.js';
+import type { PruneScope } from '../reconcile/prune.js';
 
 export interface RunOptions {
   manifests: string[];

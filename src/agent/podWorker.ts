@@ -2,7 +2,7 @@
 // run-once loop under the pod's wait and the run's deadline merged with its workload's, the pod reported as an
 // endpoint of its Services while it is ready, and its line said when its loop ends (not with the others at the end:
 // a pod ready at 4 s says so at 4 s, and the heartbeat names only what still is).
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import type { PodPlan } from '../plan/types.js';
 import { actionHeadline } from '../reconcile/action.js';
 import type { ImagePuller } from '../reconcile/images.js';
@@ -12,13 +12,12 @@ import type { EndpointsController } from '../services/endpointsController.js';
 import type { Backoff } from '../wait/backoff.js';
 import { Deadline } from '../wait/deadline.js';
 import { type PodOutcome, runPod } from '../wait/runOnce.js';
-import type { PodOps } from './ops.js';
+import { removePod } from '../reconcile/removePod.js';
 import type { RunOptions } from './options.js';
 import { endpoint, type PodWaits } from './waits.js';
 
 export interface PodWorkerContext {
   engine: Engine;
-  ops: PodOps;
   images: ImagePuller;
   waits: PodWaits;
   /** The run's own bound (--timeout). */
@@ -89,6 +88,6 @@ function refusedOutcome(plan: PodPlan, reason: string, now: number): PodOutcome 
 
 /** --replace: the pod as it is goes (its preStop hooks and grace period, as `runpod down`), so the run makes it anew. */
 async function replacePod(c: PodWorkerContext, plan: PodPlan): Promise<void> {
-  const down = await c.ops.removePod(c.engine, { namespace: plan.namespace, name: plan.name });
+  const down = await removePod(c.engine, { namespace: plan.namespace, name: plan.name });
   if (down.removed > 0) c.reporter.info(`${plan.key}: --replace: taken down (${down.removed} container${down.removed === 1 ? '' : 's'}, ${down.seconds}s), running it afresh`);
 }

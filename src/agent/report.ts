@@ -1,14 +1,14 @@
 // What the user reads of a run's pods, asked of the engine after the wait: each failing container's last log lines
 // and termination message, the ports bound, the Services' lines, each workload's. Detail only: an engine that
 // stopped answering must not hold the exit, so every question is bounded by a short allowance.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { terminationMessage } from '../reconcile/termination.js';
 import { type PodResult, type WorkloadResult, podResult } from '../report/result.js';
 import type { ServiceResult } from '../services/result.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Deadline } from '../wait/deadline.js';
 import type { WorkloadOutcome } from './runWorkload.js';
-import { withPorts } from './endpoints.js';
+import { withPorts } from '../report/endpoints.js';
 
 /** Log lines shown per failing container (design.md). */
 const failureLogLines = 20;

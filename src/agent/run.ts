@@ -3,9 +3,10 @@
 // worker and each workload's driver in parallel, then settle the Services' endpoints and account for the run. As the
 // kubelet and its controllers do for one node; `runpod run` (commands/run.ts) only wires this.
 import type { Writable } from 'node:stream';
-import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
-import type { Engine, EngineInfo } from '../engine/engine.js';
-import { ensureInfraImage } from '../engine/infraImage.js';
+import { defaultAuthIO, resolveRegistryAuth } from '../engine/ports/auth.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { EngineInfo } from '../engine/ports/host.js';
+import { ensureInfraImage } from '../reconcile/infraImage.js';
 import { DeadlineError, InterruptedError } from '../errors.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
 import { translatePod } from '../plan/translate.js';
@@ -24,13 +25,13 @@ import { StopWaiting } from '../wait/bounded.js';
 import { Deadline } from '../wait/deadline.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import type { WaitStrategy } from '../wait/strategies/index.js';
-import { type PreparedCluster, prepareCluster } from './cluster.js';
+import { type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';
 import { terminatedExitCode } from './exitCodeFrom.js';
 import { checkEngineSupport, planOptions, type RunInput } from './input.js';
 import type { RunMade } from './made.js';
-import type { PodOps, PruneScope } from './ops.js';
+import { findPrunable, prunePods, type PruneScope } from '../reconcile/prune.js';
 import type { RunOptions } from './options.js';
-import { sourcesRunningElsewhere } from './otherKeys.js';
+import { sourcesRunningElsewhere } from '../reconcile/otherKeys.js';
 import { podWorker } from './podWorker.js';
 import { podResults, reportAllowanceMs, serviceLine, within, workloadResult } from './report.js';
 import type { WorkloadOutcome } from './runWorkload.js';
@@ -89,7 +90,6 @@ export interface RunSession {
   engine: Engine;
   host: Engine;
   info: EngineInfo;
-  ops: PodOps;
   /** The run's retry budget, after the engine wait spent from it; each pod's loop spends a fork of it. */
   budget: Backoff;
   bounds: RunBounds;
@@ -181,10 +181,10 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
  * driver, in parallel, each with its own result.
  */
 async function waitForPods(s: RunSession, u: SetUp): Promise<{ bare: PodOutcome[]; rollouts: WorkloadOutcome[] }> {
-  const { o, input, engine, ops, project, reporter, bounds, ctx } = s;
+  const { o, input, engine, project, reporter, bounds, ctx } = s;
   const refused = u.admission ? await bounds.step(u.admission) : new Map<string, string>();
   const waits = new PodWaits(s.wait, input.workloads);
-  const worker = podWorker({ engine, ops, images: u.images, waits, deadline: bounds.deadline, budget: s.budget, endpoints: u.cluster.endpoints, refused, options: o, reporter, signal: ctx.signal, now: ctx.now, ...(ctx.processStartedAt !== undefined ? { processStartedAt: ctx.processStartedAt } : {}) });
+  const worker = podWorker({ engine, images: u.images, waits, deadline: bounds.deadline, budget: s.budget, endpoints: u.cluster.endpoints, refused, options: o, reporter, signal: ctx.signal, now: ctx.now, ...(ctx.processStartedAt !== undefined ? { processStartedAt: ctx.processStartedAt } : {}) });
   const byKey = new Map(u.plans.map((p) => [p.key, p]));
   const loadedByKey = new Map(input.pods.map((p) => [`${p.pod.metadata.namespace}/${p.pod.metadata.name}`, p]));
   // Each pod's loop ends itself at the deadline with its own report (after one last look); a rollout's own
@@ -195,7 +195,6 @@ async function waitForPods(s: RunSession, u: SetUp): Promise<{ bare: PodOutcome[
       input.workloads.map((w) =>
         rollOut(w, waits.startOnly, {
           engine,
-          ops,
           plans: byKey,
           loaded: loadedByKey,
           translate: u.translate,
@@ -254,14 +253,14 @@ async function settleRun(s: RunSession, u: SetUp, bare: PodOutcome[], rollouts: 
  * less. Not when --timeout or a signal ended the run (the user wants it to stop), nor without an engine.
  */
 async function pruneAfterRun(s: RunSession, plans: PodPlan[], scope: PruneScope, ending: RunEnding): Promise<PrunedPod[] | undefined> {
-  const { engine, ops, reporter } = s;
+  const { engine, reporter } = s;
   if (ending === 'timeout' || ending === 'interrupted' || ending === 'engine') {
     reporter.info(`not pruning: ${ending === 'timeout' ? '--timeout passed' : ending === 'engine' ? 'the engine failed' : 'interrupted'}`);
     return undefined;
   }
   if (scope === 'source' && plans.every((p) => p.source === undefined)) reporter.info('nothing to prune: pods from stdin have no source');
-  const candidates = await ops.findPrunable(engine, plans, scope);
-  return ops.prunePods(engine, candidates, (p) =>
+  const candidates = await findPrunable(engine, plans, scope);
+  return prunePods(engine, candidates, (p) =>
     reporter.info(`${p.namespace}/${p.name}: pruned${p.source !== undefined ? ` (source ${p.source})` : ''}, ${p.removedContainers} container${p.removedContainers === 1 ? '' : 's'} removed`),
   );
 }
@@ -277,7 +276,7 @@ export function failureOf(s: RunSession, r: RunSettled, leftInPlace: boolean) {
 /** --exit-code-from's container code, read off the engine once it has terminated. */
 export function containerCode(s: RunSession): (() => Promise<number | undefined>) | undefined {
   const from = s.input.exitFrom;
-  return from ? () => terminatedExitCode(s.engine, s.ops, from, (m) => s.reporter.warn(m)) : undefined;
+  return from ? () => terminatedExitCode(s.engine, from, (m) => s.reporter.warn(m)) : undefined;
 }
 
 /** Step 6 of a plain run: the result on stdout (unless a person has read it already), and its exit code. */

@@ -1,6 +1,7 @@
 // What a workload's rollout (runWorkload.ts) or a Job's run (runJob.ts) asks of the engine, for `runpod run`: its pods found by their
 // owner label, each one brought up by the run-once loop, removed as `runpod down` removes a pod.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
 import { claimVolumeName } from '../plan/volumes.js';
 import { observePod } from '../reconcile/observe.js';
 import type { Reporter } from '../report/reporter.js';
@@ -16,13 +17,13 @@ import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../reconcile/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
 import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from './runWorkload.js';
-import type { PodOps } from './ops.js';
+import { removePod } from '../reconcile/removePod.js';
+import { findPods, ownedPods } from '../reconcile/pods.js';
 import type { Deadline } from '../wait/deadline.js';
 import type { PodPlan } from '../plan/types.js';
 
 export interface WorkloadContext {
   engine: Engine;
-  ops: PodOps;
   /** Every pod plan of the run, by namespace/name. */
   plans: ReadonlyMap<string, PodPlan>;
   /** Every loaded pod of the run, by namespace/name (a Job's next attempt is made from its slot's first). */
@@ -70,9 +71,9 @@ async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext)
  * What earlier runs left of a Job, read from the engine and changing nothing: each slot's attempts (0, 1, … until one
  * is absent), with their phase, exit codes and restarts. What runJob starts from, and what --dry-run decides with.
  */
-export async function jobHistory(engine: Engine, ops: PodOps, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
-  const owned = await ops.ownedPods(engine, w.namespace, w.ref);
-  const known = new Map((await ops.findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
+export async function jobHistory(engine: ContainerReader, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
+  const owned = await ownedPods(engine, w.namespace, w.ref);
+  const known = new Map((await findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
   return [...Array(w.job.completions).keys()].map((slot) => {
     const list: Attempt[] = [];
     for (let a = 0; known.has(jobPodName(w.name, w.job, slot, a)); a++) list.push(attemptOf(known.get(jobPodName(w.name, w.job, slot, a))!));
@@ -85,7 +86,7 @@ function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDe
   // Asked once: every slot's attempts together.
   let history: Promise<Attempt[][]> | undefined;
   return {
-    attempts: async (slot) => (await (history ??= jobHistory(c.engine, c.ops, w)))[slot] ?? [],
+    attempts: async (slot) => (await (history ??= jobHistory(c.engine, w)))[slot] ?? [],
     run: (slot, attempt, deadline, watch) => {
       const first = c.loaded.get(`${w.namespace}/${name(slot, 0)}`)!;
       const plan = attempt === 0 ? c.plans.get(`${w.namespace}/${name(slot, 0)}`)! : c.translate(renamed(first, name(slot, attempt)));
@@ -119,7 +120,7 @@ function attemptOf(p: PodSummary): Attempt {
  * Stop these pods' containers for good, keeping them: the engine's restart policy first set to no (so it does not
  * start them again), then a stop within the pod's grace period. The infra container stays, as for a finished pod.
  */
-async function haltAll(engine: Engine, namespace: string, names: readonly string[]): Promise<void> {
+async function haltAll(engine: ContainerLifecycle & ContainerReader, namespace: string, names: readonly string[]): Promise<void> {
   await Promise.all(
     names.map(async (name) => {
       const containers = (await engine.listContainers(podSelector(namespace, name))).filter((x) => x.labels[Label.containerName] !== infraContainerName);
@@ -135,7 +136,7 @@ async function haltAll(engine: Engine, namespace: string, names: readonly string
 
 /** Take these pods of a namespace down, as `runpod down` does, together; then they are no Service's endpoints. */
 async function removeAll(c: WorkloadContext, namespace: string, names: readonly string[]): Promise<void> {
-  await Promise.all(names.map((name) => c.ops.removePod(c.engine, { namespace, name })));
+  await Promise.all(names.map((name) => removePod(c.engine, { namespace, name })));
   c.onRemoved?.(namespace);
 }
 
@@ -154,7 +155,7 @@ export function workloadDeps(w: WorkloadPlan, c: WorkloadContext): WorkloadRunDe
   return {
     existing: async (): Promise<ExistingPod[]> =>
       Promise.all(
-        (await c.ops.ownedPods(c.engine, w.namespace, w.ref)).map(async (p) => {
+        (await ownedPods(c.engine, w.namespace, w.ref)).map(async (p) => {
           const plan = planOf(p.name);
           return { ...p, outdated: plan ? templateOutdated(plan, await observePod(c.engine, w.namespace, p.name)) : false };
         }),
@@ -198,9 +199,9 @@ export interface JobPreview {
  * --dry-run: how a run would open a Job (openJob, on what earlier runs left), changing nothing, and so which of its
  * pods would run and how.
  */
-export async function previewJob(engine: Engine, ops: PodOps, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
+export async function previewJob(engine: ContainerReader, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
   const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
-  const history = await jobHistory(engine, ops, w);
+  const history = await jobHistory(engine, w);
   const opening = openJob(w, history, name, now, replace);
   const first = (slot: number): string => name(slot, 0);
   const slots = [...Array(w.job.completions).keys()];

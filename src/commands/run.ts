@@ -1,13 +1,11 @@
 // runpod run: read the input, open the engine under the run's key, and hand the run to the node agent (src/agent/):
-// it sets up, waits for every pod and accounts for them. This only wires: the context, the engine session, the pod
-// operations the agent shares with `down`, `status` and --prune, and what follows a run (a scoped command, a
-// takedown after a failure).
+// it sets up, waits for every pod and accounts for them. This only wires: the context, the engine session, and what
+// follows a run (a scoped command, a takedown after a failure).
 import { randomBytes } from 'node:crypto';
-import { projectEngine } from '../engine/project.js';
+import { projectEngine } from '../engine/ports/project.js';
 import { dryRun } from '../agent/dryRun.js';
 import { loadRunInput } from '../agent/input.js';
 import type { RunMade } from '../agent/made.js';
-import type { PodOps } from '../agent/ops.js';
 import type { RunOptions } from '../agent/options.js';
 import { containerCode, failureOf, finishRun, RunBounds, type RunSession, runSession } from '../agent/run.js';
 import { createReporter } from '../report/reporter.js';
@@ -16,18 +14,12 @@ import { Backoff } from '../wait/backoff.js';
 import { Deadline } from '../wait/deadline.js';
 import { waitStrategy } from '../wait/strategies/index.js';
 import { type CommandContext, readAll } from './context.js';
-import { removePod } from './down.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
-import { currentAttempt, findPods, ownedPods } from './pods.js';
-import { findPrunable, prunePods } from './prune.js';
 import { runScoped } from './scoped.js';
 import { afterFailedRun } from './takedown.js';
 
 export type { RunOptions } from '../agent/options.js';
 export { runExitCode } from '../agent/verdict.js';
-
-/** The pod operations a run shares with the other commands: removed as `down` removes, found as `status` finds. */
-const ops: PodOps = { removePod, ownedPods, findPods, currentAttempt, findPrunable, prunePods };
 
 export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<number> {
   const deadline = Deadline.after(ctx.now(), o.timeoutMs, '--timeout');
@@ -48,7 +40,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     const engine = withNetworkRepair(projectEngine(host, project), project);
     const bounds = new RunBounds(deadline, engine.address, ctx);
     if (o.dryRun) {
-      return await bounds.step(dryRun(input, o, { project, engine, host, ops, wait, seccompProfiles: input.seccompProfiles, reporter, ctx }));
+      return await bounds.step(dryRun(input, o, { project, engine, host, wait, seccompProfiles: input.seccompProfiles, reporter, ctx }));
     }
     // One retry budget: the engine wait spends from it, and each pod's loop from what is left (wait/backoff.ts).
     const budget = new Backoff({ retries: o.retries, retryDelayMs: o.retryDelayMs, factor: o.backoff, maxDelayMs: o.maxDelayMs });
@@ -59,7 +51,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     });
     reporter.verbose(`engine ${info.version} (API ${info.apiVersion}, ${info.os}/${info.arch}) at ${engine.address}`);
     // 3-5. The node agent: set up, wait for every pod, account for them.
-    const s: RunSession = { o, wait, input, project, engine, host, info, ops, budget, bounds, reporter, ctx, made };
+    const s: RunSession = { o, wait, input, project, engine, host, info, budget, bounds, reporter, ctx, made };
     const settled = await runSession(s);
     // 6. With a command: run it against the pods and take them down after; its exit code is the run's.
     const ran = made.current!;

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { kill } from 'node:process';
 import type { Readable, Writable } from 'node:stream';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { ExitCode, InterruptedError, type RunpodError } from '../errors.js';
 import { type CommandExit, commandFailure, withContainerCode } from '../agent/verdict.js';
 import { podEnvironment } from '../report/env.js';

@@ -5,7 +5,7 @@
 // loop did is its ledger's (podLedger.ts); the probes' kills are ProbeKills'.
 import { StopWaiting } from './bounded.js';
 import { Deadline } from './deadline.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, managedSelector } from '../kube/labels.js';
 import { type Decision, actionKey, decidePodActions, isHousekeeping, syncActions } from '../reconcile/decide.js';

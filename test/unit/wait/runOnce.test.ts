@@ -197,7 +197,7 @@ describe('runPod on an in-memory engine', () => {
     engine.onCall('startContainer', async (args, next) => {
       const info = engine.peek(args[0]);
       if (info?.Config.Labels?.['io.kubernetes.container.name'] === 'POD') {
-        throw new (await import('../../../src/engine/engine.js')).EngineRequestError('driver failed programming external connectivity on endpoint x: Bind for 0.0.0.0:28081 failed: port is already allocated', 500);
+        throw new (await import('../../../src/engine/ports/errors.js')).EngineRequestError('driver failed programming external connectivity on endpoint x: Bind for 0.0.0.0:28081 failed: port is already allocated', 500);
       }
       return next(...args);
     });
