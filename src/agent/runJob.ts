@@ -5,6 +5,7 @@
 // restartPolicy OnFailure a failed container restarts in place and each restart counts. A suspended Job makes no
 // pods. The engine work is passed in.
 import type { PodOutcome } from '../wait/runOnce.js';
+import { Deadline } from '../wait/deadline.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
 import { type Attempt, type ContainerExit, failureAction, finishedAt, jobBackoffMs, type JobTally, tallyHistory, type Verdict } from '../workloads/jobTally.js';
 import type { WorkloadOutcome } from './runWorkload.js';
@@ -21,7 +22,7 @@ export interface JobDeps {
   /** Each attempt of a slot found on the engine (attempts 0, 1, … until one is absent). */
   attempts(slot: number): Promise<Attempt[]>;
   /** Make attempt `attempt` of a slot (or adopt it) and wait until it has succeeded or failed. */
-  run(slot: number, attempt: number, deadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
+  run(slot: number, attempt: number, deadline: Deadline, watch?: RestartWatch): Promise<PodOutcome>;
   /** The names of a slot's attempts, for removal. */
   podName(slot: number, attempt: number): string;
   remove(names: string[]): Promise<void>;
@@ -91,35 +92,11 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   const slots = [...Array(job.completions).keys()];
   const result = (status: WorkloadOutcome['status'], reason: string, extra: Partial<WorkloadOutcome> = {}): WorkloadOutcome => ({ plan, status, reason, outcomes, removed, leftAlone: [], ...extra });
 
-  // What earlier runs left: a slot done, its failures judged again, a pod still active (adopted and awaited again).
-  let history = await Promise.all(slots.map((s) => deps.attempts(s)));
-  const opening = openJob(plan, history, deps.podName, deps.now(), options.replace);
-  if (opening.anew) {
-    deps.info(`${plan.ref}: ${opening.anew.why} (${opening.anew.pods.join(', ')}) and running it anew${options.replace ? '' : ', as a cluster would have deleted it'}`);
-    await deps.remove(opening.anew.pods);
-    removed.push(...opening.anew.pods);
-    history = slots.map(() => []);
-  }
-  const tally = tallyHistory(job, plan.ref, history, deps.podName);
+  const opened = await openRun(plan, deps, options, removed, result);
+  if ('done' in opened) return opened.done;
+  const { history, tally } = opened;
 
-  if (opening.suspended) {
-    const active = opening.suspended.remove;
-    if (active.length > 0) {
-      deps.info(`${plan.ref}: suspended: removing its active pods ${active.join(', ')}`);
-      await deps.remove(active);
-      removed.push(...active);
-    }
-    return result('succeeded', `${plan.ref}: suspended (spec.suspend: true): no pods are created (${tally.done.size} of ${job.completions} completed so far); run it again with suspend: false to start it`, { suspended: true });
-  }
-  // Finished in an earlier run: nothing runs again. Said so, with how to run it again.
-  if (opening.finished) {
-    const v = opening.finished;
-    // A failure's how-to is the run's detail line (run.ts runError); a success has none, so it is said here.
-    return result(v.status, finishedEarlier(v, v.status === 'succeeded'), { finishedBefore: true });
-  }
-
-  const started = deps.now();
-  const deadline = job.activeDeadlineSeconds !== undefined ? started + job.activeDeadlineSeconds * 1000 : undefined;
+  const deadline = Deadline.after(deps.now(), job.activeDeadlineSeconds !== undefined ? job.activeDeadlineSeconds * 1000 : undefined, `${plan.ref}'s deadline`);
   const next = new Map(slots.map((s) => [s, Math.max(0, history[s]!.length - (history[s]!.at(-1)?.state === 'active' ? 1 : 0))]));
   let lastFailure: PodOutcome | undefined;
   const active = new Map<number, Promise<{ slot: number; outcome: PodOutcome }>>();
@@ -136,17 +113,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   // Never, with containers that restart in place by their own restartPolicy or restartPolicyRules: the controller
   // counts those restarts nowhere (pastBackoffLimitOnFailure is for the template's OnFailure only), so nothing bounds
   // them but activeDeadlineSeconds (and --timeout); the loop spends no retries on them either.
-  const watch = (slot: number): RestartWatch | undefined =>
-    job.restartsInPlace
-      ? (restarts) => {
-          if (!tally.noteRestarts(slot, restarts)) return undefined;
-          stoppedOnRestarts.add(slot);
-          const n = tally.failedOnRestarts!;
-          return `the Job failed: its containers restarted ${n} time${n === 1 ? '' : 's'}, backoffLimit ${job.backoffLimit} (BackoffLimitExceeded)`;
-        }
-      : job.restartsUncounted
-        ? () => undefined
-        : undefined;
+  const watch = (slot: number): RestartWatch | undefined => restartWatch(job, tally, slot, stoppedOnRestarts);
   const start = (slot: number): void => {
     const attempt = next.get(slot)!;
     const counted = tally.backoffFailures(slot);
@@ -155,7 +122,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     active.set(
       slot,
       (async () => {
-        if (delay > 0) await deps.sleep(deadline !== undefined ? Math.min(delay, Math.max(0, deadline - deps.now())) : delay);
+        if (delay > 0) await deps.sleep(deadline.cap(delay, deps.now()));
         return { slot, outcome: await deps.run(slot, attempt, deadline, watch(slot)) };
       })(),
     );
@@ -181,7 +148,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   for (;;) {
     const verdict = tally.verdict(plan.ref, active.size);
     if (verdict) return finish(verdict);
-    if (deadline !== undefined && deps.now() >= deadline) {
+    if (deadline.passed(deps.now())) {
       await stopActive('activeDeadlineSeconds passed');
       return result('failed', `${plan.ref} failed: DeadlineExceeded (active longer than activeDeadlineSeconds ${job.activeDeadlineSeconds})`);
     }
@@ -206,15 +173,10 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
       // A succeeded pod's restarts no longer count (the controller counts its Running and Pending pods').
       tally.restarts.delete(slot);
     } else if (outcome.status === 'failed') {
-      tally.restarts.delete(slot);
-      const judged = failureAction(job.failureRules, exitsOf(outcome));
-      const why = judged.exit ? `container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}` : '';
-      tally.podFailed(slot, judged, `${outcome.plan.key}: ${why}`);
-      if (judged.action === 'Ignore') deps.info(`${plan.ref}: ${outcome.plan.key} failed and is not counted (${why})`);
-      else if (tally.failedIndexes.has(slot)) deps.info(`${plan.ref}: index ${slot} failed (${judged.action === 'FailIndex' ? why : `${tally.indexFailures.get(slot)} failures, backoffLimitPerIndex ${job.backoffLimitPerIndex}`}); it is not retried`);
+      podFailed(plan, deps, tally, slot, outcome);
       lastFailure = outcome;
       next.set(slot, next.get(slot)! + 1);
-    } else if (outcome.status === 'timeout' && deadline !== undefined && deps.now() >= deadline) {
+    } else if (outcome.status === 'timeout' && deadline.passed(deps.now())) {
       // The Job's own deadline cut the pod short: the next turn fails the Job with DeadlineExceeded.
     } else {
       // --timeout, a signal or a lost engine ends the Job's run as it ends a pod's.
@@ -222,6 +184,73 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
       return result(outcome.status, `${plan.ref}: pod ${outcome.plan.key}: ${outcome.reason}`);
     }
   }
+}
+
+/**
+ * What earlier runs left: a slot done, its failures judged again, a pod still active (adopted and awaited again);
+ * taken down first when the Job runs anew. A suspended Job, or one that finished before, is done here.
+ */
+async function openRun(
+  plan: WorkloadPlan & { job: JobTerms },
+  deps: JobDeps,
+  options: { replace?: boolean },
+  removed: string[],
+  result: (status: WorkloadOutcome['status'], reason: string, extra?: Partial<WorkloadOutcome>) => WorkloadOutcome,
+): Promise<{ done: WorkloadOutcome } | { history: Attempt[][]; tally: JobTally }> {
+  const { job } = plan;
+  const slots = [...Array(job.completions).keys()];
+  let history = await Promise.all(slots.map((s) => deps.attempts(s)));
+  const opening = openJob(plan, history, deps.podName, deps.now(), options.replace);
+  if (opening.anew) {
+    deps.info(`${plan.ref}: ${opening.anew.why} (${opening.anew.pods.join(', ')}) and running it anew${options.replace ? '' : ', as a cluster would have deleted it'}`);
+    await deps.remove(opening.anew.pods);
+    removed.push(...opening.anew.pods);
+    history = slots.map(() => []);
+  }
+  const tally = tallyHistory(job, plan.ref, history, deps.podName);
+
+  if (opening.suspended) {
+    const active = opening.suspended.remove;
+    if (active.length > 0) {
+      deps.info(`${plan.ref}: suspended: removing its active pods ${active.join(', ')}`);
+      await deps.remove(active);
+      removed.push(...active);
+    }
+    return { done: result('succeeded', `${plan.ref}: suspended (spec.suspend: true): no pods are created (${tally.done.size} of ${job.completions} completed so far); run it again with suspend: false to start it`, { suspended: true }) };
+  }
+  // Finished in an earlier run: nothing runs again. Said so, with how to run it again.
+  if (opening.finished) {
+    const v = opening.finished;
+    // A failure's how-to is the run's detail line (verdict.ts runFailure); a success has none, so it is said here.
+    return { done: result(v.status, finishedEarlier(v, v.status === 'succeeded'), { finishedBefore: true }) };
+  }
+
+  return { history, tally };
+}
+
+/** The RestartWatch of a slot's pod (see runJob), when the Job's restarts are counted or left unbounded. */
+function restartWatch(job: JobTerms, tally: JobTally, slot: number, stoppedOnRestarts: Set<number>): RestartWatch | undefined {
+  return job.restartsInPlace
+    ? (restarts) => {
+        if (!tally.noteRestarts(slot, restarts)) return undefined;
+        stoppedOnRestarts.add(slot);
+        const n = tally.failedOnRestarts!;
+        return `the Job failed: its containers restarted ${n} time${n === 1 ? '' : 's'}, backoffLimit ${job.backoffLimit} (BackoffLimitExceeded)`;
+      }
+    : job.restartsUncounted
+      ? () => undefined
+      : undefined;
+}
+
+/** A pod of a slot failed: judged by podFailurePolicy, counted (or not) against the Job's limits. */
+function podFailed(plan: WorkloadPlan & { job: JobTerms }, deps: JobDeps, tally: JobTally, slot: number, outcome: PodOutcome): void {
+  const { job } = plan;
+  tally.restarts.delete(slot);
+  const judged = failureAction(job.failureRules, exitsOf(outcome));
+  const why = judged.exit ? `container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}` : '';
+  tally.podFailed(slot, judged, `${outcome.plan.key}: ${why}`);
+  if (judged.action === 'Ignore') deps.info(`${plan.ref}: ${outcome.plan.key} failed and is not counted (${why})`);
+  else if (tally.failedIndexes.has(slot)) deps.info(`${plan.ref}: index ${slot} failed (${judged.action === 'FailIndex' ? why : `${tally.indexFailures.get(slot)} failures, backoffLimitPerIndex ${job.backoffLimitPerIndex}`}); it is not retried`);
 }
 
 /** Every attempt of every slot a history holds, by name. */

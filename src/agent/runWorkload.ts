@@ -2,6 +2,7 @@
 // up and waits until it is ready; removals are `runpod down`'s), and ask again until nothing is left to do. The
 // engine work is passed in, so the order of steps can be driven by a test's stand-in as well as by the engine.
 import type { PodOutcome } from '../wait/runOnce.js';
+import { Deadline } from '../wait/deadline.js';
 import type { WorkloadPlan } from '../workloads/expand.js';
 import { type ExistingPod, type Step, recreateStep, rollingStep, statefulOrder } from '../workloads/rollout.js';
 
@@ -9,7 +10,7 @@ export interface WorkloadRunDeps {
   /** The workload's pods on the engine now (by its owner label), each with whether its template is outdated. */
   existing(): Promise<ExistingPod[]>;
   /** Bring these pods up to the template and wait until each is ready (in parallel); their outcomes, in order. */
-  sync(names: string[], deadline: number | undefined): Promise<PodOutcome[]>;
+  sync(names: string[], deadline: Deadline): Promise<PodOutcome[]>;
   /** Take these pods down, as `runpod down` does. */
   remove(names: string[]): Promise<void>;
   /** Wait this long (minReadySeconds); false when interrupted. */
@@ -44,14 +45,14 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     if (names.length === 0) return undefined;
     deps.info(`${plan.ref}: ${names.join(', ')}: ${why}`);
     // A Deployment step that makes no progress within progressDeadlineSeconds fails the rollout.
-    const stepDeadline = plan.progressDeadlineSeconds !== undefined ? deps.now() + plan.progressDeadlineSeconds * 1000 : undefined;
+    const stepDeadline = Deadline.after(deps.now(), plan.progressDeadlineSeconds !== undefined ? plan.progressDeadlineSeconds * 1000 : undefined, `${plan.ref}'s deadline`);
     for (let pass = 0; pass < (plan.minReadySeconds > 0 ? 2 : 1); pass++) {
       if (pass === 1 && !(await deps.sleep(plan.minReadySeconds * 1000))) return result('interrupted', 'interrupted');
       const got = await deps.sync(names, stepDeadline);
       got.forEach((o, i) => outcomes.set(names[i]!, o));
       const bad = got.find((o) => o.status !== 'succeeded');
       if (bad) {
-        if (bad.status === 'timeout' && stepDeadline !== undefined && deps.now() >= stepDeadline) {
+        if (bad.status === 'timeout' && stepDeadline.passed(deps.now())) {
           // Not --timeout: the Deployment's own deadline, a failure of the rollout (kubectl rollout status exits 1).
           const reason = `${plan.ref} exceeded its progress deadline (${plan.progressDeadlineSeconds}s, ProgressDeadlineExceeded) before ${bad.plan.key} was ready`;
           outcomes.set(bad.plan.name, { ...bad, status: 'failed', reason });
@@ -77,27 +78,7 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
   }
 
   async function rollOutSteps(): Promise<WorkloadOutcome> {
-    if (plan.kind === 'StatefulSet') {
-      const order = statefulOrder(plan, await deps.existing());
-      const ordered = plan.podManagement === 'OrderedReady';
-      // On the way up, OrderedReady starts pod N+1 once pod N is ready; Parallel starts them together.
-      if (ordered) {
-        for (const n of order.bringUp) {
-          const failed = await bringUp([n], 'OrderedReady: in ordinal order');
-          if (failed) return failed;
-        }
-      } else {
-        const failed = await bringUp(order.bringUp, 'Parallel');
-        if (failed) return failed;
-      }
-      for (const n of order.update) {
-        const failed = await bringUp([n], 'RollingUpdate: one at a time, highest ordinal first');
-        if (failed) return failed;
-      }
-      if (ordered) for (const n of order.remove) await takeDown([n], `beyond ${plan.replicas} replicas, highest ordinal first`);
-      else await takeDown(order.remove, `beyond ${plan.replicas} replicas`);
-      return result('succeeded', readyReason(plan, order.leftAlone), order.leftAlone);
-    }
+    if (plan.kind === 'StatefulSet') return statefulSteps(plan, await deps.existing(), bringUp, takeDown, result);
 
     const desired = plan.pods.map((p) => p.name);
     const existing = await deps.existing();
@@ -133,6 +114,35 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     }
     return result('failed', `${plan.ref}: the rollout made no progress (a step repeated); this is a bug in runpod`);
   }
+}
+
+/** A StatefulSet's steps (pkg/controller/statefulset): up in ordinal order (or together), updates highest first. */
+async function statefulSteps(
+  plan: WorkloadPlan,
+  existing: ExistingPod[],
+  bringUp: (names: string[], why: string) => Promise<WorkloadOutcome | undefined>,
+  takeDown: (names: string[], why: string) => Promise<void>,
+  result: (status: WorkloadOutcome['status'], reason: string, leftAlone?: string[]) => WorkloadOutcome,
+): Promise<WorkloadOutcome> {
+  const order = statefulOrder(plan, existing);
+  const ordered = plan.podManagement === 'OrderedReady';
+  // On the way up, OrderedReady starts pod N+1 once pod N is ready; Parallel starts them together.
+  if (ordered) {
+    for (const n of order.bringUp) {
+      const failed = await bringUp([n], 'OrderedReady: in ordinal order');
+      if (failed) return failed;
+    }
+  } else {
+    const failed = await bringUp(order.bringUp, 'Parallel');
+    if (failed) return failed;
+  }
+  for (const n of order.update) {
+    const failed = await bringUp([n], 'RollingUpdate: one at a time, highest ordinal first');
+    if (failed) return failed;
+  }
+  if (ordered) for (const n of order.remove) await takeDown([n], `beyond ${plan.replicas} replicas, highest ordinal first`);
+  else await takeDown(order.remove, `beyond ${plan.replicas} replicas`);
+  return result('succeeded', readyReason(plan, order.leftAlone), order.leftAlone);
 }
 
 function readyReason(plan: WorkloadPlan, leftAlone: string[]): string {

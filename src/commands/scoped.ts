@@ -2,28 +2,22 @@
 // run the command on the host with the pods' addresses in its environment, take the pods down when it ends
 // however it ends, and exit with the command's own code. Replaces the CI wrapper script with its traps.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants } from 'node:os';
 import { kill } from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Engine } from '../engine/ports/engine.js';
-import { ExitCode, ForwardedExitError, InterruptedError, type RunpodError } from '../errors.js';
+import { ExitCode, InterruptedError, type RunpodError } from '../errors.js';
+import { type CommandExit, commandFailure, withContainerCode } from '../agent/verdict.js';
 import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
 import { downLine, type RunMade, takeDownRun } from './takedown.js';
-import { type ExitCodeSource, terminatedExitCode, withContainerCode } from './exitCodeFrom.js';
+import type { ExitCodeSource } from '../agent/exitCodeFrom.js';
 import type { ServiceResult } from '../services/result.js';
 import type { PodPlan } from '../plan/types.js';
 
-export interface ScopedOptions {
-  /** The command and its arguments, exactly as given after "--". */
-  command: string[];
-  /** --keep: leave the pods up afterwards. */
-  keep: boolean;
-  /** --keep-claims: take the pods down but keep their claims (their data) for the next run under the same key. */
-  keepClaims?: boolean;
-}
+export type { ScopedOptions } from '../agent/options.js';
+import type { ScopedOptions } from '../agent/options.js';
 
 /** What the run left for the scoped part: the pods as they came up, and the run's own verdict. */
 export interface ScopedRun {
@@ -36,12 +30,15 @@ export interface ScopedRun {
   serviceResults: readonly ServiceResult[];
   plans: PodPlan[];
   results: PodResult[];
-  exitCode: number;
+  /** The pods came up as the wait asks (the run's verdict is ok). */
+  ok: boolean;
   /** The run's failure for a run that did not come up; takenDown says whether the pods were removed. */
   failure: (takenDown: boolean) => RunpodError;
   reporter: Reporter;
   /** --exit-code-from: the container whose code, once it has terminated, replaces the command's (exitCodeFrom.ts). */
   exitFrom?: ExitCodeSource;
+  /** That container's code once it has terminated (read off the engine; undefined while it runs). */
+  containerCode?: () => Promise<number | undefined>;
 }
 
 type Sig = 'SIGINT' | 'SIGTERM';
@@ -59,12 +56,12 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
 
   // The pods did not come up (or a signal came first): the command never runs; the run's own account and code.
   // Each container code is read off its instance on the engine, so before the pods go.
-  const containerCode = async (): Promise<number | undefined> => (run.exitFrom ? terminatedExitCode(run.engine, run.exitFrom, (m) => reporter.warn(m)) : undefined);
+  const containerCode = async (): Promise<number | undefined> => run.containerCode?.();
   const withCode = (code: number | undefined, err: RunpodError | undefined): RunpodError | undefined => (run.exitFrom ? withContainerCode(code, run.exitFrom, err) : err);
-  if (run.exitCode !== ExitCode.ok || ctx.signal.aborted) {
-    const code = run.exitCode === ExitCode.ok ? undefined : await containerCode();
+  if (!run.ok || ctx.signal.aborted) {
+    const code = run.ok ? undefined : await containerCode();
     const takenDown = await takeDown();
-    if (run.exitCode === ExitCode.ok) throw new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
+    if (run.ok) throw new InterruptedError(ctx.interruptedBy() ?? 'SIGINT');
     throw withCode(code, run.failure(takenDown))!;
   }
 
@@ -76,35 +73,12 @@ export async function runScoped(s: ScopedOptions, run: ScopedRun, ctx: CommandCo
   const exit = await runChild(file!, args, { ...ctx.env, ...Object.fromEntries(env.vars) }, ctx);
   const code = await containerCode();
   const takenDown = await takeDown();
-  const final = withCode(code, commandError(file!, exit, takenDown, ctx));
+  const final = withCode(code, commandFailure(file!, exit, takenDown, ctx.interruptedBy()));
   if (final) throw final;
   return ExitCode.ok;
 }
 
-/** The command's own account: undefined when it exited 0. */
-function commandError(file: string, exit: ChildExit, takenDown: boolean, ctx: CommandContext): RunpodError | undefined {
-  const signal = ctx.interruptedBy();
-  if (signal) return new InterruptedError(signal).withDetail([`the command ${describeExit(exit)}`, ...(takenDown ? ['the pods were taken down'] : [])]);
-  if ('error' in exit) {
-    // As a shell says it: 127 for a command that does not exist, 126 for one that cannot be executed.
-    const code = exit.error.code === 'ENOENT' ? 127 : 126;
-    return new ForwardedExitError(`cannot run ${file}: ${exit.error.code === 'ENOENT' ? 'command not found' : exit.error.message}`, code);
-  }
-  if (exit.signal) {
-    // A shell's convention for a command killed by signal N: 128+N.
-    const n = constants.signals[exit.signal] ?? 0;
-    return new ForwardedExitError(`the command ${describeExit(exit)}`, 128 + n);
-  }
-  if (exit.code !== 0) return new ForwardedExitError(`the command ${describeExit(exit)}`, exit.code ?? 1);
-  return undefined;
-}
-
-type ChildExit = { code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException };
-
-function describeExit(exit: ChildExit): string {
-  if ('error' in exit) return `could not be started: ${exit.error.message}`;
-  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-}
+type ChildExit = CommandExit;
 
 /** A stream's file descriptor, so the command gets the very same stdin/stdout/stderr (a TTY stays a TTY). */
 function fdOf(stream: Readable | Writable): number | undefined {

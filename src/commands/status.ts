@@ -11,7 +11,7 @@ import { type PodRef, reportSkipped, resolveTargets, targetPods } from './down.j
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from '../reconcile/pods.js';
-import { probeReadiness } from './readiness.js';
+import { probeReadiness } from '../wait/probes/readinessOnce.js';
 import type { ServiceResult } from '../services/result.js';
 
 export type StatusFormat = 'text' | 'wide' | 'json' | 'yaml';
@@ -35,7 +35,7 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   const engine = await openEngine(o.host, ctx.env, o.project);
   await connectEngine(engine, ctx);
   const refs = targets ? await targetPods(engine, targets) : undefined;
-  // READY counts ready containers, as kubectl: the readiness probes run once, now (commands/readiness.ts).
+  // READY counts ready containers, as kubectl: the readiness probes run once, now (wait/probes/readinessOnce.ts).
   const pods = await findPods(engine, refs, { ...(o.selector ? { selector: o.selector } : {}), probe: (found) => probeReadiness(engine, found, ctx.now()) });
   const now = ctx.now();
   // Services: every one runpod made (under the key) without targets, else those the manifests hold.

@@ -7,13 +7,13 @@
 // SIGTERM a few seconds later and SIGKILL about ten seconds after the first) hurries it: no more grace, every
 // container of the run is killed and removed at once (`docker rm -f` sends SIGKILL), then the Services, networks and
 // claims go as before. SIGKILL cannot be caught, so the down line is said before the fast takedown starts too.
-import type { Engine } from '../engine/ports/engine.js';
 import type { ContainerReader } from '../engine/ports/containers.js';
 import { ExitCode, RunpodError } from '../errors.js';
 import { Label, podSelector } from '../kube/labels.js';
 import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';
 import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import type { Reporter } from '../report/reporter.js';
+import type { RunMade } from '../agent/made.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { bounded } from '../wait/bounded.js';
 import type { PodRef } from './down.js';
@@ -37,26 +37,7 @@ export const fastTakeDownMs = 6_000;
 /** How often a takedown that waits for grace periods says which pods it waits for. */
 export const takeDownProgressMs = 5_000;
 
-/** What a run made, as its takedown needs it. */
-export interface RunMade {
-  engine: Engine;
-  /** The isolation key the run's objects carry, if any. */
-  project: string | undefined;
-  /** The key is the run's own (made up for it): everything under it is the run's, found by listing the key. */
-  ownKey: boolean;
-  /** The run's pods (its bare pods and its workloads' pods as planned). */
-  pods: readonly PodRef[];
-  /** The run's Services. */
-  services: ReadonlyArray<{ namespace: string; name: string }>;
-  /** The engine volumes of the run's claims (its PersistentVolumeClaims and the claims its pods mount). */
-  claimVolumes: readonly string[];
-  /** Keep the claims (--keep-claims): the pods and Services go, the claims stay for the next run under the key. */
-  keepClaims: boolean;
-  /** The image Service rules are loaded with (services/forwarding.ts). */
-  serviceImage: string;
-  /** The manifests, shell-quoted, for the down line; undefined when one was stdin (the line names the pods then). */
-  manifestWords: string | undefined;
-}
+export type { RunMade } from '../agent/made.js';
 
 export interface TakeDownContext {
   reporter: Reporter;

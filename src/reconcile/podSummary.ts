@@ -115,8 +115,8 @@ export type ReadinessWork = { verdict: ReadinessCheck } | { run: ProbeSpec[] };
  *   taken as started, and its startup probe is not run again (it may well fail now, e.g. a one-time init marker).
  *   Before its initialDelaySeconds the probe has not run: not started.
  * - readinessProbe: run once, only for a started container (the kubelet runs none before); before its
- *   initialDelaySeconds (from the container's start, as the kubelet counts it) it is not ready. One pass counts,
- *   whatever successThreshold says: a single look has no history to count in.
+ *   initialDelaySeconds (from the container's start, as the kubelet counts it) it is not ready. Its passes count as
+ *   the run counts them (wait/probes/readinessOnce.ts: successThreshold passes in a row, looked at back to back).
  */
 export function readinessWork(c: ContainerInstance, now: number): ReadinessWork | undefined {
   if (c.state !== 'running' || !hasProbes(c)) return undefined;

@@ -73,7 +73,7 @@ async function inspectAll(engine: ContainerReader, labels: string[]): Promise<Co
   return inspected.filter((i): i is ContainerInspect => i !== undefined);
 }
 
-/** Runs the readiness probes of pods found (status's commands/readiness.ts); the results by instance id. */
+/** Runs the readiness probes of pods found (status's wait/probes/readinessOnce.ts); the results by instance id. */
 export type ReadinessProber = (pods: readonly PodSummary[]) => Promise<ReadinessResults>;
 
 /** Summarize, and with a prober summarize again with what the probes said (only status probes). */

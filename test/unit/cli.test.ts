@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDuration } from '../../src/cli/duration.js';
 import { Backoff } from '../../src/wait/backoff.js';
-import { runExitCode } from '../../src/commands/run.js';
+import { runExitCode } from '../../src/agent/verdict.js';
 import { PassThrough } from 'node:stream';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

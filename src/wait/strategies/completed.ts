@@ -8,6 +8,9 @@ export const waitCompleted: WaitStrategy = {
   runsProbes: true,
   needsReadiness: false,
   endsAfterSync: false,
+  reached: 'every container completed',
+  settled: (holds) => (holds ? waitCompleted.reached : undefined),
+  runsToCompletion: true,
   patient: true,
   running: () => ({ ok: false, reason: 'still running' }),
   impossibleFor: (pod, containers) => {

@@ -12,3 +12,6 @@ const strategies: Record<WaitMode, WaitStrategy> = { running: waitRunning, ready
 export function waitStrategy(mode: WaitMode): WaitStrategy {
   return strategies[mode];
 }
+
+/** The strategies themselves, for a floor that picks one by what it waits for, not by a mode string. */
+export { waitCompleted, waitNone, waitReady, waitRunning };

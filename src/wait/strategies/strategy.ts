@@ -16,6 +16,18 @@ export interface WaitStrategy {
   readonly needsReadiness: boolean;
   /** The loop ends after its first sync without watching the result (--wait none). */
   readonly endsAfterSync: boolean;
+  /** The reason a pod that has reached the wait ends with ("every container is ready"). */
+  readonly reached: string;
+  /**
+   * What a pass with no sync action left ends with: the reached reason when the check holds; under --wait none the
+   * pass ends the wait whatever the check says; undefined: look again.
+   */
+  settled(checkHolds: boolean): string | undefined;
+  /**
+   * The wait holds only once every container has terminated (--wait completed): a pod that passes it has finished,
+   * so it is no Service's endpoint, and a container that must end before runpod does (--exit-code-from) will have.
+   */
+  readonly runsToCompletion: boolean;
   /** The verdict for a container that runs, has settled, and that no probe fails. */
   running(p: ContainerPlan): { ok: boolean; reason: string };
   /**

@@ -11,7 +11,7 @@ import {
 } from '../../../src/reconcile/podSummary.js';
 import type { ProbeSpec } from '../../../src/kube/probes.js';
 import { findPods } from '../../../src/reconcile/pods.js';
-import { probeReadiness } from '../../../src/commands/readiness.js';
+import { probeReadiness } from '../../../src/wait/probes/readinessOnce.js';
 import { statusDocument, statusTable } from '../../../src/report/tables.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 import type { PodPlan } from '../../../src/plan/types.js';
@@ -205,6 +205,24 @@ describe('status\'s prober on the engine; other commands probe nothing', () => {
     assert.equal(b.ready, false);
     assert.equal(b.readiness!.message, "not ready: readiness probe (exec [cat /tmp/b]) failed: command exited with code 1: cat: can't open '/tmp/b': No such file or directory");
     assert.deepEqual(pod.containers.find((c) => c.name === 'a')!.readiness, { ok: true, message: 'readiness probe (exec [cat /tmp/a]) passed: ok' });
+  });
+
+  it('judges a readinessProbe as the run does: successThreshold passes in a row, and a failure among them is not ready', async () => {
+    const p = plan([sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), successThreshold: 3 } }), sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), successThreshold: 3 } })]);
+    const { engine } = await up(p);
+    const looks = new Map<string, number>();
+    engine.setExecHandler(({ cmd }) => {
+      const n = (looks.get(cmd[1]!) ?? 0) + 1;
+      looks.set(cmd[1]!, n);
+      // b passes once, then fails: not three in a row.
+      return cmd[1] === '/tmp/a' || n === 1 ? { exitCode: 0, output: 'ok' } : { exitCode: 1, output: 'gone' };
+    });
+    const pods = await findPods(engine, undefined, { probe: (found) => probeReadiness(engine, found, Date.now()) });
+    assert.equal(looks.get('/tmp/a'), 3);
+    assert.equal(looks.get('/tmp/b'), 2);
+    const pod = pods[0]!;
+    assert.equal(`${pod.readyCount}/${pod.readyTotal}`, '1/2');
+    assert.match(pod.containers.find((c) => c.name === 'b')!.readiness!.message, /^not ready: readiness probe \(exec \[cat \/tmp\/b\]\) failed: command exited with code 1: gone/);
   });
 
   it('a probe that does not answer fails within its timeout, and the probes run side by side', async () => {

@@ -8,6 +8,7 @@ import { ImagePuller } from '../../../src/reconcile/images.js';
 import { observePod } from '../../../src/reconcile/observe.js';
 import { Backoff } from '../../../src/wait/backoff.js';
 import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
+import { Deadline } from '../../../src/wait/deadline.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 import { image, infraImage, onePodPlan } from '../support/loop.js';
 import type { PodPlan } from '../../../src/plan/types.js';
@@ -33,7 +34,7 @@ function run(engine: MemoryEngine, plan: PodPlan, o: { crashLoopLimit?: number; 
     // Up 200 ms before it counts as running (a restarted one longer: check.ts settleFor), so the crasher meets it.
     settleMs: 200,
     ...(o.crashLoopLimit !== undefined ? { crashLoopLimit: o.crashLoopLimit } : {}),
-    ...(o.deadlineMs !== undefined ? { deadline: Date.now() + o.deadlineMs } : {}),
+    ...(o.deadlineMs !== undefined ? { deadline: Deadline.after(Date.now(), o.deadlineMs, '--timeout') } : {}),
     signal: new AbortController().signal,
     now: Date.now,
   });

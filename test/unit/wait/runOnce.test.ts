@@ -13,6 +13,7 @@ import { observePod } from '../../../src/reconcile/observe.js';
 import { Backoff } from '../../../src/wait/backoff.js';
 import { OwnEvents } from '../../../src/wait/ownEvents.js';
 import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
+import { Deadline } from '../../../src/wait/deadline.js';
 import type { WaitMode } from '../../../src/wait/strategies/index.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 import type { PodPlan } from '../../../src/plan/types.js';
@@ -62,8 +63,7 @@ function run(engine: MemoryEngine, plan: PodPlan, o: RunOptions = {}): Promise<P
     mode: o.mode ?? 'running',
     backoff: new Backoff({ retries: o.retries ?? 10, retryDelayMs: o.retryDelayMs ?? 5, factor: 2, maxDelayMs: 40 }),
     settleMs: o.settleMs ?? 0,
-    ...(o.deadlineMs !== undefined ? { deadline: now() + o.deadlineMs } : {}),
-    ...(o.deadlineBy !== undefined ? { deadlineBy: o.deadlineBy } : {}),
+    ...(o.deadlineMs !== undefined ? { deadline: Deadline.after(now(), o.deadlineMs, o.deadlineBy ?? '--timeout') } : {}),
     signal: new AbortController().signal,
     now,
     onWarning: (_p, m) => o.warnings?.push(m),

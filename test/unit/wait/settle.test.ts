@@ -9,6 +9,7 @@ import type { ObservedPod } from '../../../src/reconcile/observe.js';
 import { Backoff } from '../../../src/wait/backoff.js';
 import { checkPod, maxCrashSettleMs, minCrashSettleMs, settleFor } from '../../../src/wait/check.js';
 import { type PodOutcome, runPod } from '../../../src/wait/runOnce.js';
+import { Deadline } from '../../../src/wait/deadline.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 import type { PodPlan } from '../../../src/plan/types.js';
 
@@ -48,7 +49,7 @@ describe('the settle time, counted from each container\'s start', () => {
       mode: 'running',
       backoff: new Backoff({ retries: 10, retryDelayMs: 5, factor: 2, maxDelayMs: 40 }),
       settleMs,
-      deadline: Date.now() + 30_000,
+      deadline: Deadline.after(Date.now(), 30_000, '--timeout'),
       signal: new AbortController().signal,
       now: Date.now,
     });

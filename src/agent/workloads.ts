@@ -1,4 +1,4 @@
-// What a workload's rollout (agent/runWorkload.ts) asks of the engine, for `runpod run`: its pods found by their
+// What a workload's rollout (runWorkload.ts) or a Job's run (runJob.ts) asks of the engine, for `runpod run`: its pods found by their
 // owner label, each one brought up by the run-once loop, removed as `runpod down` removes a pod.
 import type { Engine } from '../engine/ports/engine.js';
 import type { ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
@@ -8,7 +8,7 @@ import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import { Waker } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
-import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from '../agent/runJob.js';
+import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from './runJob.js';
 import { tallyHistory } from '../workloads/jobTally.js';
 import { Label, infraContainerName, podSelector } from '../kube/labels.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
@@ -16,9 +16,10 @@ import type { LoadedPod } from '../manifest/types.js';
 import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../reconcile/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
-import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../agent/runWorkload.js';
+import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from './runWorkload.js';
 import { removePod } from '../reconcile/removePod.js';
 import { findPods, ownedPods } from '../reconcile/pods.js';
+import type { Deadline } from '../wait/deadline.js';
 import type { PodPlan } from '../plan/types.js';
 
 export interface WorkloadContext {
@@ -33,7 +34,7 @@ export interface WorkloadContext {
    * Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. watch: a Job
    * under OnFailure bounds its pods' restarts (the loop spends no retries on them and stops when it says so).
    */
-  runPod(plan: PodPlan, stepDeadline: number | undefined, watch?: RestartWatch): Promise<PodOutcome>;
+  runPod(plan: PodPlan, workloadDeadline: Deadline | undefined, watch?: RestartWatch): Promise<PodOutcome>;
   project: string | undefined;
   /** --replace: a Job's pods are taken down first and it runs anew (a finished Job runs again). */
   replace?: boolean;

@@ -1,8 +1,10 @@
 // --exit-code-from [pod/]container (compose's flag): runpod exits with that container's own exit code once it has
 // terminated, for --wait completed and scoped runs. A failure is never hidden: the container's code replaces the
 // run's only when it is not 0; a container that exited 0 leaves the run's own code (1 if another pod failed).
+// Which container, and its code once terminated, are here; the code's place in the run's verdict is verdict.ts's.
 import type { ContainerReader } from '../engine/ports/containers.js';
-import { ForwardedExitError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { observePod } from '../reconcile/observe.js';
 import { currentAttempt, ownedPods } from '../reconcile/pods.js';
@@ -44,8 +46,8 @@ export function resolveExitCodeFrom(spec: string, pods: readonly LoadedPod[]): E
  * completion, whatever --wait says; a bare pod's container ends before runpod only under --wait completed, and any
  * container can have ended once a command has run. Refused before anything touches the engine (exit 2).
  */
-export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: string, scoped: boolean): void {
-  if (scoped || wait === 'completed' || from.job !== undefined) return;
+export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: WaitMode, scoped: boolean): void {
+  if (scoped || waitStrategy(wait).runsToCompletion || from.job !== undefined) return;
   throw new UsageError(`--exit-code-from ${spec} needs --wait completed, or a command after --: only then does the container end before runpod does (a Job's container needs neither: a Job is awaited until it completes)`);
 }
 
@@ -61,17 +63,4 @@ export async function terminatedExitCode(engine: ContainerReader, from: ExitCode
   if (newest && (newest.state === 'exited' || newest.state === 'dead')) return newest.exitCode;
   warn(`--exit-code-from: container ${from.container} of pod ${from.namespace}/${podName} has not terminated; runpod's exit code is its own`);
   return undefined;
-}
-
-/**
- * The run's error (or success) under --exit-code-from: a non-zero code of the container replaces a run's 0, a
- * pod failure's 1 or a scoped command's code, keeping the run's account as detail; usage, engine, timeout and
- * signal codes stand.
- */
-export function withContainerCode(code: number | undefined, from: ExitCodeSource, runError: RunpodError | undefined): RunpodError | undefined {
-  // A pod's failure or a scoped command's own code gives way; a usage, engine, timeout or signal error does not.
-  const replaceable = runError === undefined || runError instanceof PodFailedError || runError instanceof ForwardedExitError;
-  if (code === undefined || code === 0 || !replaceable) return runError;
-  const err = new ForwardedExitError(`container ${from.container} of pod ${from.namespace}/${from.pod} exited with code ${code} (--exit-code-from)`, code);
-  return runError ? err.withDetail([runError.message, ...runError.detail()]) : err;
 }

@@ -1,13 +1,16 @@
 // `runpod status` alone: whether a running container is ready needs its readiness (and startup) probe, which the
-// container carries in its labels (plan/probeLabels.ts). Each is run once, now, from the host, with the same
-// handlers as while runpod watches a pod (src/wait/probes); all containers at once, each probe bounded by its
-// timeoutSeconds. What to run and what it means is podSummary's (pure); this only runs it.
-import type { HostPort } from '../engine/ports/host.js';
-import type { ExecPort } from '../engine/ports/streams.js';
-import { type PodSummary, type ReadinessCheck, type ReadinessResults, readinessVerdict, readinessWork } from '../reconcile/podSummary.js';
-import { addressingFor, probeAddress } from '../wait/probes/manager.js';
-import { runProbe } from '../wait/probes/run.js';
-import type { ProbeOutcome, ProbeSpec } from '../kube/probes.js';
+// container carries in its labels (plan/probeLabels.ts). Each is run now, from the host, with the same handlers as
+// while runpod watches a pod; all containers at once, each probe bounded by its timeoutSeconds. What to run is
+// podSummary's (pure); each probe's outcomes are judged by the run's own schedule (scheduler.ts): a readinessProbe
+// counts as passed after successThreshold passes in a row, so status looks that many times, back to back (one look
+// has no history to count in), and stops at the first failure.
+import type { HostPort } from '../../engine/ports/host.js';
+import type { ExecPort } from '../../engine/ports/streams.js';
+import { type PodSummary, type ReadinessCheck, type ReadinessResults, readinessVerdict, readinessWork } from '../../reconcile/podSummary.js';
+import { addressingFor, probeAddress } from './manager.js';
+import { runProbe } from './run.js';
+import { ProbeSchedule } from './scheduler.js';
+import type { ProbeOutcome, ProbeSpec } from '../../kube/probes.js';
 
 /** A handler past its timeout that still has not answered (an exec the engine is slow to create) is a failure. */
 const slackMs = 1000;
@@ -42,7 +45,7 @@ export async function probeReadiness(engine: ExecPort & HostPort, pods: readonly
       // In order: a startup probe that fails means not started, and the kubelet runs no readiness probe then.
       const outcomes: ProbeOutcome[] = [];
       for (const spec of work.run) {
-        const o = await probeOnce(engine, spec, c.id, address);
+        const o = await judged(spec, c.startedAt ?? now, now, () => probeOnce(engine, spec, c.id, address));
         outcomes.push(o);
         if (!o.ok) break;
       }
@@ -50,4 +53,20 @@ export async function probeReadiness(engine: ExecPort & HostPort, pods: readonly
     }),
   );
   return results;
+}
+
+/**
+ * One probe looked at as the run's schedule judges it: run until its result is success (successThreshold passes in a
+ * row) or a look fails; the last look's outcome, which fails when the schedule has not reached success.
+ */
+async function judged(spec: ProbeSpec, startedAt: number, now: number, look: () => Promise<ProbeOutcome>): Promise<ProbeOutcome> {
+  const schedule = new ProbeSchedule(spec, startedAt);
+  for (;;) {
+    // The times only place the looks (nextAt, which status does not wait for); the thresholds decide.
+    schedule.begin(now);
+    const o = await look();
+    const t = schedule.record(o, now);
+    if (!o.ok || t.result === 'success') return o;
+    if (schedule.probes >= spec.successThreshold) return { ok: false, output: `passed ${schedule.probes} of successThreshold ${spec.successThreshold} times: ${o.output}` };
+  }
 }

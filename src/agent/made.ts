@@ -1,0 +1,26 @@
+// What a run has made on the engine, once it may have: what its takedown (commands/takedown.ts) removes after a
+// scoped run or a failure, and what the down line names.
+import type { Engine } from '../engine/ports/engine.js';
+import type { PodRef } from '../reconcile/pods.js';
+
+/** What a run made, as its takedown needs it. */
+export interface RunMade {
+  engine: Engine;
+  /** The isolation key the run's objects carry, if any. */
+  project: string | undefined;
+  /** The key is the run's own (made up for it): everything under it is the run's, found by listing the key. */
+  ownKey: boolean;
+  /** The run's pods (its bare pods and its workloads' pods as planned). */
+  pods: readonly PodRef[];
+  /** The run's Services. */
+  services: ReadonlyArray<{ namespace: string; name: string }>;
+  /** The engine volumes of the run's claims (its PersistentVolumeClaims and the claims its pods mount). */
+  claimVolumes: readonly string[];
+  /** Keep the claims (--keep-claims): the pods and Services go, the claims stay for the next run under the key. */
+  keepClaims: boolean;
+  /** The image Service rules are loaded with (services/forwarding.ts). */
+  serviceImage: string;
+  /** The manifests, shell-quoted, for the down line; undefined when one was stdin (the line names the pods then). */
+  manifestWords: string | undefined;
+}
+
