@@ -153,6 +153,13 @@ for i in $(seq 1 "$runs"); do
     grep -E '^ℹ (tests|pass|fail)' "/tmp/fresh-engine-test-$i.log" >&2 || true
     exit 1
   fi
+  # As .ci/run: the suite leaves no runpod container behind (the engine was empty when it began).
+  left=$(docker ps -aq --filter label=app.kubernetes.io/managed-by=runpod | wc -l)
+  if [ "$left" -gt 0 ]; then
+    log "run $i left $left runpod container(s) behind:"
+    docker ps -a --filter label=app.kubernetes.io/managed-by=runpod --format '{{.Names}} {{.Status}}' >&2
+    exit 1
+  fi
   log "run $i passed in $(($(date +%s) - started))s: $(grep -E '^ℹ (pass|fail)' "/tmp/fresh-engine-test-$i.log" | tr '\n' ' ')"
 done
 log "$runs runs in a row passed, each on a fresh engine"
