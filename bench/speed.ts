@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadManifests } from '../src/manifest/load.js';
 import { instanceCreateOptions, translatePod } from '../src/plan/translate.js';
-import { pauseImageRef } from '../src/engine/pauseImage.js';
+import { pauseImageRef } from '../src/reconcile/pauseImage.js';
 import { podSelector } from '../src/kube/labels.js';
 import { infraTerminationLogPath } from '../src/plan/volumes.js';
 import type { BarePod, BareSpec } from './lib/bare.js';

@@ -6,7 +6,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext } from './context.js';
 import { projectEnvVar } from '../kube/project.js';
 import { openEngine } from './engineSession.js';
-import { findPods } from './pods.js';
+import { findPods } from '../reconcile/pods.js';
 
 export type Shell = 'bash' | 'zsh';
 

@@ -2,25 +2,24 @@
 // all — only containers carrying runpod's labels. A pod that does not exist is not an error (safe to repeat).
 import fs from 'node:fs/promises';
 import yaml from 'js-yaml';
-import type { Engine } from '../engine/engine.js';
+import type { ContainerPort, ContainerReader } from '../engine/ports/containers.js';
+import type { ExecPort, LogPort } from '../engine/ports/streams.js';
+import type { NetworkPort } from '../engine/ports/networks.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
 import { kustomizeDirOf } from '../input/kustomize/input.js';
-import { Label, infraContainerName, managedSelector, podSelector } from '../kube/labels.js';
-import { LifecycleLabel } from '../plan/lifecycle.js';
-import { stopGracefully } from '../reconcile/hooks.js';
-import { liveStates } from '../reconcile/history.js';
-import { type StopKind, stopInKillPodOrder } from '../reconcile/podStop.js';
-import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
+import { Label, podSelector } from '../kube/labels.js';
+import { managedPodRefs, removePod } from '../reconcile/removePod.js';
 import { type ClaimVolume, listClaimVolumes, type MountSeen, mountUses, ofStatefulSet, removeClaimVolumes } from '../reconcile/claims.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods, ownedPods, type PodArg, parsePodArg } from './pods.js';
+import { findPods, ownedPods, type PodArg, parsePodArg } from '../reconcile/pods.js';
 import type { Selector } from '../kube/selector.js';
-import { ensureInfraImage } from '../engine/infraImage.js';
+import { ensureInfraImage } from '../reconcile/infraImage.js';
 import { tearDownCluster } from '../services/cluster.js';
-import { listServiceContainers } from '../services/serviceContainers.js';
-import { ServiceLabel } from '../kube/serviceNames.js';
+import { managedServiceRefs } from '../services/serviceContainers.js';
+import { networkNamespaces } from '../services/network.js';
 
 export interface DownOptions {
   targets: string[];
@@ -111,7 +110,7 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
 }
 
 /** The named pods, and those of the named workloads as they are on the engine now. */
-export async function targetPods(engine: Engine, targets: Targets): Promise<PodRef[]> {
+export async function targetPods(engine: ContainerReader, targets: Targets): Promise<PodRef[]> {
   const owned = await Promise.all(targets.owners.map(async (w) => (await ownedPods(engine, w.namespace, w.ref)).map((p) => ({ namespace: w.namespace, name: p.name }))));
   return uniqueRefs([...targets.refs, ...owned.flat()]);
 }
@@ -184,7 +183,7 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
  * a StatefulSet's claims of every ordinal), and under --all every claim of the key; without it, only the claims of
  * a StatefulSet taken down whose retention policy says whenDeleted: Delete. Only volumes with runpod's claim labels.
  */
-async function claimsToRemove(engine: Engine, refs: readonly PodRef[], targets: Targets | undefined, o: { deleteClaims: boolean; all: boolean }): Promise<ClaimVolume[]> {
+async function claimsToRemove(engine: ContainerReader & VolumePort, refs: readonly PodRef[], targets: Targets | undefined, o: { deleteClaims: boolean; all: boolean }): Promise<ClaimVolume[]> {
   const owners = targets?.owners ?? [];
   const goWithOwner = new Set(owners.map((w) => `${w.namespace}/${w.ref}`));
   // Without --delete-claims and no workload named, no claim can go: nothing to list.
@@ -214,101 +213,15 @@ async function claimsToRemove(engine: Engine, refs: readonly PodRef[], targets: 
   return volumes.filter((v) => wanted.has(v.name));
 }
 
-/** How one container of a pod was stopped: the seconds it was given from the pod's budget, and what it took. */
-export interface ContainerStopReport {
-  container: string;
-  id: string;
-  graceSeconds: number;
-  seconds: number;
-  preStop?: { handler: string; ok: boolean; message: string };
-  error?: string;
-}
-
-export interface PodDown {
-  namespace: string;
-  name: string;
-  /** Containers removed (0: the pod did not exist). */
-  removed: number;
-  /** The pod's grace period: its terminationGracePeriodSeconds, or --grace. */
-  graceSeconds: number;
-  /** The containers that were running, in the order they were stopped. */
-  stops: ContainerStopReport[];
-  seconds: number;
-}
-
-/**
- * Stop the pod within one grace period, in the kubelet's KillPod order (reconcile/podStop.ts), then remove
- * everything, then the pod's own volumes.
- */
-export async function removePod(engine: Engine, ref: PodRef, graceOverride?: number, now: () => number = Date.now): Promise<PodDown> {
-  const startedAt = now();
-  const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
-  const label = containers.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
-  const grace = graceOverride ?? (label !== undefined ? Number(label) || 0 : 30);
-  const kindOf = (labels: Record<string, string>): StopKind =>
-    labels[Label.containerName] === infraContainerName ? 'infra' : labels[LifecycleLabel.containerType] === 'sidecar' ? 'sidecar' : 'app';
-  const live = containers.filter((c) => liveStates.has(c.state)).map((c) => ({ ...c, kind: kindOf(c.labels) }));
-  const stops: ContainerStopReport[] = [];
-  // Removed as soon as stopped, each container on its own: no remove waits for another container's stop.
-  const removed = new Set<string>();
-  // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
-  await stopInKillPodOrder(live, grace, async (c, seconds) => {
-    const began = now();
-    const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
-    try {
-      const done = await stopGracefully(engine, c.id, seconds, c.labels);
-      if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
-    } catch (err) {
-      report.error = err instanceof Error ? err.message : String(err);
-      throw err;
-    } finally {
-      report.seconds = Math.round(now() - began) / 1000;
-      stops.push(report);
-    }
-    await engine.removeContainer(c.id, { force: true });
-    removed.add(c.id);
-  }, now);
-  await Promise.all(containers.filter((c) => !removed.has(c.id)).map((c) => engine.removeContainer(c.id, { force: true })));
-  // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
-  // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
-  await removePodHelpers(engine, ref.namespace, ref.name);
-  await removePodVolumes(engine, ref.namespace, ref.name);
-  return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
-}
-
 /**
  * Everything made under the engine's key: every pod, Service and claim volume, and the networks left empty. What a
  * scoped run under a key of its own leaves when it fails part way (nobody could name that key to take it down).
  */
-export async function removeEverythingUnderKey(engine: Engine, project: string | undefined, image: string): Promise<void> {
+export async function removeEverythingUnderKey(engine: ContainerPort & ExecPort & LogPort & NetworkPort & VolumePort, project: string | undefined, image: string): Promise<void> {
   const refs = await managedPodRefs(engine);
   await Promise.all(refs.map((r) => removePod(engine, r)));
   await removeClaimVolumes(engine, await listClaimVolumes(engine));
   const services = await managedServiceRefs(engine);
   const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(await networkNamespaces(engine))]);
   if (namespaces.size > 0) await tearDownCluster(engine, { namespaces, services, project, image });
-}
-
-/** Every Service runpod made (under the key). */
-export async function managedServiceRefs(engine: Engine): Promise<PodRef[]> {
-  return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
-}
-
-/** The namespaces runpod has a network for (under the key). */
-export async function networkNamespaces(engine: Engine): Promise<string[]> {
-  return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
-    const ns = n.labels[ServiceLabel.networkNamespace];
-    return ns !== undefined ? [ns] : [];
-  });
-}
-
-/** Every namespace/name that has a container carrying runpod's labels. */
-export async function managedPodRefs(engine: Engine): Promise<PodRef[]> {
-  const keys = new Set<string>();
-  for (const c of await engine.listContainers([managedSelector])) {
-    const ns = c.labels[Label.podNamespace];
-    const name = c.labels[Label.podName];
-    if (ns !== undefined && name !== undefined) keys.add(`${ns}/${name}`);
-  }
-  return [...keys].sort().map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) }));
 }

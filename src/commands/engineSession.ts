@@ -1,9 +1,9 @@
 // Connecting to the engine for a command: resolve the address, then ping within the run's retry budget and
 // deadline (a boot step may run before dockerd is up), else exit 3 naming the address.
-import { DockerEngine } from '../engine/docker.js';
-import { resolveEndpoint } from '../engine/connection.js';
-import type { Engine, EngineInfo } from '../engine/engine.js';
-import { projectEngine } from '../engine/project.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { EngineInfo, HostPort } from '../engine/ports/host.js';
+import { openDockerEngine } from '../engine/ports/open.js';
+import { projectEngine } from '../engine/ports/project.js';
 import { DeadlineError, EngineUnreachableError, InterruptedError } from '../errors.js';
 import type { Backoff } from '../wait/backoff.js';
 import { Waker } from '../wait/waker.js';
@@ -11,7 +11,7 @@ import { type EngineWaitState, engineWaitLineMs, firstWaitLine, retryBudgetMs, s
 import type { CommandContext } from './context.js';
 
 /**
- * The engine as a command sees it: confined to the isolation key (engine/project.ts), or to what was made
+ * The engine as a command sees it: confined to the isolation key (engine/ports/project.ts), or to what was made
  * without one. Every command that acts on pods opens it so; the project is required so that none forgets.
  */
 export async function openEngine(host: string | undefined, env: NodeJS.ProcessEnv, project: string | undefined): Promise<Engine> {
@@ -20,7 +20,7 @@ export async function openEngine(host: string | undefined, env: NodeJS.ProcessEn
 
 /** The whole engine, every key's pods: for host-wide questions only (gc; admission counts every pod's requests). */
 export async function openHostEngine(host: string | undefined, env: NodeJS.ProcessEnv): Promise<Engine> {
-  return new DockerEngine(await resolveEndpoint(host, env));
+  return openDockerEngine(host, env);
 }
 
 export interface ConnectOptions {
@@ -36,7 +36,7 @@ export interface ConnectOptions {
  * Ping until the engine answers; with no backoff given, one try. The wait within the retries and the deadline says
  * what it waits for (engineWait.ts): never minutes of silence.
  */
-export async function connectEngine(engine: Engine, ctx: CommandContext, options: ConnectOptions = {}): Promise<EngineInfo> {
+export async function connectEngine(engine: HostPort, ctx: CommandContext, options: ConnectOptions = {}): Promise<EngineInfo> {
   const waker = new Waker();
   const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => waker.sleep(ms, signal));
   let since: number | undefined;

@@ -5,7 +5,7 @@ import type { ReadStream } from 'node:tty';
 import { ExitCode, RunpodError, UsageError } from '../errors.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPodArg, parsePodArg, pickContainer } from './pods.js';
+import { findPodArg, parsePodArg, pickContainer } from '../reconcile/pods.js';
 
 export interface ExecOptions {
   pod: string;

@@ -1,11 +1,11 @@
 // --exit-code-from [pod/]container (compose's flag): runpod exits with that container's own exit code once it has
 // terminated, for --wait completed and scoped runs. A failure is never hidden: the container's code replaces the
 // run's only when it is not 0; a container that exited 0 leaves the run's own code (1 if another pod failed).
-import type { Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
 import { ForwardedExitError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
 import type { LoadedPod } from '../manifest/types.js';
 import { observePod } from '../reconcile/observe.js';
-import { currentAttempt, ownedPods } from './pods.js';
+import { currentAttempt, ownedPods } from '../reconcile/pods.js';
 
 export interface ExitCodeSource {
   namespace: string;
@@ -54,7 +54,7 @@ export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: 
  * ran, or the engine cannot say), which warn is told, since runpod's exit code is then its own. A Job's
  * container is read in its current attempt (findPodArg's choice for logs job/X too).
  */
-export async function terminatedExitCode(engine: Engine, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
+export async function terminatedExitCode(engine: ContainerReader, from: ExitCodeSource, warn: (message: string) => void): Promise<number | undefined> {
   const podName = from.job !== undefined ? ((await ownedPods(engine, from.namespace, from.job).then(currentAttempt, () => undefined))?.name ?? from.pod) : from.pod;
   const pod = await observePod(engine, from.namespace, podName).catch(() => undefined);
   const newest = pod ? (pod.containers.get(from.container) ?? pod.initContainers.get(from.container) ?? [])[0] : undefined;

@@ -1,19 +1,17 @@
 // runpod gc: remove the dead containers runpod made (kubelet container GC policy, see reconcile/gcPolicy.ts),
 // the infra containers and volumes of pods that no longer exist, and say what went and why. --dry-run says
 // what would go. Only containers and volumes carrying runpod's labels are ever considered.
-import { type ContainerInspect, type ContainerSummary, type Engine, EngineRequestError } from '../engine/engine.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
 import { ExitCode } from '../errors.js';
-import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
-import { type GcContainer, type GcPlan, type GcPolicy, type GcVolume, planGc } from '../reconcile/gcPolicy.js';
+import type { GcPolicy } from '../reconcile/gcPolicy.js';
 import { formatAge } from '../report/tables.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
 import { emptyNetworks } from '../services/network.js';
-import { Role, ServiceLabel } from '../kube/serviceNames.js';
-import { projectEngine } from '../engine/project.js';
-import { expiredJobs, type ExpiredJob, type TtlContainer } from '../reconcile/jobTtl.js';
-import { removePod } from './down.js';
-import { claimUsers, listClaimVolumes, type UnusedClaim, unusedClaims } from '../reconcile/claims.js';
+import { ServiceLabel } from '../kube/serviceNames.js';
+import { projectEngine } from '../engine/ports/project.js';
+import { removePod } from '../reconcile/removePod.js';
+import { collectGarbage, findExpiredJobs, findUnusedClaims, leftHelpers } from '../reconcile/garbage.js';
 
 export interface GcOptions extends GcPolicy {
   dryRun: boolean;
@@ -23,76 +21,6 @@ export interface GcOptions extends GcPolicy {
   host?: string;
   /** Only what was made under this isolation key; without one, every key's (gc is the host's housekeeping). */
   project?: string;
-}
-
-function toGcContainer(info: ContainerInspect): GcContainer {
-  const l = info.Config.Labels ?? {};
-  const created = Date.parse(info.Created);
-  return {
-    id: info.Id,
-    dockerName: info.Name.replace(/^\//, ''),
-    namespace: l[Label.podNamespace] ?? '',
-    pod: l[Label.podName] ?? '',
-    podUid: l[Label.podUid] ?? '',
-    container: l[Label.containerName] ?? '',
-    infra: l[Label.containerName] === infraContainerName,
-    attempt: Number(l[Label.restartCount] ?? 0) || 0,
-    state: info.State.Status,
-    createdAt: Number.isNaN(created) ? 0 : created,
-  };
-}
-
-export async function collectGarbage(engine: Engine, policy: GcPolicy, now: number): Promise<GcPlan> {
-  const [summaries, volumes] = await Promise.all([engine.listContainers([managedSelector]), engine.listVolumes([managedSelector])]);
-  const inspected = (await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)))).filter((i): i is ContainerInspect => i !== undefined);
-  // A volume belongs to a pod by its uid label; one without (a claim that outlives pods) is never collected.
-  const gcVolumes: GcVolume[] = volumes.map((v) => {
-    const created = v.createdAt ? Date.parse(v.createdAt) : NaN;
-    const uid = v.labels[Label.podUid];
-    const ns = v.labels[Label.podNamespace];
-    const pod = v.labels[Label.podName];
-    return { name: v.name, ...(uid ? { podUid: uid } : {}), ...(ns ? { namespace: ns } : {}), ...(pod ? { pod } : {}), ...(Number.isNaN(created) ? {} : { createdAt: created }) };
-  });
-  return planGc(inspected.map(toGcContainer), gcVolumes, policy, now);
-}
-
-/** The claim volumes (of every key) no runpod container uses, old enough and in no key and namespace a run is busy in. */
-async function findUnusedClaims(engine: Engine, now: number, minAgeMs: number): Promise<UnusedClaim[]> {
-  const volumes = await listClaimVolumes(engine);
-  if (volumes.length === 0) return [];
-  const [users, containers] = await Promise.all([claimUsers(engine, volumes), engine.listContainers([managedSelector])]);
-  const busy = new Set(containers.filter((c) => now - c.created * 1000 < minAgeMs).map((c) => `${c.labels[Label.project] ?? ''}/${c.labels[Label.podNamespace] ?? ''}`));
-  return unusedClaims(volumes, users, busy, now, minAgeMs);
-}
-
-/** The Jobs whose pods carry a ttlSecondsAfterFinished that has passed since they finished (reconcile/jobTtl.ts). */
-async function findExpiredJobs(engine: Engine, now: number): Promise<ExpiredJob[]> {
-  const summaries = await engine.listContainers([managedSelector, Label.jobTtl]);
-  const inspected = (await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)))).filter((i): i is ContainerInspect => i !== undefined);
-  const containers: TtlContainer[] = inspected.flatMap((info) => {
-    const l = info.Config.Labels ?? {};
-    const ttl = Number(l[Label.jobTtl]);
-    const owner = l[Label.owner];
-    if (!Number.isInteger(ttl) || ttl <= 0 || owner === undefined) return [];
-    const finished = Date.parse(info.State.FinishedAt ?? '');
-    const project = l[Label.project];
-    return [{
-      namespace: l[Label.podNamespace] ?? '',
-      pod: l[Label.podName] ?? '',
-      owner,
-      ...(project !== undefined ? { project } : {}),
-      ttlSeconds: ttl,
-      infra: l[Label.containerName] === infraContainerName,
-      state: info.State.Status,
-      ...(Number.isNaN(finished) || (info.State.FinishedAt ?? '').startsWith('0001-') ? {} : { finishedAt: finished }),
-    }];
-  });
-  return expiredJobs(containers, now);
-}
-
-async function leftHelpers(engine: Engine, now: number, minAgeMs: number): Promise<ContainerSummary[]> {
-  const lists = await Promise.all([Role.rules, Role.networkLock].map((role) => engine.listContainers([`${ServiceLabel.role}=${role}`])));
-  return lists.flat().filter((c) => c.state !== 'running' && c.state !== 'restarting' && now - c.created * 1000 >= minAgeMs);
 }
 
 export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<number> {

@@ -1,14 +1,14 @@
 // runpod logs: a container's output as the engine kept it, stdout to stdout and stderr to stderr (frames
 // demultiplexed across chunk boundaries). --previous reads the last dead instance that runpod replaced and kept
 // for this (restart policy "no", design.md's restart model); -f follows until the container stops or Ctrl-C.
-import type { Engine, OutputStream } from '../engine/engine.js';
-import { LineSplitter } from '../engine/demux.js';
+import type { LogPort, OutputStream } from '../engine/ports/streams.js';
+import { LineSplitter } from '../engine/ports/streams.js';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../kube/selector.js';
 import type { ContainerInstance, ContainerSummary, PodSummary } from '../reconcile/podSummary.js';
 import { abortedExitCode, type CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPodArg, findPods, parsePodArg, pickContainer } from './pods.js';
+import { findPodArg, findPods, parsePodArg, pickContainer } from '../reconcile/pods.js';
 
 export interface LogsOptions {
   /** name or namespace/name; or, instead, a selector. */
@@ -100,7 +100,7 @@ interface ReadOptions {
   ctx: CommandContext;
 }
 
-async function readOne(engine: Engine, instance: ContainerInstance, o: ReadOptions): Promise<void> {
+async function readOne(engine: LogPort, instance: ContainerInstance, o: ReadOptions): Promise<void> {
   const { ctx } = o;
   const out = { stdout: ctx.stdout, stderr: ctx.stderr };
   const splitters = o.prefix

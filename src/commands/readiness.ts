@@ -2,7 +2,8 @@
 // container carries in its labels (plan/probeLabels.ts). Each is run once, now, from the host, with the same
 // handlers as while runpod watches a pod (src/wait/probes); all containers at once, each probe bounded by its
 // timeoutSeconds. What to run and what it means is podSummary's (pure); this only runs it.
-import type { Engine } from '../engine/engine.js';
+import type { HostPort } from '../engine/ports/host.js';
+import type { ExecPort } from '../engine/ports/streams.js';
 import { type PodSummary, type ReadinessCheck, type ReadinessResults, readinessVerdict, readinessWork } from '../reconcile/podSummary.js';
 import { addressingFor, probeAddress } from '../wait/probes/manager.js';
 import { runProbe } from '../wait/probes/run.js';
@@ -11,7 +12,7 @@ import type { ProbeOutcome, ProbeSpec } from '../kube/probes.js';
 /** A handler past its timeout that still has not answered (an exec the engine is slow to create) is a failure. */
 const slackMs = 1000;
 
-function probeOnce(engine: Engine, spec: ProbeSpec, containerId: string, address: (port: number, host: string) => ReturnType<typeof probeAddress>): Promise<ProbeOutcome> {
+function probeOnce(engine: ExecPort, spec: ProbeSpec, containerId: string, address: (port: number, host: string) => ReturnType<typeof probeAddress>): Promise<ProbeOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<ProbeOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, output: `no answer within its timeoutSeconds (${spec.timeoutMs / 1000}s)` }), spec.timeoutMs + slackMs);
@@ -23,7 +24,7 @@ function probeOnce(engine: Engine, spec: ProbeSpec, containerId: string, address
 }
 
 /** Run the probes of every running container of these pods that has any; the results by instance id. */
-export async function probeReadiness(engine: Engine, pods: readonly PodSummary[], now: number): Promise<ReadinessResults> {
+export async function probeReadiness(engine: ExecPort & HostPort, pods: readonly PodSummary[], now: number): Promise<ReadinessResults> {
   const addressing = addressingFor(engine.address);
   const results = new Map<string, ReadinessCheck>();
   const jobs = pods.flatMap((pod) => [...pod.containers, ...pod.sidecars].map((c) => ({ pod, c: c.current })));

@@ -2,12 +2,15 @@
 // like the kubelet's run-once: every layer below does the work, this only wires them.
 import { randomBytes } from 'node:crypto';
 import yaml from 'js-yaml';
-import { defaultAuthIO, resolveRegistryAuth } from '../engine/auth.js';
-import type { Engine } from '../engine/engine.js';
-import { ensureInfraImage } from '../engine/infraImage.js';
-import { pauseImageRef } from '../engine/pauseImage.js';
+import { defaultAuthIO, resolveRegistryAuth } from '../engine/ports/auth.js';
+import type { ContainerFiles, ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
+import type { HostPort } from '../engine/ports/host.js';
+import type { ExecPort, LogPort } from '../engine/ports/streams.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
+import { ensureInfraImage } from '../reconcile/infraImage.js';
+import { pauseImageRef } from '../reconcile/pauseImage.js';
 import { DeadlineError, EngineUnreachableError, ExitCode, InterruptedError, ManifestError, PodFailedError, type RunpodError, UsageError } from '../errors.js';
-import type { EngineFacts } from '../engine/facts.js';
+import type { EngineFacts } from '../engine/ports/facts.js';
 import { loadManifests } from '../manifest/load.js';
 import { unmatchedSkipKinds } from '../manifest/validate.js';
 import { sortByFileAndLine } from '../manifest/parse.js';
@@ -18,7 +21,7 @@ import { namespaceNetwork, serviceContainerName } from '../kube/serviceNames.js'
 import { claimVolume } from '../plan/volumes.js';
 import { containerRestart, type RestartPolicy } from '../kube/restart.js';
 import { translatePod } from '../plan/translate.js';
-import { observeCluster, prepareCluster } from './cluster.js';
+import { observeCluster, prepareCluster } from '../services/clusterSetup.js';
 import { StopWaiting, bounded } from '../wait/bounded.js';
 import { describeServices } from '../services/cluster.js';
 import { withNetworkRepair } from '../services/network.js';
@@ -38,12 +41,12 @@ import { type WaitMode, waitStrategy } from '../wait/strategies/index.js';
 import { type PodOutcome, type PodOutcomeStatus, runPod } from '../wait/runOnce.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
-import { projectEngine } from '../engine/project.js';
-import { withPorts } from './endpoints.js';
-import { findPrunable, type PruneScope, prunePods } from './prune.js';
+import { projectEngine } from '../engine/ports/project.js';
+import { withPorts } from '../report/endpoints.js';
+import { findPrunable, type PruneScope, prunePods } from '../reconcile/prune.js';
 import { runScoped, type ScopedOptions } from './scoped.js';
-import { sourcesRunningElsewhere } from './otherKeys.js';
-import { removePod } from './down.js';
+import { sourcesRunningElsewhere } from '../reconcile/otherKeys.js';
+import { removePod } from '../reconcile/removePod.js';
 import { afterFailedRun, type RunMade } from './takedown.js';
 import { type JobPodPreview, previewJob, rollOut } from './workloadRun.js';
 import type { JobTerms, WorkloadPlan } from '../workloads/expand.js';
@@ -342,7 +345,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
  * 5. --prune / --prune-all, after the wait whatever its outcome: pods that failed to come up are no reason to
  * prune less. Not when --timeout or a signal ended the run (the user wants it to stop), nor without an engine.
  */
-async function pruneAfterRun(engine: Engine, plans: PodPlan[], scope: PruneScope, exitCode: number, reporter: Reporter): Promise<PrunedPod[] | undefined> {
+async function pruneAfterRun(engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort, plans: PodPlan[], scope: PruneScope, exitCode: number, reporter: Reporter): Promise<PrunedPod[] | undefined> {
   if (exitCode === ExitCode.timeout || exitCode === ExitCode.sigint || exitCode === ExitCode.sigterm || exitCode === ExitCode.engine) {
     reporter.info(`not pruning: ${exitCode === ExitCode.timeout ? '--timeout passed' : exitCode === ExitCode.engine ? 'the engine failed' : 'interrupted'}`);
     return undefined;
@@ -399,7 +402,7 @@ function within<T>(work: Promise<T>, by: number, now: () => number, fallback: T)
   });
 }
 
-async function resultWithLogs(engine: Engine, outcome: PodOutcome, by: number, now: () => number): Promise<PodResult> {
+async function resultWithLogs(engine: ContainerFiles & LogPort, outcome: PodOutcome, by: number, now: () => number): Promise<PodResult> {
   const logs = new Map<string, string[]>();
   // Termination messages of the failing containers (reconcile/termination.ts), as Kubernetes reports them.
   const messages = new Map<string, string>();
@@ -435,7 +438,7 @@ export function runExitCode(statuses: PodOutcomeStatus[], signal: 'SIGINT' | 'SI
 }
 
 /** --replace: the pod as it is goes (its preStop hooks and grace period, as `runpod down`), so the run makes it anew. */
-async function replacePod(engine: Engine, plan: PodPlan, reporter: Reporter): Promise<void> {
+async function replacePod(engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort, plan: PodPlan, reporter: Reporter): Promise<void> {
   const down = await removePod(engine, { namespace: plan.namespace, name: plan.name });
   if (down.removed > 0) reporter.info(`${plan.key}: --replace: taken down (${down.removed} container${down.removed === 1 ? '' : 's'}, ${down.seconds}s), running it afresh`);
 }
@@ -536,7 +539,7 @@ function runError(exitCode: number, outcomes: PodOutcome[], results: PodResult[]
  * inputs a run plans with (the Services' addresses, what earlier runs left of each Job) and decided by the same
  * steps (translatePod, openJob, decidePodActions); nothing is created.
  */
-async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 'services' | 'workloads'>, o: RunOptions, project: string | undefined, engine: Engine, host: Engine, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
+async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claims' | 'services' | 'workloads'>, o: RunOptions, project: string | undefined, engine: ContainerReader & HostPort, host: ContainerReader & HostPort, ctx: CommandContext, seccompProfiles: ReadonlyMap<string, string>, reporter: Reporter): Promise<number> {
   const { pods, skipped, claims, services, workloads } = input;
   const info = await engine.ping().catch((err: unknown) => (err instanceof EngineUnreachableError ? undefined : Promise.reject(err)));
   // Without an engine, this machine's architecture, in the engine's (Go's) terms: Node says x64 for amd64.

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { kill } from 'node:process';
 import type { Readable, Writable } from 'node:stream';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { ExitCode, ForwardedExitError, InterruptedError, type RunpodError } from '../errors.js';
 import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';

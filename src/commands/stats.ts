@@ -1,13 +1,14 @@
 // runpod stats: CPU, memory, network and block I/O of the running containers of the pods named (or all pods), from the engine's own
 // statistics, computed as `docker stats` computes them. --watch samples again until Ctrl-C.
-import type { ContainerStats, Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
+import type { ContainerStats, StatsPort } from '../engine/ports/streams.js';
 import { ExitCode, NotFoundError } from '../errors.js';
 import type { PodSummary } from '../reconcile/podSummary.js';
 import { formatBytes, renderTable } from '../report/tables.js';
 import { Waker } from '../wait/waker.js';
 import { abortedExitCode, type CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods, parsePodArg, podArgRefs, type PodRef } from './pods.js';
+import { findPods, parsePodArg, podArgRefs, type PodRef } from '../reconcile/pods.js';
 
 export interface StatsOptions {
   /** name or namespace/name each; none: every pod. */
@@ -70,7 +71,7 @@ export function usage(container: string, id: string, s: ContainerStats, net: Con
   };
 }
 
-async function sample(engine: Engine, pod: PodSummary): Promise<ContainerUsage[]> {
+async function sample(engine: StatsPort, pod: PodSummary): Promise<ContainerUsage[]> {
   const running = pod.containers.filter((c) => c.current.state === 'running');
   const [net, ...each] = await Promise.all([
     pod.infra ? engine.containerStats(pod.infra.id) : Promise.resolve(undefined),
@@ -106,7 +107,7 @@ function table(samples: PodUsage[]): string {
 }
 
 /** The pods named (each must exist: exit 1 otherwise), or every pod runpod manages when none is. */
-async function podsToSample(engine: Engine, refs: PodRef[] | undefined): Promise<PodSummary[]> {
+async function podsToSample(engine: ContainerReader, refs: PodRef[] | undefined): Promise<PodSummary[]> {
   if (!refs) return findPods(engine);
   const found = await findPods(engine, refs);
   const missing = refs.filter((r) => !found.some((p) => p.namespace === r.namespace && p.name === r.name));

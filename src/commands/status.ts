@@ -4,13 +4,13 @@ import yaml from 'js-yaml';
 import { ExitCode, NotFoundError, UsageError } from '../errors.js';
 import { formatSelector, type Selector } from '../kube/selector.js';
 import { serviceTable, statusDocument, statusTable, workloadRows } from '../report/tables.js';
-import type { Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
 import { describeServices } from '../services/cluster.js';
 import { listServiceContainers } from '../services/serviceContainers.js';
 import { type PodRef, reportSkipped, resolveTargets, targetPods } from './down.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods } from './pods.js';
+import { findPods } from '../reconcile/pods.js';
 import { probeReadiness } from './readiness.js';
 import type { ServiceResult } from '../services/result.js';
 
@@ -63,7 +63,7 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
 }
 
 /** The Services on the engine (under the key): all, or the named ones that are there. */
-async function findServices(engine: Engine, named: readonly PodRef[] | undefined, project: string | undefined): Promise<ServiceResult[]> {
+async function findServices(engine: ContainerReader, named: readonly PodRef[] | undefined, project: string | undefined): Promise<ServiceResult[]> {
   const stored = (await listServiceContainers(engine)).flatMap(({ service: s }) =>
     s !== undefined && (named === undefined || named.some((r) => r.namespace === s.namespace && r.name === s.name)) ? [s] : [],
   );

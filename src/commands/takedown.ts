@@ -7,7 +7,8 @@
 // SIGTERM a few seconds later and SIGKILL about ten seconds after the first) hurries it: no more grace, every
 // container of the run is killed and removed at once (`docker rm -f` sends SIGKILL), then the Services, networks and
 // claims go as before. SIGKILL cannot be caught, so the down line is said before the fast takedown starts too.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
 import { ExitCode, RunpodError } from '../errors.js';
 import { Label, podSelector } from '../kube/labels.js';
 import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';
@@ -15,7 +16,10 @@ import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import type { Reporter } from '../report/reporter.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { bounded } from '../wait/bounded.js';
-import { managedPodRefs, managedServiceRefs, networkNamespaces, type PodRef, removePod } from './down.js';
+import type { PodRef } from './down.js';
+import { managedPodRefs, removePod } from '../reconcile/removePod.js';
+import { networkNamespaces } from '../services/network.js';
+import { managedServiceRefs } from '../services/serviceContainers.js';
 
 /**
  * How long the takedown may take beyond the pods' longest grace period: room for the removes on a busy engine (20
@@ -216,7 +220,7 @@ async function removeClaims(m: RunMade, reporter: Reporter, problems: string[]):
 }
 
 /** The longest grace period of the pods as their containers carry it (30 s when none says). */
-async function longestGraceMs(engine: Engine, pods: readonly PodRef[]): Promise<number> {
+async function longestGraceMs(engine: ContainerReader, pods: readonly PodRef[]): Promise<number> {
   const graces = await Promise.all(pods.map(async (p) => {
     const listed = await engine.listContainers(podSelector(p.namespace, p.name)).catch(() => []);
     const label = listed.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];

@@ -1,6 +1,7 @@
 // What a workload's rollout (agent/runWorkload.ts) asks of the engine, for `runpod run`: its pods found by their
 // owner label, each one brought up by the run-once loop, removed as `runpod down` removes a pod.
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
 import { claimVolumeName } from '../plan/volumes.js';
 import { observePod } from '../reconcile/observe.js';
 import type { Reporter } from '../report/reporter.js';
@@ -16,8 +17,8 @@ import { claimName } from '../workloads/names.js';
 import { templateOutdated } from '../reconcile/outdated.js';
 import type { ExistingPod } from '../workloads/rollout.js';
 import { runWorkload, type WorkloadOutcome, type WorkloadRunDeps } from '../agent/runWorkload.js';
-import { removePod } from './down.js';
-import { findPods, ownedPods } from './pods.js';
+import { removePod } from '../reconcile/removePod.js';
+import { findPods, ownedPods } from '../reconcile/pods.js';
 import type { PodPlan } from '../plan/types.js';
 
 export interface WorkloadContext {
@@ -69,7 +70,7 @@ async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext)
  * What earlier runs left of a Job, read from the engine and changing nothing: each slot's attempts (0, 1, … until one
  * is absent), with their phase, exit codes and restarts. What runJob starts from, and what --dry-run decides with.
  */
-export async function jobHistory(engine: Engine, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
+export async function jobHistory(engine: ContainerReader, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
   const owned = await ownedPods(engine, w.namespace, w.ref);
   const known = new Map((await findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
   return [...Array(w.job.completions).keys()].map((slot) => {
@@ -118,7 +119,7 @@ function attemptOf(p: PodSummary): Attempt {
  * Stop these pods' containers for good, keeping them: the engine's restart policy first set to no (so it does not
  * start them again), then a stop within the pod's grace period. The infra container stays, as for a finished pod.
  */
-async function haltAll(engine: Engine, namespace: string, names: readonly string[]): Promise<void> {
+async function haltAll(engine: ContainerLifecycle & ContainerReader, namespace: string, names: readonly string[]): Promise<void> {
   await Promise.all(
     names.map(async (name) => {
       const containers = (await engine.listContainers(podSelector(namespace, name))).filter((x) => x.labels[Label.containerName] !== infraContainerName);
@@ -197,7 +198,7 @@ export interface JobPreview {
  * --dry-run: how a run would open a Job (openJob, on what earlier runs left), changing nothing, and so which of its
  * pods would run and how.
  */
-export async function previewJob(engine: Engine, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
+export async function previewJob(engine: ContainerReader, w: WorkloadPlan & { job: JobTerms }, now: number, replace: boolean): Promise<JobPreview> {
   const name = (slot: number, attempt: number): string => jobPodName(w.name, w.job, slot, attempt);
   const history = await jobHistory(engine, w);
   const opening = openJob(w, history, name, now, replace);

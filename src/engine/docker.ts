@@ -12,29 +12,15 @@ import { type ApiRequest, type ApiTransport, HttpTransport, ModemTransport, read
 import { EngineError, EngineUnreachableError } from '../errors.js';
 import type { Endpoint } from './connection.js';
 import { FrameDemuxer } from './demux.js';
-import type { ExecCaptureResult } from './engine.js';
-import type { HostInfo, NetworkInfo, PathStat, ResourceUpdate, VolumeCreate, VolumeInfo } from './engine.js';
-import { type EngineFacts, type RawInfo, type RawVersion, engineFacts } from './facts.js';
-import {
-  type ContainerInspect,
-  type ContainerStats,
-  type ExecOptions,
-  type LogStreamOptions,
-  type OutputStream,
-  type VolumeSummary,
-  type ContainerSummary,
-  type CreateOptions,
-  type Engine,
-  type EngineEvent,
-  type EngineInfo,
-  type EventSubscription,
-  type ImageSummary,
-  type LogsOptions,
-  type PullProgress,
-  type RegistryAuth,
-  EngineRequestError,
-  NameConflictError,
-} from './engine.js';
+import type { ContainerInspect, ContainerSummary, CreateOptions, PathStat, ResourceUpdate } from './ports/containers.js';
+import type { Engine } from './ports/engine.js';
+import { EngineRequestError, NameConflictError } from './ports/errors.js';
+import { type EngineFacts, type RawInfo, type RawVersion, engineFacts } from './ports/facts.js';
+import type { EngineInfo, HostInfo } from './ports/host.js';
+import type { ImageSummary, PullProgress, RegistryAuth } from './ports/images.js';
+import type { NetworkInfo } from './ports/networks.js';
+import type { ContainerStats, EngineEvent, EventSubscription, ExecCaptureResult, ExecOptions, LogsOptions, LogStreamOptions, OutputStream } from './ports/streams.js';
+import type { VolumeCreate, VolumeInfo, VolumeSummary } from './ports/volumes.js';
 
 /**
  * docker-modem formats its request URLs for protocol "ssh" with url.format, which Node deprecates for such URLs

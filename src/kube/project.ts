@@ -1,7 +1,7 @@
 // Isolation keys ("projects", as compose calls them): two CI jobs on one engine running the same manifests under
 // two keys never meet. The key is part of every name and label runpod derives from a pod (names.ts: the uid and
 // the namespace part of engine names; the io.runpod.project label on every container and volume), and every
-// lookup is confined to it (engine/project.ts), so a job sees, shares and removes only its own pods. Pure.
+// lookup is confined to it (engine/ports/project.ts), so a job sees, shares and removes only its own pods. Pure.
 import { Label } from './labels.js';
 
 /** The environment variable that gives the key when --project does not (a CI job id, say). */

@@ -1,11 +1,11 @@
 // The fields a Docker engine honours only when it has what they need, checked against that engine's facts
-// (engine/facts.ts) once it answers and before anything is created. Validation is engine-less and accepts them;
+// (engine/ports/facts.ts) once it answers and before anything is created. Validation is engine-less and accepts them;
 // here a field the engine cannot honour is refused as a manifest problem (file, line, field; exit 2), naming the
 // engine and what would make it work, as the kubelet refuses a pod its node cannot run at admission. Pure.
 import type { ManifestProblem } from '../errors.js';
 import { formatPath } from '../kube/path.js';
 import type { LoadedPod, ManifestWarning } from '../manifest/types.js';
-import { apiAtLeast, describeEngine, EngineFeature, type EngineFacts } from '../engine/facts.js';
+import { apiAtLeast, describeEngine, EngineFeature, type EngineFacts } from '../engine/ports/facts.js';
 import { appArmorAnnotationPrefix, effectiveAppArmor } from '../kube/apparmor.js';
 import { imageVolumeSource } from './volumes.js';
 

@@ -3,7 +3,7 @@
 // have no manifest) can still run a container's preStop hook.
 import { posix } from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1.js';
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
 import { type HttpGetHandler, httpGetHandler } from '../kube/handlers.js';
 import { Label } from '../kube/labels.js';
 import { specHash } from '../kube/names.js';

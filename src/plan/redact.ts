@@ -1,6 +1,6 @@
 // What a person or a script may see of a plan (--dry-run, -o json|yaml): the create options with every value that
 // holds Secret data masked, and runtime markers shown readably. Secrets are never printed (README). Pure.
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
 import { showRuntime } from './runtime.js';
 import type { ContainerPlan } from './types.js';
 import type { PlannedVolume } from './volumes.js';

@@ -5,7 +5,7 @@
 // container. So the resources a NotRequired policy covers are left out of the container's hash (a change does not
 // replace it), and decide compares them with what the engine reports (inspect's HostConfig, the record of what is
 // applied: labels cannot change after creation) and asks for an update. Pure.
-import type { CreateOptions, ResourceUpdate } from '../engine/engine.js';
+import type { CreateOptions, ResourceUpdate } from '../engine/ports/containers.js';
 
 export type ResizeRestart = 'NotRequired' | 'RestartContainer';
 

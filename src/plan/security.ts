@@ -2,9 +2,9 @@
 // pkg/securitycontext), for a Docker engine. Pure: imported by translate.ts, and by apply.ts for the one check that
 // needs the image (runAsNonRoot, and runAsGroup without runAsUser).
 import type { Container, PodSecurityContext, PodSpec, SecurityContext } from 'kubernetes-types/core/v1.js';
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
 import { clusterDomain, clusterFirstDns } from '../kube/serviceNames.js';
-import type { EngineFacts } from '../engine/facts.js';
+import type { EngineFacts } from '../engine/ports/facts.js';
 import { appArmorSecurityOpt, effectiveAppArmor } from '../kube/apparmor.js';
 import { dottedSysctl } from '../kube/sysctl.js';
 

@@ -2,7 +2,7 @@
 // labels, spec hashes and the exact create options of the infra container and each container. The same Pod
 // always gives the same plan: no I/O, no clock, no randomness.
 import type { Container, ContainerPort, PodSpec } from 'kubernetes-types/core/v1.js';
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
 import { type LoadedPod, type ServiceObject, configKey } from '../manifest/types.js';
 import { endpointPorts, serviceLinkEnv, serviceSelects } from './serviceEnv.js';
 import { namespaceNetwork, podDnsNames, serviceDnsNames } from '../kube/serviceNames.js';

@@ -1,7 +1,7 @@
 // The plan of one pod: what translate.ts makes of a Pod and what reconcile, wait and the agent act on. Types only.
 
-import type { CreateOptions } from '../engine/engine.js';
-import type { EngineFacts } from '../engine/facts.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
+import type { EngineFacts } from '../engine/ports/facts.js';
 import type { ContainerProbes } from '../kube/probes.js';
 import type { ContainerRestart, RestartPolicy } from '../kube/restart.js';
 import type { ServiceObject } from '../manifest/types.js';
@@ -125,7 +125,7 @@ export interface PlanOptions {
   /** The isolation key (kube/project.ts): part of the pod's uid, engine names and labels. */
   project?: string;
   /**
-   * What the engine can do (engine/facts.ts), asked once per command; engineSupport.ts has refused what it cannot.
+   * What the engine can do (engine/ports/facts.ts), asked once per command; engineSupport.ts has refused what it cannot.
    * undefined (a dry run with no engine answering): options that depend on the engine's version are left out.
    */
   engine?: EngineFacts;

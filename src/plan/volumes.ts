@@ -9,7 +9,7 @@
 // Besides spec.volumes, runpod keeps one volume of its own per pod for the containers' termination messages
 // (terminationLogVolume below).
 import type { Container, KeyToPath, Pod, VolumeMount } from 'kubernetes-types/core/v1.js';
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
 import { type ConfigObject, configKey } from '../manifest/types.js';
 import { type EnvContext, fieldValue, resourceValue } from './env.js';
 import { Label, managedByValue } from '../kube/labels.js';
@@ -17,7 +17,7 @@ import { namespacePart, specHash } from '../kube/names.js';
 import { projectLabels } from '../kube/project.js';
 import { memoryBytes } from '../kube/quantity.js';
 import { runtimeRef } from './runtime.js';
-import { apiAtLeast, EngineFeature, type EngineFacts } from '../engine/facts.js';
+import { apiAtLeast, EngineFeature, type EngineFacts } from '../engine/ports/facts.js';
 import { defaultPullPolicy } from '../imageRef.js';
 
 /**
@@ -244,7 +244,7 @@ export interface SubPathNeed {
 const propagation: Record<string, 'rprivate' | 'rslave' | 'rshared'> = { None: 'rprivate', HostToContainer: 'rslave', Bidirectional: 'rshared' };
 
 /** A container's volumeMounts as engine mounts, in the order written. */
-/** What mounting depends on beyond the Pod: the engine's Engine API version (engine/facts.ts). */
+/** What mounting depends on beyond the Pod: the engine's Engine API version (engine/ports/facts.ts). */
 export interface MountContext {
   /** undefined (a dry run with no engine, unit tests): no option that depends on the engine's version is set. */
   facts?: Pick<EngineFacts, 'apiVersion'>;

@@ -1,7 +1,7 @@
 // The actions a sync carries out on the engine (decide.ts chooses them, apply.ts performs them), each with its
 // reason, and how each reads to a user. Pure.
 
-import type { ResourceUpdate } from '../engine/engine.js';
+import type { ResourceUpdate } from '../engine/ports/containers.js';
 
 export interface RemoveAction { kind: 'remove'; container: string; id: string; reason: string }
 

@@ -2,14 +2,17 @@
 // containers (in parallel) — and say what became of each action (one result per action, as the kubelet's
 // PodSyncResult). A failure about one container is that action's result (the pod's problem, exit 1); only
 // losing the engine is thrown (exit 3).
-import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
-import { takenHostPort } from '../engine/takenPort.js';
+import type { ContainerLifecycle, ContainerReader, CreateOptions } from '../engine/ports/containers.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { ImagePort } from '../engine/ports/images.js';
+import { EngineRequestError, NameConflictError } from '../engine/ports/errors.js';
+import { takenHostPort } from '../engine/ports/errors.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, infraContainerName, managedByValue } from '../kube/labels.js';
 import { instanceCreateOptions } from '../plan/translate.js';
 import { type Decision, isHousekeeping } from './decide.js';
 import { ImageUnavailableError, type ImagePuller, type PodAuth } from './images.js';
-import { authFromPullSecret } from '../engine/auth.js';
+import { authFromPullSecret } from '../engine/ports/auth.js';
 import { runPostStart, stopGracefully } from './hooks.js';
 import { stopInKillPodOrder } from './podStop.js';
 import { resolveImageUser } from '../plan/security.js';
@@ -77,7 +80,7 @@ export class ContainerStartError extends Error {
  * The container's plan with the image's user taken into account, when its security context needs it (security.ts):
  * refuses runAsNonRoot against a root image, and gives runAsGroup without runAsUser the image's user.
  */
-export async function withImageUser(engine: Engine, c: ContainerPlan): Promise<ContainerPlan> {
+export async function withImageUser(engine: ImagePort, c: ContainerPlan): Promise<ContainerPlan> {
   if (c.imageUserCheck === undefined) return c;
   const image = await engine.inspectImage(c.image);
   if (image === undefined) throw new ImageUnavailableError(`image ${c.image} is not present on the engine`);
@@ -338,7 +341,7 @@ function infraStartError(plan: PodPlan, err: unknown): unknown {
  * 409 and this one adopts the existing container instead of failing (design.md: no lock file needed).
  */
 async function createInstance(
-  engine: Engine,
+  engine: ContainerLifecycle & ContainerReader,
   plan: PodPlan,
   c: ContainerPlan,
   attempt: number,

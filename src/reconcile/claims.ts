@@ -3,7 +3,8 @@
 // volume mount of it, and by a subPath mount, which runpod makes as a bind of a directory inside the volume (Docker
 // before 26 has no volume subpath): the engine lists that as a bind and does not count it as a use, so it would
 // remove the volume under a running pod. Both are looked for here.
-import type { Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
 import { Label, managedByValue, managedSelector } from '../kube/labels.js';
 import { VolumeLabel } from '../plan/volumes.js';
 import { helperLabel } from './volumes.js';
@@ -46,7 +47,7 @@ export function isClaimVolume(labels: Readonly<Record<string, string>>): boolean
 }
 
 /** Every claim volume the engine (under its key) holds, with its directory. */
-export async function listClaimVolumes(engine: Engine): Promise<ClaimVolume[]> {
+export async function listClaimVolumes(engine: VolumePort): Promise<ClaimVolume[]> {
   const list = (await engine.listVolumes(claimVolumeSelector)).filter((v) => isClaimVolume(v.labels));
   const out = await Promise.all(
     list.map(async (v): Promise<ClaimVolume | undefined> => {
@@ -72,7 +73,7 @@ export async function listClaimVolumes(engine: Engine): Promise<ClaimVolume[]> {
  * run is filling or preparing it with (a subPath made before its container). Only runpod's containers are looked at;
  * a volume mount by any other container still makes the engine refuse the removal.
  */
-export async function claimUsers(engine: Engine, volumes: readonly ClaimVolume[]): Promise<Map<string, string[]>> {
+export async function claimUsers(engine: ContainerReader, volumes: readonly ClaimVolume[]): Promise<Map<string, string[]>> {
   const users = new Map<string, Set<string>>();
   if (volumes.length === 0) return new Map();
   const containers = await engine.listContainers([managedSelector]);
@@ -104,7 +105,7 @@ export interface ClaimRemoval {
  * Remove these claim volumes, each only when no container uses it any more (looked at now, after the pods that
  * used it went): one still used stays, with the pods that use it.
  */
-export async function removeClaimVolumes(engine: Engine, volumes: readonly ClaimVolume[]): Promise<ClaimRemoval[]> {
+export async function removeClaimVolumes(engine: ContainerReader & VolumePort, volumes: readonly ClaimVolume[]): Promise<ClaimRemoval[]> {
   const users = await claimUsers(engine, volumes);
   return Promise.all(
     volumes.map(async (v): Promise<ClaimRemoval> => {

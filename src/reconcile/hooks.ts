@@ -9,7 +9,8 @@
 //  - preStop runs before the stop signal, within terminationGracePeriodSeconds; the time it takes counts
 //    against the grace period, and the container still gets a minimum of 2 s after it (the kubelet's
 //    minimumGracePeriodInSeconds). A grace period of 0 kills at once, with no hook (design.md).
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect, ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
+import type { ExecPort } from '../engine/ports/streams.js';
 import { type HookHandler, preStopFromLabels } from '../plan/lifecycle.js';
 import { describeHttpGet } from '../kube/handlers.js';
 import { httpGetOnce } from './hookHttp.js';
@@ -21,7 +22,7 @@ export interface HookOutcome {
 }
 
 export interface HookContext {
-  engine: Engine;
+  engine: ExecPort;
   containerId: string;
   /** The pod's IP, for an httpGet hook without a host. */
   podIp?: string;
@@ -69,7 +70,7 @@ export async function runHook(h: HookHandler, ctx: HookContext): Promise<HookOut
 }
 
 /** The pod IP of a container: its own address, or that of the infra container whose network it joined. */
-export async function podIpOf(engine: Engine, info: ContainerInspect): Promise<string | undefined> {
+export async function podIpOf(engine: ContainerReader, info: ContainerInspect): Promise<string | undefined> {
   const own = Object.values(info.NetworkSettings?.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
   if (own) return own;
   const mode = info.HostConfig.NetworkMode ?? '';
@@ -85,7 +86,7 @@ const postStartTimeoutMs = 10 * 60_000;
  * Run a started container's postStart hook. Returns undefined when it succeeded (or there is none), else the
  * FailedPostStartHook message; the caller kills the container.
  */
-export async function runPostStart(engine: Engine, containerId: string, h: HookHandler | undefined): Promise<string | undefined> {
+export async function runPostStart(engine: ContainerReader & ExecPort, containerId: string, h: HookHandler | undefined): Promise<string | undefined> {
   if (!h) return undefined;
   const info = await engine.inspectContainer(containerId);
   const podIp = info ? await podIpOf(engine, info) : undefined;
@@ -108,7 +109,7 @@ export interface GracefulStop {
  * `listedLabels`: the container's labels from a list the caller just made; when they hold no preStop hook it is
  * stopped without an inspect first (a stop of a container that has just exited is a no-op for the engine).
  */
-export async function stopGracefully(engine: Engine, id: string, graceSeconds: number, listedLabels?: Record<string, string>): Promise<GracefulStop> {
+export async function stopGracefully(engine: ContainerLifecycle & ContainerReader & ExecPort, id: string, graceSeconds: number, listedLabels?: Record<string, string>): Promise<GracefulStop> {
   if (listedLabels !== undefined && preStopFromLabels(listedLabels) === undefined) {
     await engine.stopContainer(id, graceSeconds);
     return {};

@@ -1,6 +1,7 @@
 // Images for the containers a sync creates, per imagePullPolicy (Kubernetes: Always pulls on every container
 // creation, IfNotPresent pulls when absent, Never uses only a local image). One pull per image per run.
-import { type Engine, type PullProgress, type RegistryAuth, EngineRequestError } from '../engine/engine.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
+import type { ImagePort, PullProgress, RegistryAuth } from '../engine/ports/images.js';
 import { pullableRef } from '../imageRef.js';
 import type { PullPolicy } from '../plan/types.js';
 
@@ -39,7 +40,7 @@ export class ImagePuller {
   private readonly fellBack = new Set<string>();
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: ImagePort,
     private readonly auth: AuthLookup,
     private readonly o: PullerOptions = {},
   ) {}

@@ -1,5 +1,5 @@
 // observe: what the engine has for one pod, mapped to plain data the pure decide step reads.
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect, ContainerReader } from '../engine/ports/containers.js';
 import { Label, infraContainerName, podSelector } from '../kube/labels.js';
 import { type InitKind, LifecycleLabel } from '../plan/lifecycle.js';
 import { type EngineResources, engineResources } from '../plan/resize.js';
@@ -110,7 +110,7 @@ export function groupPod(containers: ObservedContainer[]): ObservedPod {
 }
 
 /** Every container runpod made for this pod (by its labels only), inspected. */
-export async function observePod(engine: Engine, namespace: string, name: string): Promise<ObservedPod> {
+export async function observePod(engine: ContainerReader, namespace: string, name: string): Promise<ObservedPod> {
   const summaries = await engine.listContainers(podSelector(namespace, name));
   const inspected = await Promise.all(summaries.map((s) => engine.inspectContainer(s.id)));
   return groupPod(inspected.filter((i): i is ContainerInspect => i !== undefined).map(toObservedContainer));

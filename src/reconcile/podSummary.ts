@@ -2,7 +2,7 @@
 // of the containers carrying runpod's labels. No plan is needed: everything comes from the labels and states.
 // Readiness needs one thing more, what the containers' readiness probes say now: `status` runs them (from the
 // labels, probeLabels.ts) and passes the results in; no other command probes.
-import type { ContainerInspect } from '../engine/engine.js';
+import type { ContainerInspect } from '../engine/ports/containers.js';
 import { Label, infraContainerName, podLabelsOf } from '../kube/labels.js';
 import { type LabelledProbes, probesFromLabels } from '../plan/probeLabels.js';
 import { type PortBinding, type ProbeOutcome, type ProbeSpec, describeHandler } from '../kube/probes.js';

@@ -1,12 +1,13 @@
 // What admission weighs on the engine (plan/admission.ts): the host's CPUs and memory, and what the pods runpod
 // already runs there requested, read from the request labels of their live containers in one list call.
-import type { Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
+import type { HostPort } from '../engine/ports/host.js';
 import type { AdmissionInput } from '../plan/admission.js';
 import { Label, RequestLabel, infraContainerName, managedSelector } from '../kube/labels.js';
 import { liveStates } from './history.js';
 import type { Resources } from '../plan/types.js';
 
-export async function observeAdmission(engine: Engine): Promise<AdmissionInput> {
+export async function observeAdmission(engine: ContainerReader & HostPort): Promise<AdmissionInput> {
   const [host, containers] = await Promise.all([engine.hostInfo(), engine.listContainers([managedSelector])]);
   const running = new Map<string, Resources>();
   // A pod is on the engine while its infra container lives; its app, sidecar and running init containers count.

@@ -13,7 +13,8 @@
 // runpod bound these files, or one with a volumeMount at that path, is read from its own filesystem or volume.
 // An instance the engine restarts in place (its restart policy) keeps its file: a message from an earlier run
 // stays until the new run overwrites it.
-import type { Engine } from '../engine/engine.js';
+import type { ContainerFiles } from '../engine/ports/containers.js';
+import type { LogPort } from '../engine/ports/streams.js';
 import type { ContainerPlan } from '../plan/types.js';
 import type { ObservedContainer } from './observe.js';
 
@@ -28,7 +29,7 @@ export interface TerminationMessage {
 }
 
 /** The termination message of a dead instance, or undefined when it left none. */
-export async function terminationMessage(engine: Engine, p: ContainerPlan, c: ObservedContainer): Promise<TerminationMessage | undefined> {
+export async function terminationMessage(engine: ContainerFiles & LogPort, p: ContainerPlan, c: ObservedContainer): Promise<TerminationMessage | undefined> {
   // A dead instance, or one the engine is about to restart (its file survives: bound, or in its own filesystem).
   if (c.state !== 'exited' && c.state !== 'dead' && c.state !== 'restarting') return undefined;
   const tm = p.terminationMessage;

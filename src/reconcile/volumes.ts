@@ -10,7 +10,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type CreateOptions, type Engine, type VolumeInfo, EngineRequestError } from '../engine/engine.js';
+import type { ContainerLifecycle, ContainerPort, ContainerReader, CreateOptions } from '../engine/ports/containers.js';
+import type { HostPort } from '../engine/ports/host.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
+import type { VolumeInfo, VolumePort } from '../engine/ports/volumes.js';
 import { Label, managedByValue } from '../kube/labels.js';
 import { dockerContainerName } from '../kube/names.js';
 import { runtimeKeys, substituteRuntime } from '../plan/runtime.js';
@@ -53,7 +56,7 @@ export class VolumeWork {
   private readonly termFiles = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: ContainerPort & HostPort & VolumePort,
     private readonly plan: PodPlan,
   ) {}
 
@@ -374,7 +377,7 @@ async function mkdirCause(target: string, err: NodeJS.ErrnoException): Promise<s
   return err.message;
 }
 
-async function checkHostPath(engine: Engine, v: Extract<PlannedVolume, { type: 'hostPath' }>): Promise<void> {
+async function checkHostPath(engine: HostPort, v: Extract<PlannedVolume, { type: 'hostPath' }>): Promise<void> {
   const type = v.hostPathType;
   if (type === '') return;
   if (!engine.isLocal) {
@@ -420,7 +423,7 @@ async function checkHostPath(engine: Engine, v: Extract<PlannedVolume, { type: '
  * content-addressed volume; a changed emptyDir spec a new emptyDir) go once nothing uses them. One still mounted by
  * an instance kept for `logs --previous` stays until that instance goes (the engine refuses: left for later).
  */
-export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise<void> {
+export async function removeStaleVolumes(engine: VolumePort, plan: PodPlan): Promise<void> {
   const wanted = new Set([...plan.volumes.flatMap((v) => (v.type === 'hostPath' ? [] : [v.engineName])), plan.terminationLog.engineName]);
   const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podUid}=${plan.uid}`]);
   await Promise.all(
@@ -438,7 +441,7 @@ export async function removeStaleVolumes(engine: Engine, plan: PodPlan): Promise
  * Volume helper containers of a pod that a run cut short left behind (a deadline or a second signal ends runpod
  * while a helper exists): they hold the pod's volumes, so they go before the volumes do. Returns how many.
  */
-export async function removePodHelpers(engine: Engine, namespace: string, name: string): Promise<number> {
+export async function removePodHelpers(engine: ContainerLifecycle & ContainerReader, namespace: string, name: string): Promise<number> {
   const list = await engine.listContainers([`${Label.managedBy}=${managedByValue}`, `${helperLabel}.pod=${namespace}/${name}`]);
   await Promise.all(list.map((c) => engine.removeContainer(c.id, { force: true })));
   return list.length;
@@ -449,7 +452,7 @@ export async function removePodHelpers(engine: Engine, namespace: string, name: 
  * volumes, and the termination-log volume), found by runpod's labels; never a persistentVolumeClaim's, which
  * outlives the pod. Returns how many.
  */
-export async function removePodVolumes(engine: Engine, namespace: string, name: string): Promise<number> {
+export async function removePodVolumes(engine: VolumePort, namespace: string, name: string): Promise<number> {
   const list = await engine.listVolumes([`${Label.managedBy}=${managedByValue}`, `${Label.podNamespace}=${namespace}`, `${Label.podName}=${name}`]);
   const own = list.filter((v) => v.labels[VolumeLabel.type] !== 'persistentVolumeClaim');
   await Promise.all(own.map((v) => engine.removeVolume(v.name)));

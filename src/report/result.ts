@@ -3,6 +3,7 @@ import { type ActionResult, actionContainer } from '../reconcile/apply.js';
 import type { PodOutcome, PodOutcomeStatus } from '../wait/runOnce.js';
 import type { ServiceResult } from '../services/result.js';
 import type { Action } from '../reconcile/action.js';
+import type { PrunedPod } from '../reconcile/prune.js';
 
 export interface ContainerResult {
   name: string;
@@ -76,15 +77,8 @@ export interface PortResult {
   hostPort?: number;
 }
 
-/** A pod taken down by --prune / --prune-all (or, under --dry-run, one that would be). */
-export interface PrunedPod {
-  namespace: string;
-  name: string;
-  /** The io.runpod.source its infra container records; absent for a pod from stdin. */
-  source?: string;
-  /** Containers removed; absent under --dry-run. */
-  removedContainers?: number;
-}
+/** A pod taken down by --prune / --prune-all (or, under --dry-run, one that would be): reconcile/prune.ts. */
+export type { PrunedPod };
 
 /** A workload's rollout in this run (agent/runWorkload.ts). */
 export interface WorkloadResult {

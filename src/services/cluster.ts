@@ -1,8 +1,10 @@
 // Setting up what pods need to find each other (engine side): each namespace's network, each Service container on
 // it, and every Service container joined to the other namespaces' networks under its qualified names, so
 // <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
-import { type CreateOptions, type Engine, EngineRequestError, NameConflictError } from '../engine/engine.js';
-import { takenHostPort } from '../engine/takenPort.js';
+import type { ContainerLifecycle, ContainerPort, ContainerReader, CreateOptions } from '../engine/ports/containers.js';
+import type { NetworkPort } from '../engine/ports/networks.js';
+import { EngineRequestError, NameConflictError, takenHostPort } from '../engine/ports/errors.js';
+import type { LogPort } from '../engine/ports/streams.js';
 import { ServiceSetupError } from '../errors.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { inProject } from '../kube/project.js';
@@ -25,7 +27,7 @@ export interface RunningService {
  * made here and every Service container there is now (read once, for the caller's further use).
  */
 export async function setUpCluster(
-  engine: Engine,
+  engine: ContainerPort & LogPort & NetworkPort,
   o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll?: boolean },
 ): Promise<{ running: Map<string, RunningService>; all: ServiceContainer[] }> {
   const namespaces = new Set(o.namespaces);
@@ -44,7 +46,7 @@ export async function setUpCluster(
 }
 
 /** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
-export async function ensureServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<RunningService> {
+export async function ensureServiceContainer(engine: ContainerLifecycle & ContainerReader, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<RunningService> {
   const spec = serviceContainerSpec(service, namespaceNetwork(service.namespace, project), image, publishAll);
   const placed = await placeService(engine, service, project, spec);
   if (!placed.running) await startService(engine, placed.id, service);
@@ -56,7 +58,7 @@ export async function ensureServiceContainer(engine: Engine, service: ServiceObj
  * spec (changed ports, type or names, or a Service that became headless or stopped being so) is made again, as a
  * Service container holds no state but its rules. Returns its id and whether it runs.
  */
-async function placeService(engine: Engine, service: ServiceObject, project: string | undefined, spec: CreateOptions): Promise<{ id: string; running: boolean }> {
+async function placeService(engine: ContainerLifecycle & ContainerReader, service: ServiceObject, project: string | undefined, spec: CreateOptions): Promise<{ id: string; running: boolean }> {
   const name = serviceContainerName(service.namespace, service.name, project);
   const wanted = spec.Labels?.[ServiceLabel.hash];
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -91,7 +93,7 @@ export type ServiceFound =
  * Service says and running, keeps its address; any other is made (again) or started by a run (a stopped container
  * has no address), or, when it is not runpod's, refused.
  */
-export async function findServiceContainer(engine: Engine, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<ServiceFound> {
+export async function findServiceContainer(engine: ContainerReader, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<ServiceFound> {
   const name = serviceContainerName(service.namespace, service.name, project);
   const found = await engine.inspectContainer(name);
   if (found === undefined) return { state: 'made', why: 'its container does not exist' };
@@ -106,7 +108,7 @@ export async function findServiceContainer(engine: Engine, service: ServiceObjec
 }
 
 /** A Service container's start; a host port it publishes that something else holds is said as the Service's. */
-async function startService(engine: Engine, id: string, service: ServiceObject): Promise<void> {
+async function startService(engine: ContainerLifecycle, id: string, service: ServiceObject): Promise<void> {
   try {
     await engine.startContainer(id);
   } catch (err) {
@@ -117,7 +119,7 @@ async function startService(engine: Engine, id: string, service: ServiceObject):
   }
 }
 
-async function addressOf(engine: Engine, id: string, service: ServiceObject, project: string | undefined): Promise<string> {
+async function addressOf(engine: ContainerReader, id: string, service: ServiceObject, project: string | undefined): Promise<string> {
   const ip = networkAddress(await engine.inspectContainer(id), service.namespace, project);
   if (ip === undefined) throw ServiceSetupError.engineFault(`the container of service ${service.namespace}/${service.name} has no address on network ${namespaceNetwork(service.namespace, project)}; run again, or check the engine's networks`);
   return ip;
@@ -127,7 +129,7 @@ async function addressOf(engine: Engine, id: string, service: ServiceObject, pro
  * Every Service container (under this engine's key) on every other namespace's network too, answering there to its
  * qualified names only (kube/serviceNames.ts), so a bare name never reaches across namespaces.
  */
-async function joinAcrossNamespaces(engine: Engine, services: readonly ServiceContainer[]): Promise<void> {
+async function joinAcrossNamespaces(engine: NetworkPort, services: readonly ServiceContainer[]): Promise<void> {
   const live = services.filter((c) => c.running && c.service !== undefined);
   if (live.length === 0) return;
   const networks = await engine.listNetworks([ServiceLabel.networkNamespace]);
@@ -145,7 +147,7 @@ async function joinAcrossNamespaces(engine: Engine, services: readonly ServiceCo
 }
 
 /** Where each Service answers and on which host ports, as the engine says now (for the run's result). */
-export async function describeServices(engine: Engine, services: readonly ServiceObject[], project: string | undefined): Promise<ServiceResult[]> {
+export async function describeServices(engine: ContainerReader, services: readonly ServiceObject[], project: string | undefined): Promise<ServiceResult[]> {
   return Promise.all(
     services.map(async (s) => {
       const info = s.headless ? undefined : await engine.inspectContainer(serviceContainerName(s.namespace, s.name, project));
@@ -167,7 +169,7 @@ export async function describeServices(engine: Engine, services: readonly Servic
 }
 
 /** Remove a Service's container (under this key); one that is not there is not an error. Returns whether it was. */
-export async function removeServiceContainer(engine: Engine, namespace: string, name: string, project: string | undefined): Promise<boolean> {
+export async function removeServiceContainer(engine: ContainerLifecycle & ContainerReader, namespace: string, name: string, project: string | undefined): Promise<boolean> {
   const found = await engine.inspectContainer(serviceContainerName(namespace, name, project));
   if (found === undefined) return false;
   const labels = found.Config.Labels ?? {};
@@ -187,7 +189,7 @@ export interface ClusterTeardown {
  * and remove each of those namespaces' networks that nothing of the namespace is left on.
  */
 export async function tearDownCluster(
-  engine: Engine,
+  engine: ContainerPort & LogPort & NetworkPort,
   o: { namespaces: Iterable<string>; services: ReadonlyArray<{ namespace: string; name: string }>; project: string | undefined; image: string },
 ): Promise<ClusterTeardown> {
   const services = await Promise.all(o.services.map(async (s) => ({ ...s, removed: await removeServiceContainer(engine, s.namespace, s.name, o.project) })));

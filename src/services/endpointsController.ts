@@ -4,7 +4,9 @@
 // Pods that this run does not watch count as ready while all their containers run (their readiness probes are not
 // being run by anyone).
 import { createHash } from 'node:crypto';
-import type { ContainerSummary, Engine } from '../engine/engine.js';
+import type { ContainerPort, ContainerSummary } from '../engine/ports/containers.js';
+import type { NetworkPort } from '../engine/ports/networks.js';
+import type { LogPort } from '../engine/ports/streams.js';
 import { tarArchive } from '../reconcile/tar.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { Label, infraContainerName, managedSelector, podLabelsOf } from '../kube/labels.js';
@@ -40,7 +42,7 @@ export class EndpointsController {
   private readonly failures = new Map<string, Error>();
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: ContainerPort & LogPort & NetworkPort,
     private readonly project: string | undefined,
     private readonly image: string,
   ) {}

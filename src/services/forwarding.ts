@@ -4,7 +4,9 @@
 // in that namespace), the host's /usr, /etc and library directories mounted read-only at their own paths so the
 // program finds its libraries and extensions, and the rules put into it as a file before it starts.
 import { randomBytes } from 'node:crypto';
-import { type CreateOptions, type Engine, EngineRequestError } from '../engine/engine.js';
+import type { ContainerFiles, ContainerLifecycle, CreateOptions } from '../engine/ports/containers.js';
+import type { LogPort } from '../engine/ports/streams.js';
+import { EngineRequestError } from '../engine/ports/errors.js';
 import { ServiceSetupError } from '../errors.js';
 import { tarArchive } from '../reconcile/tar.js';
 import { Role, ServiceLabel } from '../kube/serviceNames.js';
@@ -19,7 +21,7 @@ interface Loader {
 }
 
 /** One probe of the host per engine and process: the layout does not change while runpod runs. */
-const loaders = new WeakMap<Engine, Promise<Loader>>();
+const loaders = new WeakMap<object, Promise<Loader>>();
 
 export interface RulesTarget {
   /** The Service container, whose network namespace the rules are for. */
@@ -31,7 +33,7 @@ export interface RulesTarget {
 }
 
 /** Load rules into the target's network namespace; throws ServiceSetupError with the reason when it cannot be done. */
-export async function writeRules(engine: Engine, target: RulesTarget, rules: string): Promise<void> {
+export async function writeRules(engine: ContainerFiles & ContainerLifecycle & LogPort, target: RulesTarget, rules: string): Promise<void> {
   let loader = loaders.get(engine);
   if (loader === undefined) {
     loader = findLoader(engine, target, rules);
@@ -45,7 +47,7 @@ export async function writeRules(engine: Engine, target: RulesTarget, rules: str
   if (result.exitCode !== 0) throw refusal(target, `${l.program} exited with ${result.exitCode}: ${result.output.trim() || 'no output'}`);
 }
 
-async function findLoader(engine: Engine, target: RulesTarget, rules: string): Promise<Loader> {
+async function findLoader(engine: ContainerFiles & ContainerLifecycle & LogPort, target: RulesTarget, rules: string): Promise<Loader> {
   const tried: string[] = [];
   for (const program of programs) {
     let binds = hostDirs.map((d) => `${d}:${d}:ro`);
@@ -79,7 +81,7 @@ function refusal(target: RulesTarget, why: string): ServiceSetupError {
   );
 }
 
-async function runLoader(engine: Engine, target: RulesTarget, rules: string, l: Loader): Promise<{ exitCode: number; output: string }> {
+async function runLoader(engine: ContainerFiles & ContainerLifecycle & LogPort, target: RulesTarget, rules: string, l: Loader): Promise<{ exitCode: number; output: string }> {
   const name = `runpod_rules_${randomBytes(4).toString('hex')}`;
   const create: CreateOptions = {
     Image: target.image,

@@ -2,8 +2,11 @@
 // same key, removed when nothing of the namespace is left on it. Only networks carrying runpod's labels are ever
 // used or removed; one of that name that is not runpod's stops the run.
 import { setTimeout as delay } from 'node:timers/promises';
-import { type Engine, type NetworkInfo, EngineRequestError, NameConflictError } from '../engine/engine.js';
-import { withOverrides } from '../engine/overrides.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
+import { EngineRequestError, NameConflictError } from '../engine/ports/errors.js';
+import type { NetworkInfo, NetworkPort } from '../engine/ports/networks.js';
+import { withOverrides } from '../engine/ports/overrides.js';
 import { ServiceSetupError } from '../errors.js';
 import { Label, managedByValue } from '../kube/labels.js';
 import { inProject, projectLabels } from '../kube/project.js';
@@ -30,7 +33,7 @@ export interface LockTiming {
  * others wait for the network (or for the lock to go, when its holder failed). lockImage is any image present
  * on the engine (a container cannot be created without one; it never runs).
  */
-export async function ensureNetwork(engine: Engine, namespace: string, project: string | undefined, lockImage: string, timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs }): Promise<NetworkInfo> {
+export async function ensureNetwork(engine: ContainerLifecycle & ContainerReader & NetworkPort, namespace: string, project: string | undefined, lockImage: string, timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs }): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
   const existing = await inspectByName(engine, name);
   if (existing !== undefined && existing !== 'ambiguous') return checked(existing, namespace, project);
@@ -93,7 +96,7 @@ export async function ensureNetwork(engine: Engine, namespace: string, project: 
 }
 
 /** A network by name, or 'ambiguous' when several carry it (the engine then refuses the name to everyone). */
-async function inspectByName(engine: Engine, name: string): Promise<NetworkInfo | undefined | 'ambiguous'> {
+async function inspectByName(engine: NetworkPort, name: string): Promise<NetworkInfo | undefined | 'ambiguous'> {
   try {
     return await engine.inspectNetwork(name);
   } catch (err) {
@@ -108,7 +111,7 @@ async function inspectByName(engine: Engine, name: string): Promise<NetworkInfo 
  * one while the name is ambiguous, so an empty one stays empty. Two in use, or one that is not runpod's, stop
  * the run with the fix.
  */
-async function deduplicated(engine: Engine, namespace: string, project: string | undefined): Promise<NetworkInfo> {
+async function deduplicated(engine: NetworkPort, namespace: string, project: string | undefined): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
   const same = (await engine.listNetworks([`${ServiceLabel.networkNamespace}=${namespace}`])).filter((n) => n.name === name && ours(n, namespace, project));
   same.sort((a, b) => (a.created ?? '').localeCompare(b.created ?? '') || a.id.localeCompare(b.id));
@@ -138,7 +141,7 @@ function checked(n: NetworkInfo, namespace: string, project: string | undefined)
  * Other namespaces' Service containers joined it only to be reachable from here, so they are detached first.
  * Returns whether it was removed.
  */
-export async function removeNetworkIfUnused(engine: Engine, namespace: string, project: string | undefined): Promise<boolean> {
+export async function removeNetworkIfUnused(engine: ContainerReader & NetworkPort, namespace: string, project: string | undefined): Promise<boolean> {
   // The pods being set up are asked beside the network, not after it: two look-ups in the time of one (issue 28).
   const settingUp = networksBeingSetUp(engine, namespace);
   settingUp.catch(() => undefined);
@@ -224,13 +227,21 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
  * container is not on the network's list, yet it joins the network when it starts: a pod being set up by a
  * concurrent run (or one whose start failed and is retried). Removing the network under it would fail that start.
  */
-async function networksBeingSetUp(engine: Engine, namespace?: string): Promise<Set<string>> {
+async function networksBeingSetUp(engine: ContainerReader, namespace?: string): Promise<Set<string>> {
   const created = (await engine.listContainers([`${Label.managedBy}=${managedByValue}`, namespace === undefined ? Label.podNamespace : `${Label.podNamespace}=${namespace}`])).filter((c) => c.state === 'created');
   return new Set(created.map((c) => namespaceNetwork(c.labels[Label.podNamespace] ?? '', c.labels[Label.project])));
 }
 
 /** runpod's networks (under any key) that no container is attached to, nor being set up on: what `gc` removes. */
-export async function emptyNetworks(engine: Engine): Promise<NetworkInfo[]> {
+export async function emptyNetworks(engine: ContainerReader & NetworkPort): Promise<NetworkInfo[]> {
   const [list, settingUp] = await Promise.all([engine.listNetworks([`${Label.managedBy}=${managedByValue}`, ServiceLabel.networkNamespace]), networksBeingSetUp(engine)]);
   return list.filter((n) => Object.keys(n.containers).length === 0 && !settingUp.has(n.name));
+}
+
+/** The namespaces runpod has a network for (under the key). */
+export async function networkNamespaces(engine: NetworkPort): Promise<string[]> {
+  return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {
+    const ns = n.labels[ServiceLabel.networkNamespace];
+    return ns !== undefined ? [ns] : [];
+  });
 }

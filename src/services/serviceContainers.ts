@@ -1,6 +1,6 @@
 // What runpod's Service containers on the engine say (engine side): which there are, with the Service each keeps
 // in its label, and where one answers on a namespace's network.
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect, ContainerReader } from '../engine/ports/containers.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { Role, ServiceLabel, namespaceNetwork } from '../kube/serviceNames.js';
 import { storedService } from './serviceSpec.js';
@@ -15,7 +15,7 @@ export interface ServiceContainer {
 }
 
 /** runpod's Service containers (under the engine's key), in one namespace or in all. */
-export async function listServiceContainers(engine: Engine, namespace?: string): Promise<ServiceContainer[]> {
+export async function listServiceContainers(engine: ContainerReader, namespace?: string): Promise<ServiceContainer[]> {
   const list = await engine.listContainers([`${ServiceLabel.role}=${Role.service}`, ...(namespace !== undefined ? [`${ServiceLabel.namespace}=${namespace}`] : [])]);
   return list.flatMap((c) => {
     const ns = c.labels[ServiceLabel.namespace];
@@ -28,4 +28,9 @@ export async function listServiceContainers(engine: Engine, namespace?: string):
 export function networkAddress(info: ContainerInspect | undefined, namespace: string, project: string | undefined): string | undefined {
   const ip = info?.NetworkSettings?.Networks?.[namespaceNetwork(namespace, project)]?.IPAddress;
   return ip !== undefined && ip !== '' ? ip : undefined;
+}
+
+/** Every Service runpod made (under the key). */
+export async function managedServiceRefs(engine: ContainerReader): Promise<Array<{ namespace: string; name: string }>> {
+  return (await listServiceContainers(engine)).map((c) => ({ namespace: c.namespace, name: c.name }));
 }

@@ -1,7 +1,7 @@
 // The container that holds a Service's address (pure): runpod's pause program in a network namespace of its own
 // on the namespace's network, answering to the Service's DNS names, forwarding its ports to the endpoints
 // (rules.ts), and publishing them on the host for NodePort and LoadBalancer Services.
-import type { CreateOptions } from '../engine/engine.js';
+import type { CreateOptions } from '../engine/ports/containers.js';
 import type { ServiceObject } from '../manifest/types.js';
 import { specHash } from '../kube/names.js';
 import { ServiceLabel, serviceDnsNames } from '../kube/serviceNames.js';

@@ -2,8 +2,9 @@
 // for, the die of a container it stopped) say nothing new and must not wake the loop that made them, or an action
 // the engine accepts but that never converges would repeat as fast as requests return. Only state changes that
 // decide or the check can act on wake it; exec (probes), archive and update events never do.
-import { withOverrides } from '../engine/overrides.js';
-import type { Engine, EngineEvent } from '../engine/engine.js';
+import { withOverrides } from '../engine/ports/overrides.js';
+import type { Engine } from '../engine/ports/engine.js';
+import type { EngineEvent } from '../engine/ports/streams.js';
 
 /** Container events that change what the check or decide sees. */
 const wakingActions: ReadonlySet<string> = new Set(['start', 'die', 'destroy', 'oom', 'pause', 'unpause']);

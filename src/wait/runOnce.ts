@@ -2,7 +2,7 @@
 // by the engine's events for the pod and by the settle timer, bounded by the retries and the deadline. Each pass
 // reads like the kubelet's SyncPod: observe, check, decide, apply, and judge what came of it.
 import { StopWaiting, bounded as boundedBy } from './bounded.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/ports/engine.js';
 import { EngineUnreachableError } from '../errors.js';
 import { Label, managedSelector } from '../kube/labels.js';
 import { type Decision, actionKey, decidePodActions, isHousekeeping, syncActions } from '../reconcile/decide.js';

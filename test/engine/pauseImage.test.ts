@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pauseImageChanges, pauseRootfsTar, type PauseArch } from '../../src/engine/pauseImage.js';
+import { pauseImageChanges, pauseRootfsTar, type PauseArch } from '../../src/reconcile/pauseImage.js';
 import { busybox, docker } from './harness.js';
 
 const QEMU = '/usr/bin/qemu-aarch64-static';

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { busybox, docker, inspect, podContainerIds, removePod, runpod, show, uniqueName, writeManifest, type CliResult } from './harness.js';
 import { startRegistry, type Registry } from './registry.js';
-import { pauseImageRef } from '../../src/engine/pauseImage.js';
+import { pauseImageRef } from '../../src/reconcile/pauseImage.js';
 
 // A run expected to succeed returns as soon as the pod runs: a budget that outlasts any pull here (0.5 s,
 // doubling, 5 retries: ~15 s) keeps a slow pull from failing it. A run expected to fail (a refused or failed

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import { request } from 'node:http';
 import { busybox } from './harness.js';
 import { startRegistry } from './registry.js';
-import { resolveRegistryAuth, defaultAuthIO } from '../../src/engine/auth.js';
-import type { RegistryAuth } from '../../src/engine/engine.js';
+import { resolveRegistryAuth, defaultAuthIO } from '../../src/engine/ports/auth.js';
+import type { RegistryAuth } from '../../src/engine/ports/images.js';
 
 function docker(args: string[]): { status: number | null; out: string } {
   const r = spawnSync('docker', args, { encoding: 'utf8' });

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveRegistryAuth, registryAuthKey, dockerConfigPath, defaultAuthIO, type AuthIO } from '../../src/engine/auth.js';
-import type { RegistryAuth } from '../../src/engine/engine.js';
+import { resolveRegistryAuth, registryAuthKey, dockerConfigPath, defaultAuthIO, type AuthIO } from '../../src/engine/ports/auth.js';
+import type { RegistryAuth } from '../../src/engine/ports/images.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 

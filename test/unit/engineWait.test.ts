@@ -3,7 +3,7 @@
 // --timeout end it with exit 3 and 124. The CLI check against a nonexistent socket is in test/engine/faults.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Engine } from '../../src/engine/engine.js';
+import type { Engine } from '../../src/engine/ports/engine.js';
 import { connectEngine } from '../../src/commands/engineSession.js';
 import type { CommandContext } from '../../src/commands/context.js';
 import { DeadlineError, EngineUnreachableError } from '../../src/errors.js';

@@ -1,7 +1,8 @@
 // Pure parts of the operating commands: stream framing, the kubelet's GC policy, pod phases, docker stats math.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameDemuxer, LineSplitter } from '../../src/engine/demux.js';
+import { FrameDemuxer } from '../../src/engine/demux.js';
+import { LineSplitter } from '../../src/engine/ports/streams.js';
 import { type GcContainer, type GcPolicy, planGc } from '../../src/reconcile/gcPolicy.js';
 import { podPhase } from '../../src/reconcile/podSummary.js';
 import type { ObservedContainer } from '../../src/reconcile/observe.js';

@@ -4,17 +4,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  pauseArch,
-  pauseImageChanges,
-  pauseImageRef,
-  pauseImageRefFor,
-  pauseProgram,
-  pauseRootfsTar,
-  type PauseArch,
-} from '../../src/engine/pauseImage.js';
-import { ensureInfraImage } from '../../src/engine/infraImage.js';
-import type { Engine, ImageSummary } from '../../src/engine/engine.js';
+import { pauseArch, pauseImageChanges, pauseImageRef, pauseImageRefFor, pauseProgram, pauseRootfsTar, type PauseArch } from '../../src/reconcile/pauseImage.js';
+import { ensureInfraImage } from '../../src/reconcile/infraImage.js';
+import type { Engine } from '../../src/engine/ports/engine.js';
+import type { ImageSummary } from '../../src/engine/ports/images.js';
 
 const ARCHES: { arch: PauseArch; machine: number }[] = [
   { arch: 'amd64', machine: 62 }, // EM_X86_64

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { execCommandWords } from '../../src/cli/cli.js';
 import { projectOf } from '../../src/cli/operate.js';
 import { checkExitCodeFromWait, resolveExitCodeFrom, withContainerCode } from '../../src/commands/exitCodeFrom.js';
-import { sourcesElsewhere } from '../../src/commands/otherKeys.js';
-import { projectEngine } from '../../src/engine/project.js';
+import { sourcesElsewhere } from '../../src/reconcile/otherKeys.js';
+import { projectEngine } from '../../src/engine/ports/project.js';
 import { ForwardedExitError, InterruptedError, PodFailedError, UsageError } from '../../src/errors.js';
 import type { LoadedPod } from '../../src/manifest/types.js';
 import { podLabelsOf } from '../../src/kube/labels.js';
@@ -82,7 +82,7 @@ describe('isolation keys: names, uids, labels', () => {
   });
 });
 
-describe('an engine confined to a key (engine/project.ts), on the in-memory engine', () => {
+describe('an engine confined to a key (engine/ports/project.ts), on the in-memory engine', () => {
   const engines: MemoryEngine[] = [];
   afterEach(() => {
     for (const e of engines.splice(0)) e.dispose();
@@ -189,7 +189,7 @@ describe("exec's words, as kubectl exec reads them", () => {
 
 describe("a pod argument: name, namespace/name, kubectl's kind/name", () => {
   it('deploy/web is the workload, pod/web a pod, ns/name a pod in ns; pod/a/b is refused', async () => {
-    const { parsePodArg } = await import('../../src/commands/pods.js');
+    const { parsePodArg } = await import('../../src/reconcile/pods.js');
     assert.deepEqual(parsePodArg('deploy/web', 'ci'), { namespace: 'ci', owner: 'deployment/web' });
     assert.deepEqual(parsePodArg('sts/db', 'ci'), { namespace: 'ci', owner: 'statefulset/db' });
     assert.deepEqual(parsePodArg('job/pi', 'default'), { namespace: 'default', owner: 'job/pi' });

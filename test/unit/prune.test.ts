@@ -1,9 +1,9 @@
 // --prune selection (pure): which runpod pods a run takes down, by the source recorded on the infra container.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ContainerSummary } from '../../src/engine/engine.js';
-import { selectPrunable } from '../../src/commands/prune.js';
-import { publishedPorts } from '../../src/commands/endpoints.js';
+import type { ContainerSummary } from '../../src/engine/ports/containers.js';
+import { selectPrunable } from '../../src/reconcile/prune.js';
+import { publishedPorts } from '../../src/report/endpoints.js';
 
 let seq = 0;
 function container(namespace: string, name: string, containerName: string, source?: string, managed = true): ContainerSummary {

@@ -1,10 +1,10 @@
 // What a handler needs besides its spec: the engine (exec), the container instance, where the pod is reachable
 // from the host, and the time it may take.
-import type { Engine } from '../../engine/engine.js';
+import type { ExecPort } from '../../engine/ports/streams.js';
 import type { ProbeAddress } from '../../kube/probes.js';
 
 export interface ProbeContext {
-  engine: Engine;
+  engine: ExecPort;
   containerId: string;
   /** Where a connection to this container port goes; throws with the reason when the pod is not reachable. */
   address(port: number, host: string): ProbeAddress;

@@ -6,7 +6,7 @@
 // for its next backoff tick.
 import { sameSpec } from '../../kube/names.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Engine } from '../../engine/engine.js';
+import type { ExecPort } from '../../engine/ports/streams.js';
 import type { ObservedPod } from '../../reconcile/observe.js';
 import type { ProbeContext } from './context.js';
 import { runProbe } from './run.js';
@@ -74,7 +74,7 @@ export function probeAddress(port: number, host: string, pod: { podIp?: string; 
 }
 
 export interface ProbeManagerOptions {
-  engine: Engine;
+  engine: ExecPort;
   addressing: Addressing;
   onChange: () => void;
   now?: () => number;

@@ -1,4 +1,4 @@
-// Fields that depend on the engine: its facts as /version and /info give them (src/engine/facts.ts), the refusals
+// Fields that depend on the engine: its facts as /version and /info give them (src/engine/ports/facts.ts), the refusals
 // and notes for an engine that cannot honour a field (src/plan/engineSupport.ts), and the plan for engines that can
 // (security.ts, apparmor.ts, volumes.ts), all from plain data: an AppArmor host and a Docker 28 engine need no
 // machine of their own here.
@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import yaml from 'js-yaml';
 import { formatProblem } from '../../../src/errors.js';
-import { apiAtLeast, type EngineFacts, engineFacts } from '../../../src/engine/facts.js';
+import { apiAtLeast, type EngineFacts, engineFacts } from '../../../src/engine/ports/facts.js';
 import { parseManifests } from '../../../src/manifest/parse.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { engineDependentFields, engineSupport } from '../../../src/plan/engineSupport.js';

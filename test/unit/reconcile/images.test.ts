@@ -2,7 +2,7 @@
 // pulls fail as a daemon with no way to the registry answers unless a ref is made pullable.
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngineRequestError } from '../../../src/engine/engine.js';
+import { EngineRequestError } from '../../../src/engine/ports/errors.js';
 import { ImagePuller, ImageUnavailableError } from '../../../src/reconcile/images.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 

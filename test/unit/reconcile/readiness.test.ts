@@ -10,7 +10,7 @@ import {
   type ContainerInstance, type ReadinessCheck, readinessVerdict, readinessWork, startupBudgetMs, summarizePods,
 } from '../../../src/reconcile/podSummary.js';
 import type { ProbeSpec } from '../../../src/kube/probes.js';
-import { findPods } from '../../../src/commands/pods.js';
+import { findPods } from '../../../src/reconcile/pods.js';
 import { probeReadiness } from '../../../src/commands/readiness.js';
 import { statusDocument, statusTable } from '../../../src/report/tables.js';
 import { MemoryEngine } from '../support/memoryEngine.js';

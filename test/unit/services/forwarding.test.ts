@@ -2,7 +2,7 @@
 // with the Service, its ports and the engine's reason (issue 13: never a connection silently to the wrong port).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngineRequestError } from '../../../src/engine/engine.js';
+import { EngineRequestError } from '../../../src/engine/ports/errors.js';
 import { ServiceSetupError } from '../../../src/errors.js';
 import { writeRules } from '../../../src/services/forwarding.js';
 import { Role, ServiceLabel } from '../../../src/kube/serviceNames.js';

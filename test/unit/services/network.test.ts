@@ -3,7 +3,7 @@
 // of one name at once both succeed, and the name is then ambiguous to every later call.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngineRequestError } from '../../../src/engine/engine.js';
+import { EngineRequestError } from '../../../src/engine/ports/errors.js';
 import { ServiceSetupError } from '../../../src/errors.js';
 import { Role, ServiceLabel } from '../../../src/kube/serviceNames.js';
 import { emptyNetworks, ensureNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';

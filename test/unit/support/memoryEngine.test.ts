@@ -3,7 +3,9 @@
 // events filtered by label and delivered asynchronously.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { type CreateOptions, type EngineEvent, EngineRequestError, NameConflictError } from '../../../src/engine/engine.js';
+import type { CreateOptions } from '../../../src/engine/ports/containers.js';
+import { EngineRequestError, NameConflictError } from '../../../src/engine/ports/errors.js';
+import type { EngineEvent } from '../../../src/engine/ports/streams.js';
 import { EngineUnreachableError } from '../../../src/errors.js';
 import { Label, managedSelector, podSelector } from '../../../src/kube/labels.js';
 import { MemoryEngine, neverTime } from './memoryEngine.js';

@@ -23,35 +23,16 @@
 // an unreachable engine after goDown(). Test-side controls (crash, setState, …) are not Engine calls: they are
 // never logged, never fail, and work while the engine is "down" (the containers go on; only the API is gone).
 import { createHash } from 'node:crypto';
-import {
-  type ContainerInspect,
-  type ContainerStats,
-  type ContainerSummary,
-  type CreateOptions,
-  type Engine,
-  type EngineEvent,
-  type EngineInfo,
-  type EventSubscription,
-  type ExecCaptureResult,
-  type ExecOptions,
-  type HostInfo,
-  type NetworkInfo,
-  type ImageSummary,
-  type LogStreamOptions,
-  type LogsOptions,
-  type OutputStream,
-  type PathStat,
-  type PullProgress,
-  type RegistryAuth,
-  type ResourceUpdate,
-  type VolumeCreate,
-  type VolumeInfo,
-  type VolumeSummary,
-  EngineRequestError,
-  NameConflictError,
-} from '../../../src/engine/engine.js';
+import type { ContainerInspect, ContainerSummary, CreateOptions, PathStat, ResourceUpdate } from '../../../src/engine/ports/containers.js';
+import type { Engine } from '../../../src/engine/ports/engine.js';
+import { EngineRequestError, NameConflictError } from '../../../src/engine/ports/errors.js';
+import type { EngineInfo, HostInfo } from '../../../src/engine/ports/host.js';
+import type { ImageSummary, PullProgress, RegistryAuth } from '../../../src/engine/ports/images.js';
+import type { NetworkInfo } from '../../../src/engine/ports/networks.js';
+import type { ContainerStats, EngineEvent, EventSubscription, ExecCaptureResult, ExecOptions, LogStreamOptions, LogsOptions, OutputStream } from '../../../src/engine/ports/streams.js';
+import type { VolumeCreate, VolumeInfo, VolumeSummary } from '../../../src/engine/ports/volumes.js';
 import { EngineUnreachableError } from '../../../src/errors.js';
-import type { EngineFacts } from '../../../src/engine/facts.js';
+import type { EngineFacts } from '../../../src/engine/ports/facts.js';
 import { parseImageRef } from '../../../src/imageRef.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -166,9 +147,10 @@ const GiB = 1024 ** 3;
 const defaultEnv = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;
-type InspectConfig = ContainerInspect['Config'];
+// The engine keeps more than runpod reads (Domainname, AttachStdin …): kept here as Docker answers them.
+type InspectConfig = ContainerInspect['Config'] & { [field: string]: unknown };
 type InspectMount = ContainerInspect['Mounts'][number];
-type NetworkEntry = ContainerInspect['NetworkSettings']['Networks'][string];
+type NetworkEntry = ContainerInspect['NetworkSettings']['Networks'][string] & { [field: string]: unknown };
 type PortMap = ContainerInspect['NetworkSettings']['Ports'];
 
 interface ImageRecord {
@@ -1220,7 +1202,7 @@ export class MemoryEngine implements Engine {
         if (other === c || !other.running) continue;
         for (const [key, bound] of Object.entries(other.ports)) {
           if ((key.split('/')[1] ?? 'tcp') !== w.proto) continue;
-          const clash = bound.some((b) => b.HostPort === w.hostPort && (w.hostIp === '' || w.hostIp === '0.0.0.0' || b.HostIp === '0.0.0.0' || b.HostIp === w.hostIp));
+          const clash = (bound ?? []).some((b) => b.HostPort === w.hostPort && (w.hostIp === '' || w.hostIp === '0.0.0.0' || b.HostIp === '0.0.0.0' || b.HostIp === w.hostIp));
           if (clash) {
             return new EngineRequestError(
               `driver failed programming external connectivity on endpoint ${c.name} (${hex64(`endpoint:${c.id}`)}): Bind for ${w.hostIp || '0.0.0.0'}:${w.hostPort} failed: port is already allocated`,
@@ -1415,7 +1397,7 @@ export class MemoryEngine implements Engine {
     }
     const live = c.running && !c.restarting;
     const dir = `/memory/containers/${c.id}`;
-    return {
+    const inspect = {
       Id: c.id,
       Created: iso(c.created),
       Path: c.path,
@@ -1456,6 +1438,7 @@ export class MemoryEngine implements Engine {
         Networks: networks,
       },
     };
+    return inspect;
   }
 
   private mountsOf(c: Box): InspectMount[] {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { Engine } from '../../../src/engine/engine.js';
+import type { Engine } from '../../../src/engine/ports/engine.js';
 import type { ProbeContext } from '../../../src/wait/probes/context.js';
 import { decodeHealthCheckResponse, encodeHealthCheckRequest, grpcProbe } from '../../../src/wait/probes/grpc.js';
 import { httpProbe } from '../../../src/wait/probes/http.js';

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { engineResources, resizeChange } from '../../../src/plan/resize.js';
-import { EngineRequestError } from '../../../src/engine/engine.js';
+import { EngineRequestError } from '../../../src/engine/ports/errors.js';
 import { observePod } from '../../../src/reconcile/observe.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 import type { MemoryEngine } from '../support/memoryEngine.js';

@@ -180,7 +180,8 @@ describe('runPod on an in-memory engine', () => {
     engine.onCall('updateRestartPolicy', () => Promise.resolve());
     engine.refuseRemoval(old);
     const warnings: string[] = [];
-    const out = await run(engine, plan, { warnings, mode: 'completed', deadlineMs: 500 });
+    // The deadline only ends the wait: it is long enough for the few syncs (back-off 5 to 40 ms) on a loaded machine.
+    const out = await run(engine, plan, { warnings, mode: 'completed', deadlineMs: 2000 });
     assert.equal(out.status, 'timeout');
     assert.match(out.reason, /^--timeout passed before the pod was completed: main: still running/);
     // One retire (refused in effect, so a removal, refused too: the instance is dead), then the dead instance's
@@ -196,7 +197,7 @@ describe('runPod on an in-memory engine', () => {
     engine.onCall('startContainer', async (args, next) => {
       const info = engine.peek(args[0]);
       if (info?.Config.Labels?.['io.kubernetes.container.name'] === 'POD') {
-        throw new (await import('../../../src/engine/engine.js')).EngineRequestError('driver failed programming external connectivity on endpoint x: Bind for 0.0.0.0:28081 failed: port is already allocated', 500);
+        throw new (await import('../../../src/engine/ports/errors.js')).EngineRequestError('driver failed programming external connectivity on endpoint x: Bind for 0.0.0.0:28081 failed: port is already allocated', 500);
       }
       return next(...args);
     });

@@ -1,11 +1,11 @@
 // Finding runpod's pods on the engine for the commands that operate them (status, logs, exec, stats,
 // completion): by runpod's labels only, so nothing else on the host is ever seen or touched.
-import type { ContainerInspect, Engine } from '../engine/engine.js';
+import type { ContainerInspect, ContainerReader } from '../engine/ports/containers.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { Label, infraContainerName, managedSelector, podSelector } from '../kube/labels.js';
 import { type Selector, selectorMatches } from '../kube/selector.js';
 import { parseWorkloadRef } from '../workloads/expand.js';
-import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from '../reconcile/podSummary.js';
+import { type ContainerSummary, type PodSummary, type ReadinessResults, summarizePods } from './podSummary.js';
 
 export interface PodRef {
   namespace: string;
@@ -33,7 +33,7 @@ export function parsePodArg(text: string, namespace: string): PodArg {
  * stderr. A Job's attempts are not replicas: its running pod, else its newest attempt (the one that decided how it
  * ended), where kubectl would take the oldest. A workload with no pods on the engine is exit 1.
  */
-export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string) => void): Promise<PodSummary> {
+export async function findPodArg(engine: ContainerReader, arg: PodArg, say: (line: string) => void): Promise<PodSummary> {
   if ('owner' in arg && arg.owner.startsWith('job/')) {
     const attempts = await ownedPodsOf(engine, arg);
     const chosen = currentAttempt(attempts)!;
@@ -46,13 +46,13 @@ export async function findPodArg(engine: Engine, arg: PodArg, say: (line: string
 }
 
 /** The pods an argument names: the pod, or every pod of the workload on the engine now (none is exit 1). */
-export async function podArgRefs(engine: Engine, arg: PodArg): Promise<PodRef[]> {
+export async function podArgRefs(engine: ContainerReader, arg: PodArg): Promise<PodRef[]> {
   if (!('owner' in arg)) return [arg];
   return (await ownedPodsOf(engine, arg)).map((p) => ({ namespace: arg.namespace, name: p.name }));
 }
 
 /** A workload's pods on the engine; none is exit 1. */
-async function ownedPodsOf(engine: Engine, arg: { namespace: string; owner: string }): Promise<OwnedPod[]> {
+async function ownedPodsOf(engine: ContainerReader, arg: { namespace: string; owner: string }): Promise<OwnedPod[]> {
   const owned = await ownedPods(engine, arg.namespace, arg.owner);
   if (owned.length === 0) throw new NotFoundError(`${arg.owner} has no pods in namespace ${arg.namespace} (runpod status lists the pods runpod manages)`);
   return owned;
@@ -67,7 +67,7 @@ export function parsePodRef(text: string, namespace: string): PodRef {
   return parts.length === 2 ? { namespace: parts[0]!, name: parts[1]! } : { namespace, name: parts[0]! };
 }
 
-async function inspectAll(engine: Engine, labels: string[]): Promise<ContainerInspect[]> {
+async function inspectAll(engine: ContainerReader, labels: string[]): Promise<ContainerInspect[]> {
   const list = await engine.listContainers(labels);
   const inspected = await Promise.all(list.map((c) => engine.inspectContainer(c.id)));
   return inspected.filter((i): i is ContainerInspect => i !== undefined);
@@ -92,7 +92,7 @@ export interface FindOptions {
 }
 
 /** Every pod runpod manages, or only those named (in the order given; missing ones left out). */
-export async function findPods(engine: Engine, refs?: PodRef[], options: FindOptions = {}): Promise<PodSummary[]> {
+export async function findPods(engine: ContainerReader, refs?: PodRef[], options: FindOptions = {}): Promise<PodSummary[]> {
   const { selector, probe } = options;
   // The selector first, so that only the pods it keeps are probed.
   if (selector) {
@@ -105,7 +105,7 @@ export async function findPods(engine: Engine, refs?: PodRef[], options: FindOpt
 }
 
 /** One named pod; a pod that does not exist is exit 1 (design.md, "Exit codes of the other commands"). */
-export async function findPod(engine: Engine, ref: PodRef): Promise<PodSummary> {
+export async function findPod(engine: ContainerReader, ref: PodRef): Promise<PodSummary> {
   const [pod] = await findPods(engine, [ref]);
   if (!pod) throw new NotFoundError(`pod ${ref.namespace}/${ref.name} not found (runpod status lists the pods runpod manages)`);
   return pod;
@@ -147,7 +147,7 @@ export function currentAttempt(attempts: readonly OwnedPod[]): OwnedPod | undefi
 }
 
 /** The workload's pods on the engine: every runpod container carrying its owner label, by pod name. */
-export async function ownedPods(engine: Engine, namespace: string, ref: string): Promise<OwnedPod[]> {
+export async function ownedPods(engine: ContainerReader, namespace: string, ref: string): Promise<OwnedPod[]> {
   const containers = await engine.listContainers([managedSelector, `${Label.podNamespace}=${namespace}`, `${Label.owner}=${ref}`]);
   const byName = new Map<string, OwnedPod>();
   for (const c of containers) {

@@ -2,7 +2,7 @@
 // another isolation key (a fresh shell without RUNPOD_PROJECT, a --project forgotten or mistyped), and this run,
 // under its own key, is about to make every pod, claim and host port again beside them. Isolation is the point of a
 // key, so the run goes on; it says so, and how to reach the copy that is there.
-import type { ContainerSummary, Engine } from '../engine/engine.js';
+import type { ContainerReader, ContainerSummary } from '../engine/ports/containers.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import { projectEnvVar } from '../kube/project.js';
 
@@ -38,7 +38,7 @@ export function sourcesElsewhere(sources: ReadonlySet<string>, project: string |
 }
 
 /** The warnings for this run's sources (host: the engine of every key). */
-export async function sourcesRunningElsewhere(host: Engine, sources: ReadonlySet<string>, project: string | undefined): Promise<string[]> {
+export async function sourcesRunningElsewhere(host: ContainerReader, sources: ReadonlySet<string>, project: string | undefined): Promise<string[]> {
   if (sources.size === 0) return [];
   const lists = await Promise.all([...sources].map((s) => host.listContainers([managedSelector, `${Label.containerName}=${infraContainerName}`, `${Label.source}=${s}`])));
   return sourcesElsewhere(sources, project, lists.flat());

@@ -1,10 +1,12 @@
 // What a run (and `down`) does about Services, between the manifests and the engine: the networks and Service
 // containers before any pod is made, the endpoints kept up to date while pods come and go.
-import type { Engine } from '../engine/engine.js';
+import type { ContainerPort, ContainerReader } from '../engine/ports/containers.js';
+import type { NetworkPort } from '../engine/ports/networks.js';
+import type { LogPort } from '../engine/ports/streams.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
-import { findServiceContainer, type ServiceFound, setUpCluster } from '../services/cluster.js';
-import { listServiceContainers, networkAddress, type ServiceContainer } from '../services/serviceContainers.js';
-import { EndpointsController } from '../services/endpointsController.js';
+import { findServiceContainer, type ServiceFound, setUpCluster } from './cluster.js';
+import { listServiceContainers, networkAddress, type ServiceContainer } from './serviceContainers.js';
+import { EndpointsController } from './endpointsController.js';
 import type { ClusterPlan } from '../plan/types.js';
 
 export interface PreparedCluster {
@@ -26,7 +28,7 @@ export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly
  * before any pod is made. The Services that earlier runs made in these namespaces count too: their variables go
  * into the pods, and the pods of this run become their endpoints.
  */
-export async function prepareCluster(engine: Engine, o: ClusterInput): Promise<PreparedCluster> {
+export async function prepareCluster(engine: ContainerPort & LogPort & NetworkPort, o: ClusterInput): Promise<PreparedCluster> {
   const namespaces = clusterNamespaces(o.pods, o.services);
   const { running, all } = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
   const hosts = new Map<string, string>();
@@ -54,7 +56,7 @@ export interface ClusterInput {
  * placeholder says so, and a pod that reads it would be replaced), and those earlier runs made in these namespaces.
  * Also, for each of the input's Services with an address, what a run would do about its container.
  */
-export async function observeCluster(engine: Engine, o: ClusterInput): Promise<{ plan: ClusterPlan; found: Map<string, ServiceFound> }> {
+export async function observeCluster(engine: ContainerReader, o: ClusterInput): Promise<{ plan: ClusterPlan; found: Map<string, ServiceFound> }> {
   const namespaces = clusterNamespaces(o.pods, o.services);
   const found = new Map<string, ServiceFound>();
   const hosts = new Map<string, string>();
@@ -74,7 +76,7 @@ export async function observeCluster(engine: Engine, o: ClusterInput): Promise<{
  * the addresses given, and the running ones earlier runs made in these namespaces, at theirs. One place, so a run
  * and --dry-run plan the pods alike.
  */
-async function clusterPlan(engine: Engine, o: ClusterInput, namespaces: ReadonlySet<string>, inputHosts: ReadonlyMap<string, string>, all: readonly ServiceContainer[]): Promise<ClusterPlan> {
+async function clusterPlan(engine: ContainerReader, o: ClusterInput, namespaces: ReadonlySet<string>, inputHosts: ReadonlyMap<string, string>, all: readonly ServiceContainer[]): Promise<ClusterPlan> {
   const hosts = new Map(inputHosts);
   const known = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   await Promise.all(

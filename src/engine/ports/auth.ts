@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseImageRef, dockerHubDomain } from '../imageRef.js';
-import type { RegistryAuth } from './engine.js';
+import { parseImageRef, dockerHubDomain } from '../../imageRef.js';
+import type { RegistryAuth } from './images.js';
 
 export interface AuthIO {
   /** The file's text, or undefined when it does not exist. Other failures (permissions …) throw. */

@@ -1,5 +1,5 @@
 // Make runpod's built-in infra image available on the engine, with no registry: import it once, reuse it.
-import type { Engine } from './engine.js';
+import type { ImagePort } from '../engine/ports/images.js';
 import { pauseArch, pauseImageChanges, pauseImageRef, pauseRootfsTar } from './pauseImage.js';
 
 /**
@@ -8,10 +8,10 @@ import { pauseArch, pauseImageChanges, pauseImageRef, pauseRootfsTar } from './p
  *
  * Two runpods may both find it missing and both import: harmless, the tag names the content, so the
  * second import only moves the tag to an identical image.
- * Only the two image calls are needed, so any Engine (or a test's stand-in for one) will do.
+ * Only the two image calls are needed, so any image port (or a test's stand-in for one) will do.
  */
 export async function ensureInfraImage(
-  engine: Pick<Engine, 'inspectImage' | 'importImage'>,
+  engine: Pick<ImagePort, 'inspectImage' | 'importImage'>,
   arch: string,
 ): Promise<string> {
   const a = pauseArch(arch);

@@ -1,9 +1,9 @@
 // Where a pod's ports can be reached: the declared ports from the plan, joined with the host ports the
 // engine actually bound on the infra container (the only way to learn a port the engine chose under
 // --publish-all).
-import type { Engine } from '../engine/engine.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
 import type { PortPlan } from '../plan/types.js';
-import type { PodResult, PortResult } from '../report/result.js';
+import type { PodResult, PortResult } from './result.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 
 /** The engine's NetworkSettings.Ports: "80/tcp" -> bindings, null for an exposed port not published. */
@@ -30,7 +30,7 @@ export function publishedPorts(ports: PortPlan[], bound: PortMap | undefined): P
 }
 
 /** The result with its ports, read from the running infra container (bindings exist only while it runs). */
-export async function withPorts(engine: Engine, outcome: PodOutcome, result: PodResult): Promise<PodResult> {
+export async function withPorts(engine: ContainerReader, outcome: PodOutcome, result: PodResult): Promise<PodResult> {
   const ports = outcome.plan.ports;
   if (ports.length === 0) return result;
   const infra = outcome.observed?.infra[0];

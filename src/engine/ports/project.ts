@@ -3,8 +3,8 @@
 // carries the key's label. Commands wrap the engine once, where they open it, so no lookup anywhere can reach
 // another job's pods. Host-wide questions (admission counts every pod's requests, gc every dead container) use
 // the engine unwrapped.
-import { Label } from '../kube/labels.js';
-import { inProject, projectLabels, projectSelector } from '../kube/project.js';
+import { Label } from '../../kube/labels.js';
+import { inProject, projectLabels, projectSelector } from '../../kube/project.js';
 import type { Engine } from './engine.js';
 import { withOverrides } from './overrides.js';
 

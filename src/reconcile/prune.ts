@@ -2,11 +2,22 @@
 // directory was (its SyncPods killed every pod no manifest claimed). After a run, every other runpod pod
 // started from the same source is taken down with `down`'s own removal, so whatever that learns to remove
 // (volumes) a prune removes too.
-import type { ContainerSummary, Engine } from '../engine/engine.js';
+import type { ContainerLifecycle, ContainerReader, ContainerSummary } from '../engine/ports/containers.js';
+import type { ExecPort } from '../engine/ports/streams.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import type { PodPlan } from '../plan/types.js';
-import type { PrunedPod } from '../report/result.js';
-import { removePod } from './down.js';
+import { removePod } from './removePod.js';
+
+/** A pod a prune takes down (or, under --dry-run, would). */
+export interface PrunedPod {
+  namespace: string;
+  name: string;
+  /** The io.runpod.source its infra container records; absent for a pod from stdin. */
+  source?: string;
+  /** Containers removed; absent under --dry-run. */
+  removedContainers?: number;
+}
 
 /** source: pods whose infra container records one of this run's sources; all: every runpod pod. */
 export type PruneScope = 'source' | 'all';
@@ -43,7 +54,7 @@ export function selectPrunable(containers: ContainerSummary[], keep: ReadonlySet
 }
 
 /** This run's pods and sources; stdin pods have no source, so a run from stdin alone prunes nothing by source. */
-export async function findPrunable(engine: Engine, plans: PodPlan[], scope: PruneScope): Promise<PrunedPod[]> {
+export async function findPrunable(engine: ContainerReader, plans: PodPlan[], scope: PruneScope): Promise<PrunedPod[]> {
   const sources = new Set(plans.flatMap((p) => (p.source !== undefined ? [p.source] : [])));
   if (scope === 'source' && sources.size === 0) return [];
   const containers = await engine.listContainers([managedSelector]);
@@ -52,7 +63,7 @@ export async function findPrunable(engine: Engine, plans: PodPlan[], scope: Prun
 }
 
 /** Take the pods down (preStop, grace period, remove), in parallel, as `runpod down` does. */
-export async function prunePods(engine: Engine, pods: PrunedPod[], onRemoved?: (p: PrunedPod) => void): Promise<PrunedPod[]> {
+export async function prunePods(engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort, pods: PrunedPod[], onRemoved?: (p: PrunedPod) => void): Promise<PrunedPod[]> {
   return Promise.all(
     pods.map(async (p) => {
       const removedContainers = (await removePod(engine, { namespace: p.namespace, name: p.name })).removed;

@@ -1,0 +1,86 @@
+// Removing one pod as the kubelet does when it is deleted: its containers stopped within one grace period in the
+// kubelet's KillPod order (podStop.ts), each after its preStop hook (hooks.ts), then removed with the pod's own
+// volumes. `down`, --replace, --prune, gc and a scoped run's takedown all remove pods so.
+import type { ContainerLifecycle, ContainerReader } from '../engine/ports/containers.js';
+import type { ExecPort } from '../engine/ports/streams.js';
+import type { VolumePort } from '../engine/ports/volumes.js';
+import { Label, infraContainerName, managedSelector, podSelector } from '../kube/labels.js';
+import { LifecycleLabel } from '../plan/lifecycle.js';
+import { stopGracefully } from './hooks.js';
+import { liveStates } from './history.js';
+import { type StopKind, stopInKillPodOrder } from './podStop.js';
+import type { PodRef } from './pods.js';
+import { removePodHelpers, removePodVolumes } from './volumes.js';
+
+/** How one container of a pod was stopped: the seconds it was given from the pod's budget, and what it took. */
+export interface ContainerStopReport {
+  container: string;
+  id: string;
+  graceSeconds: number;
+  seconds: number;
+  preStop?: { handler: string; ok: boolean; message: string };
+  error?: string;
+}
+
+export interface PodDown {
+  namespace: string;
+  name: string;
+  /** Containers removed (0: the pod did not exist). */
+  removed: number;
+  /** The pod's grace period: its terminationGracePeriodSeconds, or --grace. */
+  graceSeconds: number;
+  /** The containers that were running, in the order they were stopped. */
+  stops: ContainerStopReport[];
+  seconds: number;
+}
+
+/**
+ * Stop the pod within one grace period, in the kubelet's KillPod order (reconcile/podStop.ts), then remove
+ * everything, then the pod's own volumes.
+ */
+export async function removePod(engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort, ref: PodRef, graceOverride?: number, now: () => number = Date.now): Promise<PodDown> {
+  const startedAt = now();
+  const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
+  const label = containers.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
+  const grace = graceOverride ?? (label !== undefined ? Number(label) || 0 : 30);
+  const kindOf = (labels: Record<string, string>): StopKind =>
+    labels[Label.containerName] === infraContainerName ? 'infra' : labels[LifecycleLabel.containerType] === 'sidecar' ? 'sidecar' : 'app';
+  const live = containers.filter((c) => liveStates.has(c.state)).map((c) => ({ ...c, kind: kindOf(c.labels) }));
+  const stops: ContainerStopReport[] = [];
+  // Removed as soon as stopped, each container on its own: no remove waits for another container's stop.
+  const removed = new Set<string>();
+  // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
+  await stopInKillPodOrder(live, grace, async (c, seconds) => {
+    const began = now();
+    const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
+    try {
+      const done = await stopGracefully(engine, c.id, seconds, c.labels);
+      if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
+    } catch (err) {
+      report.error = err instanceof Error ? err.message : String(err);
+      throw err;
+    } finally {
+      report.seconds = Math.round(now() - began) / 1000;
+      stops.push(report);
+    }
+    await engine.removeContainer(c.id, { force: true });
+    removed.add(c.id);
+  }, now);
+  await Promise.all(containers.filter((c) => !removed.has(c.id)).map((c) => engine.removeContainer(c.id, { force: true })));
+  // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
+  // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
+  await removePodHelpers(engine, ref.namespace, ref.name);
+  await removePodVolumes(engine, ref.namespace, ref.name);
+  return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
+}
+
+/** Every namespace/name that has a container carrying runpod's labels. */
+export async function managedPodRefs(engine: ContainerReader): Promise<PodRef[]> {
+  const keys = new Set<string>();
+  for (const c of await engine.listContainers([managedSelector])) {
+    const ns = c.labels[Label.podNamespace];
+    const name = c.labels[Label.podName];
+    if (ns !== undefined && name !== undefined) keys.add(`${ns}/${name}`);
+  }
+  return [...keys].sort().map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) }));
+}
