@@ -30,7 +30,7 @@ export function projectOf(flag: unknown, env: NodeJS.ProcessEnv): { project?: st
   return { project: value };
 }
 
-/** -l, as kubectl's: pods whose labels match a selector (app=web,tier!=db, env in (a,b), !canary). */
+/** -l, as kubectl's: pods whose labels match a selector (app=web,tier!=db, env in (a,b), !canary, gen>3). */
 export const selectorOption = { alias: 'l', type: 'string', describe: "pods whose labels match, as kubectl's -l (app=web,tier!=db)" } as const;
 
 /** -f FILE, as kubectl takes a manifest; the same as giving it as an argument (and may be repeated). */
@@ -42,7 +42,7 @@ export function selectorOf(text: unknown): { selector?: Selector } {
   if (typeof text !== 'string') return {};
   // kubectl refuses an empty selector too: an unset variable in `down -l "$SEL"` must not mean every pod.
   if (text.trim() === '') throw new UsageError('-l "": an empty selector would select every pod; give a selector (app=web), or --all for every pod');
-  return { selector: parseLabelSelector(text) };
+  return { selector: parseLabelSelector(text, (problem) => new UsageError(`-l "${text}": ${problem}`)) };
 }
 
 const engineOptions = <T>(y: Argv<T>) =>

@@ -9,7 +9,7 @@
 
 import yaml from 'js-yaml';
 import type { ManifestProblem } from '../errors.js';
-import { type FieldPath, type PathSegment, formatPath } from '../kube/path.js';
+import { type FieldPath, appendSegment, formatPath } from '../kube/path.js';
 
 /** Field path (rendered by formatPath) → 1-based line. */
 export type LineMap = ReadonlyMap<string, number>;
@@ -62,8 +62,12 @@ const kubernetesSchema = yaml.FAILSAFE_SCHEMA.extend({
   explicit: [types.binary, types.omap, types.pairs, types.set],
 });
 
-/** Parse every document of one file. A syntax error makes the whole file one problem (js-yaml stops there). */
-export function parseYaml(text: string, file: string): ParsedYaml {
+/**
+ * Parse every document of one file. A syntax error makes the whole file one problem (js-yaml stops there).
+ * `fieldLines: false` leaves each document's field lines out (its `lines` empty, its start line kept): for a reader
+ * that reports only at the document (kustomize's resource files), which saves walking every node.
+ */
+export function parseYaml(text: string, file: string, options: { fieldLines?: boolean } = {}): ParsedYaml {
   const roots: NodeRecord[] = [];
   const stack: NodeRecord[] = [];
   let nodeCount = 0;
@@ -115,7 +119,7 @@ export function parseYaml(text: string, file: string): ParsedYaml {
     // loadAll composes exactly one root node per document; if that ever differs, lines are simply unknown.
     const root = roots.length === values.length ? roots[i] : undefined;
     const lines = new Map<string, number>();
-    if (root !== undefined) collectLines(root, [], lines);
+    if (root !== undefined && options.fieldLines !== false) collectLines(root, '', lines);
     documents.push({
       value,
       line: root !== undefined ? root.line + 1 : 1,
@@ -129,8 +133,11 @@ export function parseYaml(text: string, file: string): ParsedYaml {
   };
 }
 
-/** Walk the node tree, recording each mapping value and sequence item at its key's (or item's) line. */
-function collectLines(outer: NodeRecord, path: PathSegment[], lines: Map<string, number>): void {
+/**
+ * Walk the node tree, recording each mapping value and sequence item at its key's (or item's) line. The path
+ * travels rendered (formatPath's text, one segment appended per level), as the line map is keyed by it.
+ */
+function collectLines(outer: NodeRecord, path: string, lines: Map<string, number>): void {
   // A flow collection where a block mapping could start ("{a: 1}" as a document or "- {a: 1}") is first read as
   // a would-be key, then kept as the node itself: the real node is the only child, holding the same object. An alias
   // (kind null) is never unwrapped, so a self-referencing anchor cannot loop here.
@@ -149,7 +156,7 @@ function collectLines(outer: NodeRecord, path: PathSegment[], lines: Map<string,
       const kid = node.children[k];
       if (kid === undefined || !Object.is(kid.result, item)) return;
       k++;
-      const itemPath = [...path, index];
+      const itemPath = appendSegment(path, index);
       record(lines, itemPath, kid.line);
       collectLines(kid, itemPath, lines);
     });
@@ -173,7 +180,7 @@ function collectLines(outer: NodeRecord, path: PathSegment[], lines: Map<string,
       continue;
     }
     const name = String(key.result);
-    const keyPath = [...path, name];
+    const keyPath = appendSegment(path, name);
     record(lines, keyPath, key.line);
     // A key written without a value ("? k", "{a, b}") composes no value node: pair it only when the next record
     // is the value stored under it.
@@ -186,8 +193,7 @@ function collectLines(outer: NodeRecord, path: PathSegment[], lines: Map<string,
   }
 }
 
-function record(lines: Map<string, number>, path: FieldPath, line0: number): void {
-  const key = formatPath(path);
+function record(lines: Map<string, number>, key: string, line0: number): void {
   if (!lines.has(key)) lines.set(key, line0 + 1);
 }
 

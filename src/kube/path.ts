@@ -11,12 +11,15 @@ const plainKey = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 /** Render a path the way kubectl prints field paths: spec.containers[1].ports[0].containerPort. */
 export function formatPath(path: FieldPath): string {
   let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else if (plainKey.test(seg)) out += out === '' ? seg : `.${seg}`;
-    else out += `[${JSON.stringify(seg)}]`;
-  }
+  for (const seg of path) out = appendSegment(out, seg);
   return out;
+}
+
+/** formatPath of a path one segment longer, from the rendering of the path: a walk need not re-render the prefix. */
+export function appendSegment(rendered: string, seg: PathSegment): string {
+  if (typeof seg === 'number') return `${rendered}[${seg}]`;
+  if (plainKey.test(seg)) return rendered === '' ? seg : `${rendered}.${seg}`;
+  return `${rendered}[${JSON.stringify(seg)}]`;
 }
 
 /** True when `path` is `ancestor` or lies under it. */

@@ -1,11 +1,12 @@
-// Label selectors: kubectl's -l text (k8s.io/apimachinery/pkg/labels selector.go, labels.Parse) and the API's
-// LabelSelector object (metav1.LabelSelectorAsSelector), as one requirement list; and whether a label set matches.
-// Pure: no I/O, no clock.
-import { UsageError } from '../errors.js';
+// Label selectors: the text form (k8s.io/apimachinery/pkg/labels selector.go, labels.Parse), read by kubectl's -l
+// and by kustomize's labelSelector and annotationSelector, and the API's LabelSelector object
+// (metav1.LabelSelectorAsSelector), as one requirement list; and whether a label set matches. Pure: no I/O, no
+// clock. The error a bad text raises is the caller's (a usage error on the command line, a kustomization's error).
 import { labelValue, qualifiedName } from './syntax.js';
 import { formatPath } from './path.js';
 
-export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+/** Gt and Lt come only from the text form (labels.Parse's > and <); a LabelSelector object has the other four. */
+export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
 export interface Requirement {
   key: string;
   operator: SelectorOperator;
@@ -61,7 +62,10 @@ class Parser {
   /** Offset where the requirement being parsed starts, to quote it in messages. */
   private reqStart = 0;
 
-  constructor(private readonly text: string) {
+  constructor(
+    private readonly text: string,
+    private readonly error: (problem: string) => Error,
+  ) {
     this.tokens = lex(text);
   }
 
@@ -75,7 +79,7 @@ class Parser {
   }
 
   private fail(message: string): never {
-    throw new UsageError(`-l "${this.text}": ${message}`);
+    throw this.error(message);
   }
   /** What stands at a token, for "found ...": its text and 1-based character, or the end. */
   private found(t: Token): string {
@@ -127,21 +131,27 @@ class Parser {
     // A bare key (or !key) ends at "," or the end: Exists (DoesNotExist).
     if (op.kind === ',' || op.kind === 'end') return { key, operator: bang ? 'DoesNotExist' : 'Exists', values: [] };
     if (bang) {
-      this.fail(`"${this.sofar()}" selects pods without the label and takes no operator or value; found ${this.found(op)}, expected "," or the end of the selector`);
+      this.fail(`"${this.sofar()}" selects by the label's absence and takes no operator or value; found ${this.found(op)}, expected "," or the end of the selector`);
     }
     this.next();
     if (op.kind === '=' || op.kind === '==') return { key, operator: 'In', values: [this.exactValue(op)] };
     if (op.kind === '!=') return { key, operator: 'NotIn', values: [this.exactValue(op)] };
-    // labels.Parse knows > and < (Gt, Lt), but runpod supports only the set-based operators.
+    // > and < (selection.GreaterThan, LessThan): one value, an integer (strconv.ParseInt, base 10, 64 bits), and a
+    // label value too (NewRequirement checks both), so in effect digits only.
     if (op.kind === '<' || op.kind === '>') {
-      this.fail(`operator "${op.text}" at character ${op.at + 1} in "${this.sofar()}" is not supported; expected =, ==, !=, in or notin`);
+      const at = this.peek();
+      const value = this.exactValue(op);
+      if (!isInt64(value)) {
+        this.fail(`${value === '' ? `no value after "${this.sofar()}"` : `"${value}" at character ${at.at + 1} in "${this.sofar()}" is not an integer`}; ${op.text} compares the label's value with a whole number, e.g. ${key}${op.text}3`);
+      }
+      return { key, operator: op.kind === '>' ? 'Gt' : 'Lt', values: [value] };
     }
     // in and notin are read as keywords only where an operator belongs, so they remain usable as keys and values.
     if (op.kind === 'ident' && (op.text === 'in' || op.text === 'notin')) {
       return { key, operator: op.text === 'in' ? 'In' : 'NotIn', values: this.valueSet(op.text) };
     }
     this.fail(
-      `found ${this.found(op)} after the key "${key}"; expected =, ==, !=, in (...) or notin (...), or "," or the end of the selector (a bare key selects pods that have it)`,
+      `found ${this.found(op)} after the key "${key}"; expected =, ==, !=, in (...), notin (...), > or <, or "," or the end of the selector (a bare key selects what has the label)`,
     );
   }
 
@@ -155,14 +165,17 @@ class Parser {
     return t.text;
   }
 
-  /** ( v1, v2, ... ) after in/notin: at least one value; empty ones are allowed, as in "(a,)". A set: sorted, unique. */
+  /**
+   * ( v1, v2, ... ) after in/notin; empty values are allowed, as in "(a,)", and "()" is the one empty value, as
+   * labels.Parse reads it (parseValues). A set: sorted, unique.
+   */
   private valueSet(op: string): string[] {
     const open = this.peek();
     if (open.kind !== '(') this.fail(`found ${this.found(open)} after "${this.sofar()}"; expected "(" to open the values, e.g. ${op} (a,b)`);
     this.next();
     if (this.peek().kind === ')') {
-      const close = this.next();
-      this.fail(`"${this.sofar()}" has no values (character ${close.at + 1}); ${op} needs at least one, e.g. ${op} (a,b)`);
+      this.next();
+      return [''];
     }
     const values = new Set<string>();
     for (;;) {
@@ -203,12 +216,19 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** strconv.ParseInt(s, 10, 64) succeeds: an optional sign, decimal digits, within 64 bits. */
+function isInt64(s: string): boolean {
+  return /^[+-]?[0-9]+$/.test(s) && BigInt(s) >= -(2n ** 63n) && BigInt(s) < 2n ** 63n;
+}
+
 /**
- * Parse kubectl's -l syntax: comma-separated requirements, each k=v, k==v, k!=v, k in (a,b), k notin (a,b), k or !k.
- * Throws UsageError saying what was wrong, where, and what was expected.
+ * Parse the text form of a label selector, as labels.Parse accepts it: comma-separated requirements, each k=v,
+ * k==v, k!=v, k in (a,b), k notin (a,b), k>N, k<N, k or !k, with keys and values checked as label keys and values.
+ * A bad text throws what `error` makes of the problem (saying what was wrong, where, and what was expected): the
+ * caller names the text's place (`-l "…"`, a kustomization's field) and the error's class.
  */
-export function parseLabelSelector(text: string): Selector {
-  return new Parser(text).parse();
+export function parseLabelSelector(text: string, error: (problem: string) => Error): Selector {
+  return new Parser(text, error).parse();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -284,7 +304,10 @@ export function labelSelectorFrom(sel: {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Requirement.Matches: In needs the key with one of the values; NotIn matches an absent key too. */
+/**
+ * Requirement.Matches: In needs the key with one of the values; NotIn matches an absent key too; Gt and Lt need
+ * the key with a value that reads as a 64-bit integer (strconv.ParseInt) above or below the requirement's.
+ */
 export function selectorMatches(sel: Selector, labels: Readonly<Record<string, string>>): boolean {
   return sel.every((r) => {
     const has = Object.hasOwn(labels, r.key);
@@ -297,6 +320,13 @@ export function selectorMatches(sel: Selector, labels: Readonly<Record<string, s
         return has;
       case 'DoesNotExist':
         return !has;
+      case 'Gt':
+      case 'Lt': {
+        const value = labels[r.key];
+        const bound = r.values[0];
+        if (!has || value === undefined || bound === undefined || r.values.length !== 1 || !isInt64(value) || !isInt64(bound)) return false;
+        return r.operator === 'Gt' ? BigInt(value) > BigInt(bound) : BigInt(value) < BigInt(bound);
+      }
     }
   });
 }
@@ -319,6 +349,10 @@ export function formatSelector(sel: Selector): string {
           return values.length === 1 ? `${r.key}=${values[0]}` : `${r.key} in (${values.join(',')})`;
         case 'NotIn':
           return values.length === 1 ? `${r.key}!=${values[0]}` : `${r.key} notin (${values.join(',')})`;
+        case 'Gt':
+          return `${r.key}>${values[0]}`;
+        case 'Lt':
+          return `${r.key}<${values[0]}`;
       }
     })
     .join(',');

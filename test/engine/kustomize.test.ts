@@ -70,3 +70,94 @@ test('both overlays run side by side; status -k and down -k find each by its kus
   const downDev = await ws.run('down', '-k', 'overlays/dev');
   assert.equal(downDev.code, 0, show(downDev));
 });
+
+test('--prune -k: a resource left out of the overlay goes, the rest stay as they are; the pods\' source is the kustomization root', async (t) => {
+  const ws = workspace(t);
+  const overlay = path.join(ws.dir, 'overlays', 'prune');
+  fs.mkdirSync(overlay, { recursive: true });
+  // A second workload beside the base's web, listed in the overlay's resources.
+  fs.writeFileSync(
+    path.join(overlay, 'worker.yaml'),
+    `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: worker
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: worker}
+  template:
+    metadata:
+      labels: {app: worker}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: worker
+        image: example.invalid/web
+        imagePullPolicy: IfNotPresent
+        command: ["sh", "-c", "exec sleep 3600"]
+`,
+  );
+  const kustomization = (resources: string[]): string => `resources:
+${resources.map((r) => `- ${r}`).join('\n')}
+namePrefix: pr-
+namespace: kz-prune
+configMapGenerator:
+- name: web-config
+  behavior: merge
+  literals:
+  - MESSAGE=hello-from-prune
+secretGenerator:
+- name: web-secret
+  literals:
+  - token=prune-token
+images:
+- name: example.invalid/web
+  newName: runpod-test/busybox
+  newTag: "1"
+`;
+  fs.writeFileSync(path.join(overlay, 'kustomization.yaml'), kustomization(['../../base', 'worker.yaml']));
+
+  // The containers of the overlay's pods (by pod name: pr-web-…, pr-worker-…), with each one's recorded source.
+  const listed = (): Array<{ id: string; pod: string; source: string }> =>
+    docker(['ps', '-a', '--no-trunc', '--filter', `label=io.runpod.project=${ws.key}`, '--filter', 'label=io.kubernetes.pod.namespace=kz-prune', '--format', '{{.ID}} {{.Label "io.kubernetes.pod.name"}} {{.Label "io.runpod.source"}}'])
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [id = '', pod = '', source = ''] = line.split(' ');
+        return { id, pod, source };
+      });
+  const containers = (app: string): string[] =>
+    listed()
+      .filter((c) => c.pod.startsWith(`pr-${app}-`))
+      .map((c) => c.id)
+      .sort();
+
+  const first = await ws.run('-k', 'overlays/prune', '--wait', 'ready');
+  assert.equal(first.code, 0, show(first));
+  const web = containers('web');
+  assert.ok(web.length > 0 && containers('worker').length > 0, show(first));
+
+  // The pods' source is the kustomization's directory: status -k finds both workloads' pods by it.
+  const before = await ws.run('status', '-k', 'overlays/prune', '-o', 'json');
+  assert.equal(before.code, 0, show(before));
+  const podsBefore = (JSON.parse(before.stdout) as { pods: Array<{ name: string }> }).pods.map((p) => p.name);
+  assert.ok(podsBefore.some((n) => n.startsWith('pr-web-')) && podsBefore.some((n) => n.startsWith('pr-worker-')), before.stdout);
+  const sources = new Set(listed().filter((c) => c.pod.startsWith('pr-') && c.source !== '').map((c) => c.source));
+  assert.deepEqual([...sources], [path.resolve(overlay)], [...sources].join(', '));
+
+  // worker.yaml leaves the overlay's resources; the re-run with --prune takes its pods down and nothing else.
+  fs.writeFileSync(path.join(overlay, 'kustomization.yaml'), kustomization(['../../base']));
+  const second = await ws.run('--prune', '-k', 'overlays/prune', '--wait', 'ready');
+  assert.equal(second.code, 0, show(second));
+  assert.deepEqual(containers('worker'), [], show(second));
+  assert.deepEqual(containers('web'), web, `web's containers were replaced or removed\n${show(second)}`);
+
+  const after = await ws.run('status', '-k', 'overlays/prune', '-o', 'json');
+  const podsAfter = (JSON.parse(after.stdout) as { pods: Array<{ name: string }> }).pods.map((p) => p.name);
+  assert.ok(podsAfter.length > 0 && podsAfter.every((n) => n.startsWith('pr-web-')), after.stdout);
+
+  const down = await ws.run('down', '-k', 'overlays/prune');
+  assert.equal(down.code, 0, show(down));
+  assert.deepEqual(containers('web'), []);
+});

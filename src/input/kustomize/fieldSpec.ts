@@ -11,6 +11,15 @@ export interface FieldSpec extends GvkSelector {
   create?: boolean;
 }
 
+// A few dozen built-in paths are split for every object they are tried on: split each once.
+const splitCache = new Map<string, readonly string[]>();
+
+function splitPathCached(path: string): readonly string[] {
+  let segments = splitCache.get(path);
+  if (segments === undefined) splitCache.set(path, (segments = splitPath(path)));
+  return segments;
+}
+
 export function splitPath(path: string): string[] {
   const out: string[] = [];
   let cur = '';
@@ -34,19 +43,20 @@ export function splitPath(path: string): string[] {
  */
 export function visitFieldSpec(obj: JsonObject, gvk: Gvk, spec: FieldSpec, at: (parent: JsonObject, key: string) => void): void {
   if (!selects(spec, gvk)) return;
-  walk(obj, splitPath(spec.path), spec.create === true, at);
+  walk(obj, splitPathCached(spec.path), 0, spec.create === true, at);
 }
 
-function walk(node: JsonValue, segments: string[], create: boolean, at: (parent: JsonObject, key: string) => void): void {
+/** The walk from segments[from] on (an index, not a copy of the rest: this runs for every spec on every object). */
+function walk(node: JsonValue, segments: readonly string[], from: number, create: boolean, at: (parent: JsonObject, key: string) => void): void {
   if (Array.isArray(node)) {
-    for (const item of node) walk(item, segments, create, at);
+    for (const item of node) walk(item, segments, from, create, at);
     return;
   }
-  if (!isObject(node) || segments.length === 0) return;
-  const [first, ...rest] = segments as [string, ...string[]];
+  if (!isObject(node) || from >= segments.length) return;
+  const first = segments[from]!;
   const isList = first.endsWith('[]');
   const key = isList ? first.slice(0, -2) : first;
-  if (rest.length === 0) {
+  if (from === segments.length - 1) {
     if (key in node || create) at(node, key);
     return;
   }
@@ -56,5 +66,5 @@ function walk(node: JsonValue, segments: string[], create: boolean, at: (parent:
     next = {};
     node[key] = next;
   }
-  walk(next, rest, create, at);
+  walk(next, segments, from + 1, create, at);
 }

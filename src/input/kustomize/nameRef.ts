@@ -14,11 +14,28 @@ import { csvAnnotation, orgId, prefixesAnnotation, suffixesAnnotation } from './
 const gvkOfId = (id: ResId) => ({ group: id.group, version: id.version, kind: id.kind });
 
 export function fixNameReferences(resources: Resource[], table: readonly NameReference[] = nameReferences): void {
+  // Nothing here renames an object (the table's fields are references, never an object's own metadata), so each
+  // object's id, original gvk and the objects it may name are worked out once, not once per field spec. A
+  // RoleBinding's are the exception: its subjects' namespaces (which widen what it may name) are fields it fixes.
+  const ids = new Map<Resource, ResId>();
+  const idOfResource = (r: Resource): ResId => {
+    let id = ids.get(r);
+    if (id === undefined) ids.set(r, (id = idOf(r.object)));
+    return id;
+  };
+  const originalGvks = new Map(resources.map((r) => [r, gvkOfId(orgId(r))]));
+  const reachable = new Map<Resource, Resource[]>();
+  const candidatesOf = (referrer: Resource): Resource[] => {
+    if (idOfResource(referrer).kind === 'RoleBinding') return couldBeReferencedBy(referrer, resources, idOfResource);
+    let c = reachable.get(referrer);
+    if (c === undefined) reachable.set(referrer, (c = couldBeReferencedBy(referrer, resources, idOfResource)));
+    return c;
+  };
   for (const ref of table) {
     for (const spec of ref.referrers) {
       for (const referrer of resources) {
-        if (!selects(spec, gvkOfId(orgId(referrer)))) continue;
-        const candidates = couldBeReferencedBy(referrer, resources);
+        if (!selects(spec, originalGvks.get(referrer)!)) continue;
+        const candidates = candidatesOf(referrer);
         const gvk = gvkOf(referrer.object);
         visitFieldSpec(referrer.object, gvk, { ...spec, create: false }, (parent, key) => {
           const value = parent[key];
@@ -54,15 +71,15 @@ function setMapping(node: JsonObject, all: Resource[], referrer: Resource, targe
 }
 
 /** The objects a referrer may name: cluster-scoped ones, those of its namespace, a RoleBinding's subjects' too. */
-function couldBeReferencedBy(referrer: Resource, all: Resource[]): Resource[] {
-  const id = idOf(referrer.object);
+function couldBeReferencedBy(referrer: Resource, all: Resource[], idOfResource: (r: Resource) => ResId): Resource[] {
+  const id = idOfResource(referrer);
   if (isClusterScopedKind(id.kind)) return all;
   const subjectNamespaces = new Set<string>();
   if (id.kind === 'RoleBinding' && Array.isArray(referrer.object.subjects)) {
     for (const s of referrer.object.subjects) if (isObject(s) && s.kind === 'ServiceAccount' && typeof s.namespace === 'string') subjectNamespaces.add(s.namespace);
   }
   return all.filter((r) => {
-    const rid = idOf(r.object);
+    const rid = idOfResource(r);
     return isClusterScopedKind(rid.kind) || sameNamespace(rid, id) || subjectNamespaces.has(rid.namespace ?? '');
   });
 }

@@ -3,11 +3,13 @@
 // (`name: web-.*`), an empty one matches all; name and namespace match the object's current id or its original
 // one (the id before any namePrefix, namespace or patch changed it); a namespace compares as kustomize's
 // effective namespace (`default` for none written, none at all for cluster-scoped kinds); labelSelector and
-// annotationSelector use the Kubernetes label selector syntax, equality- and set-based (apimachinery labels.Parse).
+// annotationSelector use the Kubernetes label selector syntax, equality- and set-based and > <, read by the shared
+// parser (src/kube/selector.ts, as apimachinery labels.Parse).
 
 import type { JsonObject, JsonValue, ResId, Resource } from './resource.js';
 import { isClusterScoped } from './smpSchema.js';
 import { isObject } from './gvk.js';
+import { parseLabelSelector, type Selector, selectorMatches } from '../../kube/selector.js';
 
 export interface PatchTarget {
   group?: string;
@@ -76,105 +78,12 @@ function anchored(field: string, pattern: string | undefined): RegExp | undefine
   }
 }
 
-type Operator = 'exists' | '!' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt';
-interface Requirement {
-  key: string;
-  op: Operator;
-  values: string[];
-}
-
-/** Parse a Kubernetes label selector (`app=web,tier in (a,b),!canary,env!=prod,gen>3`). */
-export function parseSelector(text: string, field = 'labelSelector'): Requirement[] {
-  const out: Requirement[] = [];
-  const s = text.trim();
-  if (s === '') return out;
-  let i = 0;
-  const fail = (why: string): never => {
-    throw new TargetError(`${field} ${JSON.stringify(text)}: ${why}`);
-  };
-  const ws = () => {
-    while (i < s.length && /\s/.test(s[i]!)) i++;
-  };
-  const word = (): string => {
-    ws();
-    const m = /^[^\s,=!()<>]+/.exec(s.slice(i));
-    if (!m) return '';
-    i += m[0].length;
-    return m[0];
-  };
-  for (;;) {
-    ws();
-    if (s[i] === '!') {
-      i++;
-      const key = word();
-      if (!key) fail('a key is expected after !');
-      out.push({ key, op: '!', values: [] });
-    } else {
-      const key = word();
-      if (!key) fail(`a key is expected at position ${i}`);
-      ws();
-      const rest = s.slice(i);
-      if (rest.startsWith('==') || rest.startsWith('!=') || rest.startsWith('=')) {
-        const op: Operator = rest.startsWith('!=') ? '!=' : '=';
-        i += rest.startsWith('=') && !rest.startsWith('==') ? 1 : 2;
-        ws();
-        const m = /^[^\s,()]*/.exec(s.slice(i))!;
-        i += m[0].length;
-        out.push({ key, op, values: [m[0]] });
-      } else if (rest.startsWith('>') || rest.startsWith('<')) {
-        i++;
-        const v = word();
-        if (!/^-?[0-9]+$/.test(v)) fail(`${key} ${rest[0]} needs an integer`);
-        out.push({ key, op: rest.startsWith('>') ? 'gt' : 'lt', values: [v] });
-      } else if (/^(in|notin)\s*\(/.test(rest)) {
-        const op: Operator = rest.startsWith('in') ? 'in' : 'notin';
-        i += op.length;
-        ws();
-        i++; // (
-        const close = s.indexOf(')', i);
-        if (close < 0) fail(`${key} ${op} needs a closing )`);
-        const values = s
-          .slice(i, close)
-          .split(',')
-          .map((v) => v.trim());
-        if (op === 'in' && values.length === 1 && values[0] === '') fail(`${key} in () needs at least one value`);
-        i = close + 1;
-        out.push({ key, op, values });
-      } else if (rest === '' || rest.startsWith(',')) {
-        out.push({ key, op: 'exists', values: [] });
-      } else fail(`unexpected ${JSON.stringify(rest)}`);
-    }
-    ws();
-    if (i >= s.length) break;
-    if (s[i] !== ',') fail(`expected "," at position ${i}`);
-    i++;
-  }
-  return out;
-}
-
-function matchesRequirements(reqs: Requirement[], labels: Record<string, string>): boolean {
-  return reqs.every(({ key, op, values }) => {
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    const v = labels[key];
-    switch (op) {
-      case 'exists':
-        return has;
-      case '!':
-        return !has;
-      case '=':
-      case 'in':
-        return has && values.includes(v!);
-      case '!=':
-      case 'notin':
-        return !has || !values.includes(v!);
-      case 'gt':
-      case 'lt': {
-        if (!has || !/^-?[0-9]+$/.test(v!)) return false;
-        return op === 'gt' ? Number(v) > Number(values[0]) : Number(v) < Number(values[0]);
-      }
-    }
-    return false;
-  });
+/**
+ * A labelSelector or annotationSelector of a target, read as kustomize reads it (apimachinery's labels.Parse, the
+ * shared parser of src/kube/selector.ts); a bad one is a TargetError naming the field.
+ */
+export function parseSelector(text: string, field = 'labelSelector'): Selector {
+  return parseLabelSelector(text, (problem) => new TargetError(`${field} ${JSON.stringify(text)}: ${problem}`));
 }
 
 function stringMap(v: JsonValue | undefined): Record<string, string> {
@@ -201,8 +110,8 @@ export function compileTarget(target: PatchTarget): (resource: Resource) => bool
     if (version && !version.test(cur.version)) return false;
     if (kind && !kind.test(cur.kind)) return false;
     const meta = isObject(resource.object.metadata) ? resource.object.metadata : {};
-    if (!matchesRequirements(labels, stringMap(meta.labels))) return false;
-    return matchesRequirements(annotations, stringMap(meta.annotations));
+    if (!selectorMatches(labels, stringMap(meta.labels))) return false;
+    return selectorMatches(annotations, stringMap(meta.annotations));
   };
 }
 

@@ -72,6 +72,9 @@ const bestWidth = 80;
  */
 function fold(text: string, indent: number, column: number, kind: 'plain' | 'single' | 'double'): string {
   if (column < 0) return text;
+  // Most scalars cannot fold: no space in them, or none past the best width (a character's column is at most the
+  // start column plus its UTF-16 offset, so text.length bounds it).
+  if (!text.includes(' ') || column + text.length - 1 <= bestWidth) return text;
   const chars = [...text];
   let out = '';
   let col = column;

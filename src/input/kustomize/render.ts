@@ -18,7 +18,7 @@ import { checkEntryFields, checkShape, type Kustomization, kustomizationFileName
 import { fixNameReferences } from './nameRef.js';
 import { applyPatches, type PatchEntry, type PatchTarget } from './patches.js';
 import { applyReplacements } from './replacements.js';
-import type { JsonObject, JsonValue, Origin, Resource } from './resource.js';
+import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
 import { addPrefixSuffix, applyCommonAnnotations, applyCommonLabels, applyImage, applyLabels, applyReplicas, type ImageEntry, type LabelEntry, prefixesAnnotation, setNamespace, storePreviousId, suffixesAnnotation } from './transforms.js';
 import { applyVars } from './vars.js';
 
@@ -129,6 +129,10 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
     const n = Array.isArray(k.value.resources) ? k.value.resources.length : 0;
     return i < n ? ['resources', i] : ['bases', i - n];
   };
+  // The ids already accumulated, to find a duplicate without comparing each new object with all (nothing renames
+  // an object while the resources are read: the transformers run after).
+  const seen = idIndex(acc.resources);
+  const append = (r: Resource, origin: Origin, field: string): void => appendUnique(acc.resources, seen, r, origin, field);
   resources.forEach((entry, i) => {
     const fieldPath = resourceField(i);
     const origin = k.at(fieldPath);
@@ -143,12 +147,12 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
       const abs = path.resolve(target);
       if (stack.some((s) => s.abs === abs)) throw new KustomizeError(origin, field, `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`, 'a kustomization cannot include itself, directly or through others');
       const sub = accumulate(child, io, { resources: [], vars: [] }, [...stack, { abs, shown: target }]);
-      for (const r of sub.resources) append(acc.resources, r, origin, field);
+      for (const r of sub.resources) append(r, origin, field);
       acc.vars.push(...sub.vars);
       return;
     }
     if (!within(k.dir, target)) throw new KustomizeError(origin, field, `${entry} is outside ${k.dir}, where kustomize reads a kustomization's files (its load restrictor)`, 'move the file in or below the kustomization\'s directory, or make its directory a kustomization and name that');
-    for (const r of loadResourceFile(target, io, origin, field)) append(acc.resources, r, origin, field);
+    for (const r of loadResourceFile(target, io, origin, field)) append(r, origin, field);
   });
 
   for (const g of generate(k, (rel, origin, field) => readLocal(k, io, rel, origin, field))) absorbGenerated(acc.resources, g.resource, g.field);
@@ -177,11 +181,26 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
   return acc;
 }
 
+/** sameId as a key: equal keys exactly when sameId holds (the namespace compared as an effective one). */
+const idKey = (id: ResId): string => JSON.stringify([id.group, id.version, id.kind, id.name, id.namespace ?? 'default']);
+
+/** The first object of each id in a list. */
+function idIndex(list: readonly Resource[]): Map<string, Resource> {
+  const index = new Map<string, Resource>();
+  for (const r of list) {
+    const key = idKey(idOf(r.object));
+    if (!index.has(key)) index.set(key, r);
+  }
+  return index;
+}
+
 /** Add an object; one of the same id already there is an error (resWrangler.Append). */
-function append(list: Resource[], r: Resource, origin: Origin, field: string): void {
+function appendUnique(list: Resource[], index: Map<string, Resource>, r: Resource, origin: Origin, field: string): void {
   const id = idOf(r.object);
-  const other = list.find((x) => sameId(idOf(x.object), id));
+  const key = idKey(id);
+  const other = index.get(key);
   if (other !== undefined) throw new KustomizeError(origin, field, `${formatId(id)} from ${where(r.origin)} is already defined at ${where(other.origin)}`, 'keep one of them, or give them distinct names or namespaces');
+  index.set(key, r);
   list.push(r);
 }
 
@@ -232,7 +251,9 @@ function absorbGenerated(list: Resource[], r: Resource, field: string): void {
 /** The documents of a resource file: each an object of the input (a List's items each one). */
 function loadResourceFile(file: string, io: KustomizeIo, from: Origin, field: string): Resource[] {
   const text = decode(io.readFile(file), { file }, '');
-  const parsed = parseYaml(text, file);
+  // Problems in a resource are reported at its document (the rendered objects are validated again, with lines, as
+  // runpod's input): the field lines are not needed here.
+  const parsed = parseYaml(text, file, { fieldLines: false });
   const problem = parsed.problems[0];
   if (problem !== undefined) throw new KustomizeError({ file, ...(problem.line !== undefined ? { line: problem.line } : {}) }, '', problem.message, 'fix the YAML');
   const out: Resource[] = [];
@@ -349,7 +370,7 @@ function replicaEntries(k: Kustomization): Array<{ name: string; count: number; 
 
 /** A patch's text: a file in or below the kustomization's directory, or written inline. */
 function patchDocuments(k: Kustomization, io: KustomizeIo, text: string, file: string, origin: Origin, field: string): { docs: JsonValue[]; origin: Origin } {
-  const parsed = parseYaml(text, file);
+  const parsed = parseYaml(text, file, { fieldLines: false });
   const problem = parsed.problems[0];
   if (problem !== undefined && problem.message !== 'no documents') throw new KustomizeError(problem.line !== undefined && file !== k.file ? { file, line: problem.line } : origin, field, problem.message, 'fix the patch');
   void io;

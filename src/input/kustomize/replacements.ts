@@ -14,6 +14,7 @@
 
 import { KustomizeError } from './errors.js';
 import { effectiveNamespace, idOf, parseSelector, TargetError } from './patchTargets.js';
+import { selectorMatches } from '../../kube/selector.js';
 import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
 import { isObject } from './gvk.js';
 
@@ -266,18 +267,10 @@ function selectorOf(v: JsonValue | undefined): JsonObject {
 
 function matchesLabelsAndAnnotations(object: JsonObject, sel: JsonObject): boolean {
   const meta = isObject(object.metadata) ? object.metadata : {};
-  const check = (text: string, field: string, values: JsonValue | undefined) => {
-    const labels = isObject(values) ? values : {};
-    return parseSelector(text, field).every(({ key, op, values: vs }) => {
-      const has = Object.prototype.hasOwnProperty.call(labels, key);
-      const v = has ? textOf(labels[key]!) : '';
-      if (op === 'exists') return has;
-      if (op === '!') return !has;
-      if (op === '=' || op === 'in') return has && vs.includes(v);
-      if (op === '!=' || op === 'notin') return !has || !vs.includes(v);
-      if (!has || !/^-?[0-9]+$/.test(v)) return false;
-      return op === 'gt' ? Number(v) > Number(vs[0]) : Number(v) < Number(vs[0]);
-    });
+  const check = (text: string, field: string, values: JsonValue | undefined): boolean => {
+    const labels: Record<string, string> = {};
+    if (isObject(values)) for (const [k, v] of Object.entries(values)) labels[k] = textOf(v);
+    return selectorMatches(parseSelector(text, field), labels);
   };
   return (
     check(str(sel.labelSelector), 'labelSelector', meta.labels) &&

@@ -48,18 +48,22 @@ describe('patch targets (kustomize resmap Select, SelectorRegex; label selectors
     });
   }
 
-  it('parses selectors into requirements', () => {
-    assert.deepStrictEqual(parseSelector('a=1, b in (x,y),!c,d,e notin (z)'), [
-      { key: 'a', op: '=', values: ['1'] },
-      { key: 'b', op: 'in', values: ['x', 'y'] },
-      { key: 'c', op: '!', values: [] },
-      { key: 'd', op: 'exists', values: [] },
-      { key: 'e', op: 'notin', values: ['z'] },
+  it('parses selectors with the shared parser (labels.Parse: sorted by key, values a sorted set)', () => {
+    assert.deepStrictEqual(parseSelector('a=1, b in (y,x),!c,d,e notin (z),f>3'), [
+      { key: 'a', operator: 'In', values: ['1'] },
+      { key: 'b', operator: 'In', values: ['x', 'y'] },
+      { key: 'c', operator: 'DoesNotExist', values: [] },
+      { key: 'd', operator: 'Exists', values: [] },
+      { key: 'e', operator: 'NotIn', values: ['z'] },
+      { key: 'f', operator: 'Gt', values: ['3'] },
     ]);
   });
 
   it('a bad regular expression or selector is a TargetError', () => {
     assert.throws(() => compileTarget({ name: 'a(' }), (e: Error) => e instanceof TargetError && /target name "a\(" is not a regular expression/.test(e.message));
-    assert.throws(() => compileTarget({ labelSelector: 'a in (x' }), (e: Error) => e instanceof TargetError && /labelSelector "a in \(x": a in needs a closing \)/.test(e.message));
+    assert.throws(() => compileTarget({ labelSelector: 'a in (x' }), (e: Error) => e instanceof TargetError && /^labelSelector "a in \(x": missing "\)" at character 8/.test(e.message));
+    // Keys and values are checked as labels.Parse checks them, for annotation selectors too (kustomize reads both with it).
+    assert.throws(() => compileTarget({ annotationSelector: 'note=a b' }), (e: Error) => e instanceof TargetError && /^annotationSelector "note=a b": found "b" at character 8/.test(e.message));
+    assert.throws(() => compileTarget({ labelSelector: 'gen>x' }), (e: Error) => e instanceof TargetError && /"x" at character 5 in "gen>x" is not an integer/.test(e.message));
   });
 });

@@ -1,5 +1,6 @@
-// Label selectors (kube/selector.ts), table-driven: kubectl's -l syntax as labels.Parse reads it, the LabelSelector
-// object as LabelSelectorAsSelector reads it, which label sets match, and the canonical text reading back the same.
+// Label selectors (kube/selector.ts), table-driven: the text form as labels.Parse reads it (kubectl's -l, kustomize's
+// label and annotation selectors: one parser, the error the caller's), the LabelSelector object as
+// LabelSelectorAsSelector reads it, which label sets match, and the canonical text reading back the same.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageError } from '../../../src/errors.js';
@@ -15,6 +16,8 @@ import {
 /** A test title: the text, long runs shortened. */
 const show = (s: string): string => JSON.stringify(s.replace(/(.)\1{9,}/g, (run, c: string) => `${c}{${run.length}}`));
 const req = (key: string, operator: Requirement['operator'], values: string[] = []): Requirement => ({ key, operator, values });
+/** The parser as the command line calls it: a usage error naming the -l text. */
+const parseCli = (text: string): Selector => parseLabelSelector(text, (problem) => new UsageError(`-l "${text}": ${problem}`));
 
 describe('parseLabelSelector (labels.Parse)', () => {
   const cases: { text: string; want: Requirement[] }[] = [
@@ -35,6 +38,14 @@ describe('parseLabelSelector (labels.Parse)', () => {
     { text: '! app', want: [req('app', 'DoesNotExist')] },
     { text: ' app = web , tier in ( a , b ) ,\t!x ', want: [req('app', 'In', ['web']), req('tier', 'In', ['a', 'b']), req('x', 'DoesNotExist')] },
     { text: 'app in(a)', want: [req('app', 'In', ['a'])] },
+    // "()" is the one empty value (parseValues), not an error.
+    { text: 'app in ()', want: [req('app', 'In', [''])] },
+    { text: 'app notin ()', want: [req('app', 'NotIn', [''])] },
+    // > and < (Gt, Lt): an integer value.
+    { text: 'gen>3', want: [req('gen', 'Gt', ['3'])] },
+    { text: 'gen < 10', want: [req('gen', 'Lt', ['10'])] },
+    { text: 'gen>007,a', want: [req('a', 'Exists'), req('gen', 'Gt', ['007'])] },
+    { text: 'gen>9223372036854775807', want: [req('gen', 'Gt', ['9223372036854775807'])] },
     // Sorted by key; the same key twice is kept, ANDed.
     { text: 'z,a=1,m!=2,a!=3', want: [req('a', 'In', ['1']), req('a', 'NotIn', ['3']), req('m', 'NotIn', ['2']), req('z', 'Exists')] },
     { text: 'example.com/app=web', want: [req('example.com/app', 'In', ['web'])] },
@@ -45,7 +56,7 @@ describe('parseLabelSelector (labels.Parse)', () => {
     { text: `k=${'v'.repeat(63)}`, want: [req('k', 'In', ['v'.repeat(63)])] },
     { text: `${'p'.repeat(253)}/${'n'.repeat(63)}`, want: [req(`${'p'.repeat(253)}/${'n'.repeat(63)}`, 'Exists')] },
   ];
-  for (const t of cases) it(show(t.text), () => assert.deepEqual(parseLabelSelector(t.text), t.want));
+  for (const t of cases) it(show(t.text), () => assert.deepEqual(parseCli(t.text), t.want));
 });
 
 describe('parseLabelSelector rejects bad input with what, where and what was expected', () => {
@@ -53,8 +64,6 @@ describe('parseLabelSelector rejects bad input with what, where and what was exp
     { text: 'app in (a', want: /^-l "app in \(a": missing "\)" at character 10 \(the end of the selector\) to close the values of "app in \(a"; expected "," or "\)"$/ },
     { text: 'app in (a,', want: /missing "\)" at character 11 .*expected a value or "\)"/ },
     { text: 'app in a', want: /found "a" at character 8 after "app in"; expected "\(" to open the values/ },
-    { text: 'app in ()', want: /"app in \(\)" has no values \(character 9\); in needs at least one/ },
-    { text: 'app notin ()', want: /notin needs at least one/ },
     { text: 'app in (a b)', want: /found "b" at character 11 after "app in \(a"; expected "," between values or "\)"/ },
     { text: 'app in (a,(b))', want: /found "\(" at character 11 in "app in \(a,"; expected a label value/ },
     { text: 'app in (a)(b)', want: /found "\(" at character 11 after "app in \(a\)"; expected "," or the end of the selector/ },
@@ -64,10 +73,17 @@ describe('parseLabelSelector rejects bad input with what, where and what was exp
     { text: '=a', want: /found "=" at character 1; expected a label key/ },
     { text: '!', want: /found the end of the selector after "!"; expected the label key/ },
     { text: '!!a', want: /found "!" at character 2 after "!"/ },
-    { text: '!a=b', want: /"!a" selects pods without the label and takes no operator or value; found "=" at character 3/ },
-    { text: 'a>1', want: /operator ">" at character 2 in "a>" is not supported; expected =, ==, !=, in or notin/ },
-    { text: 'a<1', want: /operator "<" at character 2/ },
-    { text: 'a foo', want: /found "foo" at character 3 after the key "a"; expected =, ==, !=, in/ },
+    { text: '!a=b', want: /"!a" selects by the label's absence and takes no operator or value; found "=" at character 3/ },
+    { text: '!a>1', want: /"!a" selects by the label's absence and takes no operator or value; found ">" at character 3/ },
+    { text: 'a>b', want: /"b" at character 3 in "a>b" is not an integer; > compares the label's value with a whole number, e.g. a>3/ },
+    { text: 'a<', want: /no value after "a<"; < compares the label's value with a whole number/ },
+    { text: 'a>1.5', want: /"1.5" at character 3 in "a>1.5" is not an integer/ },
+    { text: 'a>9223372036854775808', want: /"9223372036854775808" at character 3 .* is not an integer/ },
+    // A label value cannot start with a sign, so labels.Parse refuses a negative bound too.
+    { text: 'a>-1', want: /label value "-1" at character 3 in "a>-1" is not valid/ },
+    { text: 'a>=1', want: /found "=" at character 3 after "a>"; expected a label value after ">"/ },
+    { text: 'a>(1)', want: /found "\(" at character 3 after "a>"; expected a label value after ">"/ },
+    { text: 'a foo', want: /found "foo" at character 3 after the key "a"; expected =, ==, !=, in \(...\), notin \(...\), > or </ },
     { text: 'a!b', want: /found "!" at character 2 after the key "a"/ },
     { text: 'a=b c', want: /found "c" at character 5 after "a=b"; expected "," or the end of the selector/ },
     { text: 'a=b=c', want: /found "=" at character 4 after "a=b"/ },
@@ -90,7 +106,7 @@ describe('parseLabelSelector rejects bad input with what, where and what was exp
   ];
   for (const t of cases) {
     it(show(t.text), () => {
-      assert.throws(() => parseLabelSelector(t.text), (e: unknown) => {
+      assert.throws(() => parseCli(t.text), (e: unknown) => {
         assert.ok(e instanceof UsageError, `not a UsageError: ${String(e)}`);
         assert.match(e.message, t.want);
         assert.ok(e.message.startsWith(`-l "${t.text}": `), e.message);
@@ -129,10 +145,42 @@ describe('selectorMatches (Requirement.Matches), on the labels app=web, tier=fro
     { text: 'app=web,tier=back', want: false },
     { text: 'app=web,!tier', want: false },
   ];
-  for (const t of cases) it(`${show(t.text)} → ${t.want}`, () => assert.equal(selectorMatches(parseLabelSelector(t.text), labels), t.want));
+  for (const t of cases) it(`${show(t.text)} → ${t.want}`, () => assert.equal(selectorMatches(parseCli(t.text), labels), t.want));
   it('an inherited property is not a label', () => {
-    assert.equal(selectorMatches(parseLabelSelector('toString'), {}), false);
-    assert.equal(selectorMatches(parseLabelSelector('!constructor'), {}), true);
+    assert.equal(selectorMatches(parseCli('toString'), {}), false);
+    assert.equal(selectorMatches(parseCli('!constructor'), {}), true);
+  });
+});
+
+describe('selectorMatches with > and < (Requirement.Matches: the label read as a 64-bit integer)', () => {
+  const cases: { text: string; labels: Record<string, string>; want: boolean }[] = [
+    { text: 'gen>3', labels: { gen: '4' }, want: true },
+    { text: 'gen>3', labels: { gen: '3' }, want: false },
+    { text: 'gen<3', labels: { gen: '2' }, want: true },
+    { text: 'gen<3', labels: { gen: '3' }, want: false },
+    { text: 'gen>3', labels: {}, want: false },
+    { text: 'gen<3', labels: {}, want: false },
+    { text: 'gen>3', labels: { gen: 'four' }, want: false },
+    { text: 'gen>3', labels: { gen: '' }, want: false },
+    { text: 'gen>3', labels: { gen: '010' }, want: true },
+    // ParseInt takes a sign in the label's value; beyond 64 bits it fails, and nothing matches.
+    { text: 'gen<3', labels: { gen: '-5' }, want: true },
+    { text: 'gen>3', labels: { gen: '+5' }, want: true },
+    { text: 'gen>3', labels: { gen: '9223372036854775808' }, want: false },
+    // Exact beyond 2^53, where a float would round both to the same number.
+    { text: 'gen>9007199254740992', labels: { gen: '9007199254740993' }, want: true },
+  ];
+  for (const t of cases) it(`${show(t.text)} on ${JSON.stringify(t.labels)} → ${t.want}`, () => assert.equal(selectorMatches(parseCli(t.text), t.labels), t.want));
+});
+
+describe('parseLabelSelector raises the error its caller makes', () => {
+  class KustomizationProblem extends Error {}
+  it('the problem is given to the caller, which names the text and chooses the class', () => {
+    assert.throws(
+      () => parseLabelSelector('app in (a', (problem) => new KustomizationProblem(`labelSelector: ${problem}`)),
+      (e: unknown) => e instanceof KustomizationProblem && !(e instanceof UsageError) && /^labelSelector: missing "\)" at character 10/.test(e.message),
+    );
+    assert.throws(() => parseCli('app in (a'), (e: unknown) => e instanceof UsageError && e.message.startsWith('-l "app in (a": missing'));
   });
 });
 
@@ -205,11 +253,13 @@ describe('formatSelector: canonical text that parses back to the same selector',
     { sel: [req('app', 'In', [''])], text: 'app=' },
     { sel: [req('app', 'In', ['', 'a'])], text: 'app in (,a)' },
     { sel: [req('z', 'Exists'), req('example.com/a', 'NotIn', [''])], text: 'example.com/a!=,z' },
+    { sel: [req('gen', 'Gt', ['3'])], text: 'gen>3' },
+    { sel: [req('gen', 'Lt', ['10']), req('app', 'Exists')], text: 'app,gen<10' },
   ];
   for (const t of cases) {
     it(t.text || '(empty)', () => {
       assert.equal(formatSelector(t.sel), t.text);
-      assert.equal(formatSelector(parseLabelSelector(t.text)), t.text);
+      assert.equal(formatSelector(parseCli(t.text)), t.text);
     });
   }
   it('parse(format(x)) equals x for every combination of keys, operators and values that parse and labelSelectorFrom build', () => {
@@ -226,7 +276,7 @@ describe('formatSelector: canonical text that parses back to the same selector',
       const built = labelSelectorFrom({ matchExpressions: reqsOf });
       assert.ok(Array.isArray(built) && built.every((r) => typeof r !== 'string'), JSON.stringify(built));
       const sel = built as Selector;
-      assert.deepEqual(parseLabelSelector(formatSelector(sel)), sel, formatSelector(sel));
+      assert.deepEqual(parseCli(formatSelector(sel)), sel, formatSelector(sel));
     }
   });
 });
