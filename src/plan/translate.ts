@@ -329,8 +329,9 @@ function translateContainer(
   if (healthcheck) create.Healthcheck = healthcheck;
   // resizePolicy (resize.ts): the resources a NotRequired policy covers are applied in place, so not hashed.
   const resize = inPlace ? resizePolicyOf(c.resizePolicy) : replaceOnResize;
-  const fullHash = specHash({ create, image, ...lifecycleHashPart(c) });
-  const hash = specHash({ create: hashedCreate(create, resize), image, ...lifecycleHashPart(c) });
+  const hashed = withoutServiceLinks(create, c, podCtx.env);
+  const fullHash = specHash({ create: hashed, image, ...lifecycleHashPart(c) });
+  const hash = specHash({ create: hashedCreate(hashed, resize), image, ...lifecycleHashPart(c) });
   const requests = requestsOf(c);
   const probes = containerProbes(c, gracePeriodSeconds);
   const labels = {
@@ -364,6 +365,27 @@ function translateContainer(
     resources: engineResources(create.HostConfig),
     resize,
     ...(fullHash !== hash ? { fullHash } : {}),
+  };
+}
+
+/**
+ * The create options as the container's hash sees them: without the Service variables (enableServiceLinks). The
+ * kubelet's container hash covers the container's spec, not the Service variables it adds to the environment when
+ * it starts an instance (kubelet_pods.go makeEnvironmentVariables, at each start): a Service made, changed or given
+ * a new address never restarts a pod, and the next instance of a container reads the values current then. So env and
+ * command/args are resolved again here with no Service variables (a $(FOO_SERVICE_HOST) stays as written, as
+ * Kubernetes leaves a reference it cannot resolve); the container is still created with the values of now.
+ */
+function withoutServiceLinks(create: CreateOptions, c: Container, envCtx: EnvContext): CreateOptions {
+  if (envCtx.serviceEnv === undefined || envCtx.serviceEnv.length === 0) return create;
+  const { serviceEnv: _links, ...rest } = envCtx;
+  const env = containerEnv(c, rest).env;
+  const lookup = (n: string): string | undefined => env.get(n);
+  return {
+    ...create,
+    Env: [...env].map(([k, v]) => `${k}=${v}`),
+    ...(c.command !== undefined ? { Entrypoint: c.command.map((s) => expandVars(s, lookup)) } : {}),
+    ...(c.args !== undefined ? { Cmd: c.args.map((s) => expandVars(s, lookup)) } : {}),
   };
 }
 

@@ -52,7 +52,7 @@ export function wantsNoColour(env: NodeJS.ProcessEnv): boolean {
 export function podLine(r: PodResult): string {
   const n = r.containers.length;
   const what = r.changed ? `${r.actions.length} action${r.actions.length === 1 ? '' : 's'}` : 'unchanged';
-  const took = r.durationMs < 1000 ? `${r.durationMs}ms` : `${(r.durationMs / 1000).toFixed(1)}s`;
+  const took = r.durationMs < 1000 ? `${Math.round(r.durationMs)}ms` : `${(r.durationMs / 1000).toFixed(1)}s`;
   return `${r.namespace}/${r.name}: ${r.status === 'succeeded' ? r.reason : `${r.status}: ${r.reason}`} (${n} container${n === 1 ? '' : 's'}, ${what}, ${took})`;
 }
 

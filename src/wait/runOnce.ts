@@ -221,7 +221,9 @@ class PodRun {
       // The deadline or a signal came first: the loop's top ends the run.
       if (err instanceof StopWaiting) return { next: 'now' };
       if (!(err instanceof EngineUnreachableError)) throw err;
-      // Engine lost (or not up yet): retried within the same budget and deadline, with a new subscription.
+      // Engine lost (or not up yet): retried within the same budget and deadline, with a new subscription. Said
+      // once when it goes, so a log does not go on reading the last answer as news.
+      if (!l.engineError) this.ctx.onWarning?.(this.plan, `${err.message}; looking again within --retries (${this.ctx.backoff.retriesUsed} used), then exit 3`);
       l.engineError = err;
       this.convergence.reset();
       this.subscription?.close();
@@ -262,7 +264,9 @@ class PodRun {
       // A --wait completed job that is running normally uses no retries: only --timeout bounds it.
       // Under a Job's bound on restarts, a container that has run and is being restarted is that bound's to judge.
       const restarting = (v: PodCheck['containers'][number]): boolean => this.ctx.restartsBounded !== undefined && v.instance?.startedAt !== undefined && !v.terminal;
-      const healthy = check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning || restarting(v));
+      // The check is the last the engine answered: while the engine is lost it says nothing of now, and each look
+      // spends a retry (design.md: an engine lost mid-wait is retried within the same budget, then exit 3).
+      const healthy = !this.ledger.engineError && check !== undefined && check.containers.every((v) => v.ok || v.healthyRunning || restarting(v));
       const delay = this.wait.patient && healthy ? this.ctx.backoff.current() : this.ctx.backoff.next();
       if (delay === undefined) {
         // Retries spent. A container that is up and only waiting out the settle time has not failed: look

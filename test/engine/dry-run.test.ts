@@ -80,8 +80,8 @@ test('--dry-run creates nothing: a Service container a run would make again is s
   assert.equal(dry.code, 0, show(dry));
   const plan = JSON.parse(dry.stdout) as PlanDoc;
   assert.match(plan.services?.find((s) => s.name === 'api')?.wouldMake ?? '', /its container does not exist/, dry.stdout);
-  // Its address is known only once a run makes it: the pods' API_SERVICE_HOST says so, and they would be replaced
-  // unless the engine gives the new container the old address.
+  // Its address is known only once a run makes it: the pods' API_SERVICE_HOST says so (no pod is replaced for it:
+  // the Service variables are no part of a container's hash, as in the kubelet's).
   assert.match(dry.stdout, /API_SERVICE_HOST=<the address of service default\/api, once made>/);
   assert.deepEqual(docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`]).split('\n').sort(), before, 'nothing was created or removed');
   assert.equal(docker(['ps', '-aq', '--filter', `name=^${svc}$`]), '');
