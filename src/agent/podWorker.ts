@@ -10,7 +10,7 @@ import type { Reporter } from '../report/reporter.js';
 import { podResult } from '../report/result.js';
 import type { EndpointsController } from '../services/endpointsController.js';
 import type { Backoff } from '../wait/backoff.js';
-import { Deadline } from '../wait/deadline.js';
+import type { Deadline } from '../wait/deadline.js';
 import { type PodOutcome, runPod } from '../wait/runOnce.js';
 import { removePod } from '../reconcile/removePod.js';
 import type { RunOptions } from './options.js';

@@ -22,7 +22,7 @@ import { describeServices } from '../services/cluster.js';
 import type { ServiceResult } from '../services/result.js';
 import type { Backoff } from '../wait/backoff.js';
 import { StopWaiting } from '../wait/bounded.js';
-import { Deadline } from '../wait/deadline.js';
+import type { Deadline } from '../wait/deadline.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import type { WaitStrategy } from '../wait/strategies/index.js';
 import { type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';

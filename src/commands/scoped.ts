@@ -115,7 +115,7 @@ function runChild(file: string, args: string[], env: NodeJS.ProcessEnv, ctx: Com
   };
   // main hands every signal over while the command runs; without it (a test's context), the abort signal.
   const onAbort = (): void => forward(ctx.interruptedBy() ?? 'SIGINT');
-  const stop = ctx.onSignal ? ctx.onSignal(forward) : (ctx.signal.addEventListener('abort', onAbort), () => ctx.signal.removeEventListener('abort', onAbort));
+  const stop = ctx.onSignal ? ctx.onSignal(forward) : listenForAbort(ctx.signal, onAbort);
 
   return new Promise((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
@@ -130,4 +130,10 @@ function runChild(file: string, args: string[], env: NodeJS.ProcessEnv, ctx: Com
       resolve({ code, signal });
     });
   });
+}
+
+/** Calls onAbort when the signal aborts; returns the function that stops listening. */
+function listenForAbort(signal: AbortSignal, onAbort: () => void): () => void {
+  signal.addEventListener('abort', onAbort);
+  return () => signal.removeEventListener('abort', onAbort);
 }

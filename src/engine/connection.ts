@@ -49,7 +49,7 @@ export function parseEngineAddress(address: string, env: NodeJS.ProcessEnv, home
     const tls: Endpoint['tls'] | undefined =
       contextTls !== undefined
         ? (contextTls ?? undefined)
-        : Boolean(env.DOCKER_TLS_VERIFY) || Boolean(env.DOCKER_TLS) || url.protocol === 'https:'
+        : env.DOCKER_TLS_VERIFY || env.DOCKER_TLS || url.protocol === 'https:'
           ? { verify: Boolean(env.DOCKER_TLS_VERIFY), certPath: env.DOCKER_CERT_PATH || dockerConfigDir(env, home) }
           : undefined;
     const port = url.port ? Number(url.port) : tls ? 2376 : 2375;

@@ -659,7 +659,7 @@ export class DockerEngine implements Engine {
 
   async killForRestart(id: string, gracePeriodSeconds: number): Promise<'signalled' | 'stopped'> {
     const info = await this.inspectContainer(id);
-    if (!info || !info.State.Running) return 'signalled'; // it has ended already; its restart policy has it
+    if (!info?.State.Running) return 'signalled'; // it has ended already; its restart policy has it
     const pid = info.State.Pid;
     // Signalling the process from the host is what a crash looks like to the engine, so its restart policy
     // restarts the same instance and raises RestartCount. The kill API would not do: it marks the container

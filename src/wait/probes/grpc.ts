@@ -70,7 +70,7 @@ export function decodeHealthCheckResponse(body: Buffer): number | undefined {
 }
 
 export function grpcProbe(h: GrpcHandler, ctx: ProbeContext): Promise<ProbeOutcome> {
-  let target;
+  let target: ReturnType<ProbeContext['address']>;
   try {
     target = ctx.address(h.port, '');
   } catch (err) {

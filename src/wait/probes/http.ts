@@ -35,7 +35,7 @@ function get(url: URL, headers: Record<string, string>, deadline: number): Promi
 }
 
 export async function httpProbe(h: HttpGetHandler, ctx: ProbeContext): Promise<ProbeOutcome> {
-  let target;
+  let target: ReturnType<ProbeContext['address']>;
   try {
     target = ctx.address(h.port, h.host);
   } catch (err) {

@@ -5,7 +5,7 @@ import type { ProbeContext } from './context.js';
 import type { ProbeOutcome, TcpSocketHandler } from '../../kube/probes.js';
 
 export function tcpProbe(h: TcpSocketHandler, ctx: ProbeContext): Promise<ProbeOutcome> {
-  let to;
+  let to: ReturnType<ProbeContext['address']>;
   try {
     to = ctx.address(h.port, h.host);
   } catch (err) {
