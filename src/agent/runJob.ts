@@ -59,7 +59,13 @@ export interface JobOpening {
   finished?: Verdict;
 }
 
-export function openJob(plan: WorkloadPlan & { job: JobTerms }, history: readonly (readonly Attempt[])[], podName: (slot: number, attempt: number) => string, now: number, replace = false): JobOpening {
+export function openJob(
+  plan: WorkloadPlan & { job: JobTerms },
+  history: readonly (readonly Attempt[])[],
+  podName: (slot: number, attempt: number) => string,
+  now: number,
+  replace = false,
+): JobOpening {
   const { job } = plan;
   const tally = tallyHistory(job, plan.ref, history, podName);
   const active = history.flatMap((attempts, slot) => (attempts.at(-1)?.state === 'active' ? [podName(slot, attempts.length - 1)] : []));
@@ -90,7 +96,15 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   const outcomes = new Map<string, PodOutcome>();
   const removed: string[] = [];
   const slots = [...Array(job.completions).keys()];
-  const result = (status: WorkloadOutcome['status'], reason: string, extra: Partial<WorkloadOutcome> = {}): WorkloadOutcome => ({ plan, status, reason, outcomes, removed, leftAlone: [], ...extra });
+  const result = (status: WorkloadOutcome['status'], reason: string, extra: Partial<WorkloadOutcome> = {}): WorkloadOutcome => ({
+    plan,
+    status,
+    reason,
+    outcomes,
+    removed,
+    leftAlone: [],
+    ...extra,
+  });
 
   const opened = await openRun(plan, deps, options, removed, result);
   if ('done' in opened) return opened.done;
@@ -118,7 +132,9 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     const attempt = next.get(slot)!;
     const counted = tally.backoffFailures(slot);
     const delay = counted > 0 && attempt > 0 ? jobBackoffMs(counted) : 0;
-    deps.info(`${plan.ref}: ${deps.podName(slot, attempt)}: ${attempt === 0 ? 'starting' : `retrying after ${counted} failure${counted === 1 ? '' : 's'}${delay > 0 ? `, in ${delay / 1000}s` : ''}`}${job.indexed ? ` (index ${slot})` : ''}`);
+    deps.info(
+      `${plan.ref}: ${deps.podName(slot, attempt)}: ${attempt === 0 ? 'starting' : `retrying after ${counted} failure${counted === 1 ? '' : 's'}${delay > 0 ? `, in ${delay / 1000}s` : ''}`}${job.indexed ? ` (index ${slot})` : ''}`,
+    );
     active.set(
       slot,
       (async () => {
@@ -127,23 +143,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
       })(),
     );
   };
-  const finish = async (verdict: NonNullable<ReturnType<JobTally['verdict']>>): Promise<WorkloadOutcome> => {
-    if (verdict.status === 'failed') {
-      // A pod stopped on its restarts stays (stopped) for runpod logs; the other active pods go, as the controller
-      // deletes a failed Job's active pods.
-      const kept = [...stoppedOnRestarts].map((s) => deps.podName(s, next.get(s)!));
-      for (const s of stoppedOnRestarts) active.delete(s);
-      await stopActive(`the Job failed (${verdict.why})`);
-      if (kept.length > 0) {
-        await deps.halt(kept);
-        deps.info(`${plan.ref}: stopped ${kept.join(', ')} (kept for runpod logs): the Job failed on its restarts`);
-      }
-    }
-    if (job.removeWhenFinished) await removeAll(plan, deps, next, removed, 'ttlSecondsAfterFinished 0');
-    else if (job.ttlSecondsAfterFinished !== undefined) deps.info(`${plan.ref}: its pods stay until ttlSecondsAfterFinished ${job.ttlSecondsAfterFinished} has passed; then runpod gc, or running it again, removes them`);
-    const last = verdict.status !== 'failed' || !lastFailure ? '' : verdict.why === 'BackoffLimitExceeded' && stoppedOnRestarts.size === 0 ? `; last: ${lastFailure.plan.key}: ${lastFailure.reason}` : verdict.why === 'PodFailurePolicy' ? `; ${lastFailure.reason}` : '';
-    return result(verdict.status, `${verdict.reason}${last}`);
-  };
+  const finish = (verdict: JobVerdict): Promise<WorkloadOutcome> => finishJob(verdict, { plan, deps, next, removed, stoppedOnRestarts, active, stopActive, lastFailure, result });
 
   for (;;) {
     const verdict = tally.verdict(plan.ref, active.size);
@@ -186,6 +186,50 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   }
 }
 
+type JobVerdict = NonNullable<ReturnType<JobTally['verdict']>>;
+
+/** What a Job's run holds when its verdict comes (runJob's state, read by finishJob). */
+interface JobEnd {
+  plan: WorkloadPlan & { job: JobTerms };
+  deps: JobDeps;
+  next: Map<number, number>;
+  removed: string[];
+  stoppedOnRestarts: Set<number>;
+  active: Map<number, unknown>;
+  stopActive: (why: string) => Promise<void>;
+  lastFailure: PodOutcome | undefined;
+  result: (status: WorkloadOutcome['status'], reason: string) => WorkloadOutcome;
+}
+
+/** The Job has its verdict: a failed Job's active pods go (those stopped on their restarts stay), then its ttl. */
+async function finishJob(verdict: JobVerdict, e: JobEnd): Promise<WorkloadOutcome> {
+  const { plan, deps, next, stoppedOnRestarts, lastFailure } = e;
+  const { job } = plan;
+  if (verdict.status === 'failed') {
+    // A pod stopped on its restarts stays (stopped) for runpod logs; the other active pods go, as the controller
+    // deletes a failed Job's active pods.
+    const kept = [...stoppedOnRestarts].map((s) => deps.podName(s, next.get(s)!));
+    for (const s of stoppedOnRestarts) e.active.delete(s);
+    await e.stopActive(`the Job failed (${verdict.why})`);
+    if (kept.length > 0) {
+      await deps.halt(kept);
+      deps.info(`${plan.ref}: stopped ${kept.join(', ')} (kept for runpod logs): the Job failed on its restarts`);
+    }
+  }
+  if (job.removeWhenFinished) await removeAll(plan, deps, next, e.removed, 'ttlSecondsAfterFinished 0');
+  else if (job.ttlSecondsAfterFinished !== undefined)
+    deps.info(`${plan.ref}: its pods stay until ttlSecondsAfterFinished ${job.ttlSecondsAfterFinished} has passed; then runpod gc, or running it again, removes them`);
+  const last =
+    verdict.status !== 'failed' || !lastFailure
+      ? ''
+      : verdict.why === 'BackoffLimitExceeded' && stoppedOnRestarts.size === 0
+        ? `; last: ${lastFailure.plan.key}: ${lastFailure.reason}`
+        : verdict.why === 'PodFailurePolicy'
+          ? `; ${lastFailure.reason}`
+          : '';
+  return e.result(verdict.status, `${verdict.reason}${last}`);
+}
+
 /**
  * What earlier runs left: a slot done, its failures judged again, a pod still active (adopted and awaited again);
  * taken down first when the Job runs anew. A suspended Job, or one that finished before, is done here.
@@ -216,7 +260,13 @@ async function openRun(
       await deps.remove(active);
       removed.push(...active);
     }
-    return { done: result('succeeded', `${plan.ref}: suspended (spec.suspend: true): no pods are created (${tally.done.size} of ${job.completions} completed so far); run it again with suspend: false to start it`, { suspended: true }) };
+    return {
+      done: result(
+        'succeeded',
+        `${plan.ref}: suspended (spec.suspend: true): no pods are created (${tally.done.size} of ${job.completions} completed so far); run it again with suspend: false to start it`,
+        { suspended: true },
+      ),
+    };
   }
   // Finished in an earlier run: nothing runs again. Said so, with how to run it again.
   if (opening.finished) {
@@ -250,7 +300,10 @@ function podFailed(plan: WorkloadPlan & { job: JobTerms }, deps: JobDeps, tally:
   const why = judged.exit ? `container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}` : '';
   tally.podFailed(slot, judged, `${outcome.plan.key}: ${why}`);
   if (judged.action === 'Ignore') deps.info(`${plan.ref}: ${outcome.plan.key} failed and is not counted (${why})`);
-  else if (tally.failedIndexes.has(slot)) deps.info(`${plan.ref}: index ${slot} failed (${judged.action === 'FailIndex' ? why : `${tally.indexFailures.get(slot)} failures, backoffLimitPerIndex ${job.backoffLimitPerIndex}`}); it is not retried`);
+  else if (tally.failedIndexes.has(slot))
+    deps.info(
+      `${plan.ref}: index ${slot} failed (${judged.action === 'FailIndex' ? why : `${tally.indexFailures.get(slot)} failures, backoffLimitPerIndex ${job.backoffLimitPerIndex}`}); it is not retried`,
+    );
 }
 
 /** Every attempt of every slot a history holds, by name. */
