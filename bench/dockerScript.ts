@@ -153,7 +153,12 @@ function upDown(what: string, manifest: string, pods: ScriptPod[], infraImage: s
 
 function report(): void {
   const out: string[] = [];
-  out.push(`rounds: ${runs} (paired, interleaved) · node ${process.version} · ${os.cpus().length} CPUs · load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} · ${new Date().toISOString()}`);
+  out.push(
+    `rounds: ${runs} (paired, interleaved) · node ${process.version} · ${os.cpus().length} CPUs · load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} · ${new Date().toISOString()}`,
+  );
   out.push('');
   out.push('| measurement | baseline | median ms | variant | median ms | median of paired ratios | ratio of medians |');
   out.push('|---|---|---:|---|---:|---:|---:|');

@@ -279,7 +279,12 @@ function main(): void {
     if (fs.existsSync(exeBin)) results.push(compare('single executable', (args) => measure(exeBin, args), overlay, rendered));
 
     const out: string[] = [];
-    out.push(`pairs: ${pairs} (medians) · ${objects} objects · node ${process.version} · ${os.cpus().length} CPUs · load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} · ${new Date().toISOString()}`);
+    out.push(
+      `pairs: ${pairs} (medians) · ${objects} objects · node ${process.version} · ${os.cpus().length} CPUs · load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} · ${new Date().toISOString()}`,
+    );
     out.push('');
     out.push('| runpod | `validate rendered.yaml` wall / CPU ms | `validate -k overlay` wall / CPU ms | added by -k, wall ms (median of pairs) | added, CPU ms | target |');
     out.push('|---|---:|---:|---:|---:|---:|');

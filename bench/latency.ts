@@ -60,7 +60,12 @@ spec:
     const start = Number(docker(['exec', id, 'cat', '/tmp/start'])) * 10;
     const passed = Number(docker(['exec', id, 'cat', '/tmp/passed'])) * 10;
     const holdsAfter = passed - start;
-    return { mode: `ready (exec probe, period 1s, ready after ${delayMs}ms)`, holdsAfterMs: holdsAfter, runpodMs: exitAt - passed, backoffMs: backoffDetection(holdsAfter) - holdsAfter };
+    return {
+      mode: `ready (exec probe, period 1s, ready after ${delayMs}ms)`,
+      holdsAfterMs: holdsAfter,
+      runpodMs: exitAt - passed,
+      backoffMs: backoffDetection(holdsAfter) - holdsAfter,
+    };
   } finally {
     removePod(name);
     fs.rmSync(file, { force: true });

@@ -38,9 +38,7 @@ interface Sample {
 /** Run a command to completion; its wall time and peak RSS. Fails the benchmark on a non-zero exit. */
 function measure(cmd: string, args: string[]): Sample {
   const started = process.hrtime.bigint();
-  const r = timeBin
-    ? spawnSync(timeBin, ['-f', '@@peak %M', cmd, ...args], { env, encoding: 'utf8' })
-    : spawnSync(cmd, args, { env, encoding: 'utf8' });
+  const r = timeBin ? spawnSync(timeBin, ['-f', '@@peak %M', cmd, ...args], { env, encoding: 'utf8' }) : spawnSync(cmd, args, { env, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
   const peak = /@@peak (\d+)/.exec(r.stderr ?? '');
@@ -91,8 +89,14 @@ const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 function dockerScripts(pod: BarePod): { up: string; down: string } {
   const run = (c: BarePod['infra'], infraName?: string): string => {
     const o = c.options as {
-      Image: string; Hostname?: string; StopTimeout?: number; Env?: string[]; Entrypoint?: string[]; Cmd?: string[];
-      Labels: Record<string, string>; HostConfig: { IpcMode?: string; NetworkMode?: string; RestartPolicy?: { Name: string }; CpuShares?: number };
+      Image: string;
+      Hostname?: string;
+      StopTimeout?: number;
+      Env?: string[];
+      Entrypoint?: string[];
+      Cmd?: string[];
+      Labels: Record<string, string>;
+      HostConfig: { IpcMode?: string; NetworkMode?: string; RestartPolicy?: { Name: string }; CpuShares?: number };
     };
     const a = ['docker', 'run', '-d', '-q', '--name', c.name];
     for (const [k, v] of Object.entries(o.Labels)) a.push('--label', `${k}=${v}`);
@@ -112,8 +116,17 @@ function dockerScripts(pod: BarePod): { up: string; down: string } {
     return a.map(q).join(' ');
   };
   const names = pod.containers.map((c) => q(c.name)).join(' ');
-  const up = [`${run(pod.infra)} >/dev/null`, ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`), 'wait', `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`].join('\n');
-  const down = [`docker stop -t ${pod.grace} ${names} >/dev/null`, `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`, `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`].join('\n');
+  const up = [
+    `${run(pod.infra)} >/dev/null`,
+    ...pod.containers.map((c) => `${run(c, pod.infra.name)} >/dev/null &`),
+    'wait',
+    `docker inspect -f '{{.State.Running}}' ${q(pod.infra.name)} ${names} | grep -qv false`,
+  ].join('\n');
+  const down = [
+    `docker stop -t ${pod.grace} ${names} >/dev/null`,
+    `docker stop -t ${pod.grace} ${q(pod.infra.name)} >/dev/null`,
+    `docker rm -f -v ${q(pod.infra.name)} ${names} >/dev/null`,
+  ].join('\n');
   return { up, down };
 }
 
@@ -124,7 +137,10 @@ function dockerScripts(pod: BarePod): { up: string; down: string } {
  */
 function dockerScript(pods: BarePod[], which: 'up' | 'down'): string {
   const networks = [...new Set(pods.map((p) => (p.infra.options.HostConfig as { NetworkMode?: string } | undefined)?.NetworkMode ?? '').filter((n) => n.startsWith('runpod_')))];
-  const ensure = networks.map((n) => `docker network inspect ${q(n)} >/dev/null 2>&1 || docker network create --label app.kubernetes.io/managed-by=runpod --label io.runpod.network.namespace=${q(n.slice('runpod_'.length).split('.')[0] ?? '')} ${q(n)} >/dev/null`);
+  const ensure = networks.map(
+    (n) =>
+      `docker network inspect ${q(n)} >/dev/null 2>&1 || docker network create --label app.kubernetes.io/managed-by=runpod --label io.runpod.network.namespace=${q(n.slice('runpod_'.length).split('.')[0] ?? '')} ${q(n)} >/dev/null`,
+  );
   const drop = networks.map((n) => `docker network rm ${q(n)} >/dev/null 2>&1 || true`);
   const body = pods.length === 1 ? dockerScripts(pods[0]!)[which] : `${pods.map((p) => `(\n${dockerScripts(p)[which]}\n) &`).join('\n')}\nwait`;
   return [...(which === 'up' ? ensure : []), body, ...(which === 'down' ? drop : [])].join('\n') + '\n';
@@ -135,7 +151,9 @@ function cleanup(prefix: string): void {
   const ids = spawnSync('docker', ['ps', '-aq', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--filter', `name=_${prefix}`], { encoding: 'utf8' }).stdout.trim();
   if (ids) spawnSync('docker', ['rm', '-f', '-v', ...ids.split('\n')]);
   const pod = prefix.replace(/_$/, '');
-  const volumes = spawnSync('docker', ['volume', 'ls', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--format', '{{.Name}} {{.Label "io.kubernetes.pod.name"}}'], { encoding: 'utf8' })
+  const volumes = spawnSync('docker', ['volume', 'ls', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--format', '{{.Name}} {{.Label "io.kubernetes.pod.name"}}'], {
+    encoding: 'utf8',
+  })
     .stdout.split('\n')
     .map((l) => l.split(' '))
     .filter(([name, of]) => name && of !== undefined && (prefix.endsWith('_') ? of === pod : of.startsWith(prefix)))
@@ -156,7 +174,11 @@ function record(what: string, variant: string, s: Sample): void {
   row.samples.push(s);
 }
 
-const exeVariant = (target: string): [string, () => Sample, () => Sample] => ['runpod executable', () => measure(exeBin, ['--timeout', '120s', target]), () => measure(exeBin, ['down', target])];
+const exeVariant = (target: string): [string, () => Sample, () => Sample] => [
+  'runpod executable',
+  () => measure(exeBin, ['--timeout', '120s', target]),
+  () => measure(exeBin, ['down', target]),
+];
 
 async function upDown(what: string, target: string, inputs: string[], prefix: string): Promise<void> {
   const pods = await planPods(inputs);
@@ -183,7 +205,11 @@ async function upDown(what: string, target: string, inputs: string[], prefix: st
       ['runpod', () => measure(process.execPath, [runpodBin, '--timeout', '120s', target]), () => measure(process.execPath, [runpodBin, 'down', target])],
       // The bare client counts a container as running on its first inspect; runpod waits --settle (100ms by
       // default) of uptime first. With --settle 0 both do the same work, and the gap is runpod's own overhead.
-      ['runpod --settle 0', () => measure(process.execPath, [runpodBin, '--settle', '0', '--timeout', '120s', target]), () => measure(process.execPath, [runpodBin, 'down', target])],
+      [
+        'runpod --settle 0',
+        () => measure(process.execPath, [runpodBin, '--settle', '0', '--timeout', '120s', target]),
+        () => measure(process.execPath, [runpodBin, 'down', target]),
+      ],
       ...(hasExe ? [exeVariant(target)] : []),
       ['bare Engine API', () => measure(process.execPath, [bareBin, 'up', spec]), () => measure(process.execPath, [bareBin, 'down', spec])],
       ['docker CLI', () => measure('sh', [up]), () => measure('sh', [down])],
@@ -278,7 +304,12 @@ async function main(): Promise<void> {
 function report(): void {
   const base = (what: string): Row | undefined => rows.find((r) => r.what === what && (r.variant === 'bare Engine API' || r.variant === 'node'));
   const out: string[] = [];
-  out.push(`runs: ${runs} (medians) · node ${process.version} · ${os.cpus().length} CPUs · load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} · ${new Date().toISOString()}`);
+  out.push(
+    `runs: ${runs} (medians) · node ${process.version} · ${os.cpus().length} CPUs · load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} · ${new Date().toISOString()}`,
+  );
   out.push('');
   out.push('| measurement | variant | median ms | ratio | peak RSS MiB |');
   out.push('|---|---|---:|---:|---:|');

@@ -18,6 +18,11 @@ for (const file of files.sort()) {
   const lines = r.stderr.split('\n');
   const head = lines.findIndex((l) => l.startsWith('runpod: invalid manifest: '));
   const rest = lines[head].slice('runpod: invalid manifest: '.length);
-  const problems = /^\d+ problems$/.test(rest) ? lines.slice(head + 1).filter((l) => l.startsWith('  ')).map((l) => l.slice(2)) : [rest];
+  const problems = /^\d+ problems$/.test(rest)
+    ? lines
+        .slice(head + 1)
+        .filter((l) => l.startsWith('  '))
+        .map((l) => l.slice(2))
+    : [rest];
   fs.writeFileSync(path.join(dir, `${file}.expect`), `${problems.join('\n')}\n`);
 }

@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'bench');
 const only = process.env.BENCH_FILES ? new Set(process.env.BENCH_FILES.split(',').map((f) => f.trim())) : undefined;
-const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.js') && (only === undefined || only.has(f.replace(/\.js$/, '')))).sort() : [];
+const files = fs.existsSync(dir)
+  ? fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.js') && (only === undefined || only.has(f.replace(/\.js$/, ''))))
+      .sort()
+  : [];
 if (files.length === 0) {
   console.error('bench: no benchmarks in dist/bench (run npm run build)');
   process.exit(1);

@@ -163,7 +163,9 @@ function makeExe(script, options) {
   const tmp = `${exe}.tmp`;
   copyFileSync(process.execPath, tmp);
   chmodSync(tmp, 0o755);
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'postject', 'dist', 'cli.js'), tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', fuse], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'postject', 'dist', 'cli.js'), tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', fuse], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   // Replaced whole, never rewritten in place: a running copy of the old file keeps working.
   rmSync(exe, { force: true });
   execFileSync('mv', [tmp, exe]);

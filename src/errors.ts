@@ -71,11 +71,7 @@ export class ManifestError extends RunpodError {
   readonly exitCode = ExitCode.usage;
   override name = 'ManifestError';
   constructor(readonly problems: ManifestProblem[]) {
-    super(
-      problems.length === 1
-        ? `invalid manifest: ${formatProblem(problems[0]!)}`
-        : `invalid manifest: ${problems.length} problems`,
-    );
+    super(problems.length === 1 ? `invalid manifest: ${formatProblem(problems[0]!)}` : `invalid manifest: ${problems.length} problems`);
   }
   override detail(): string[] {
     return [...(this.problems.length === 1 ? [] : this.problems.map(formatProblem)), ...super.detail()];
@@ -90,9 +86,7 @@ export class EngineUnreachableError extends RunpodError {
     readonly address: string,
     readonly reason: string,
   ) {
-    super(
-      `cannot reach the Docker engine at ${address}: ${reason}; start dockerd, or point --host / DOCKER_HOST at a running engine`,
-    );
+    super(`cannot reach the Docker engine at ${address}: ${reason}; start dockerd, or point --host / DOCKER_HOST at a running engine`);
   }
 }
 

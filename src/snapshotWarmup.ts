@@ -156,9 +156,21 @@ async function planAndDecide(): Promise<void> {
       const { name, options } = instanceCreateOptions(plan, c, 0, 'warm-infra');
       const labels = options.Labels ?? {};
       return {
-        id: `warm-${i}`, dockerName: name, name: labels[Label.containerName] ?? '', attempt: 0, hash: labels[Label.containerHash] ?? '',
-        podUid: plan.uid, state: 'running', exitCode: 0, oomKilled: false, error: '', startedAt: now - 60_000, restartCount: 0,
-        engineRestartPolicy: options.HostConfig?.RestartPolicy?.Name || 'no', image: options.Image ?? '', imageId: 'sha256:warm',
+        id: `warm-${i}`,
+        dockerName: name,
+        name: labels[Label.containerName] ?? '',
+        attempt: 0,
+        hash: labels[Label.containerHash] ?? '',
+        podUid: plan.uid,
+        state: 'running',
+        exitCode: 0,
+        oomKilled: false,
+        error: '',
+        startedAt: now - 60_000,
+        restartCount: 0,
+        engineRestartPolicy: options.HostConfig?.RestartPolicy?.Name || 'no',
+        image: options.Image ?? '',
+        imageId: 'sha256:warm',
         resources: engineResources(options.HostConfig),
       };
     };
@@ -269,7 +281,10 @@ export async function warmUp(): Promise<void> {
   await loadCommandModules();
   await planAndDecide();
   renderKustomizationFromMemory();
-  for (const argv of [['validate', '-'], ['validate', '-q', '-n', 'ci', '-f', '-']]) {
+  for (const argv of [
+    ['validate', '-'],
+    ['validate', '-q', '-n', 'ci', '-f', '-'],
+  ]) {
     const code = await runCli(argv, context(manifests));
     if (code !== 0) throw new Error(`snapshot warm-up: runpod ${argv.join(' ')} exited ${code}`);
   }

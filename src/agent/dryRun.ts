@@ -61,14 +61,25 @@ export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claim
   // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
   const facts = info ? await engine.facts() : undefined;
   if (facts) checkEngineSupport(pods, facts, reporter);
-  else for (const n of pods.flatMap(engineDependentFields)) reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
+  else
+    for (const n of pods.flatMap(engineDependentFields))
+      reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: not checked (the engine at ${engine.address} does not answer); it ${n.message}`);
   // The Services' addresses as a run would plan with them (those there now; one a run makes has none yet). Without
   // an engine there is none to show, and the pods' Service variables are left out.
   const serviceImage = info ? pauseImageRef(info.arch) : infraImage;
   const cluster = info ? await observeCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }) : undefined;
-  const plans = pods.map((p) => translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, cluster?.plan ?? { services, hosts: new Map() })));
+  const plans = pods.map((p) =>
+    translatePod(p, planOptions(o, infraImage, project, { ...(facts ? { facts } : {}), seccompProfiles }, cluster?.plan ?? { services, hosts: new Map() })),
+  );
   // Each Job as a run would open it (what earlier runs left of it, --replace, its ttl): which of its pods run.
-  const jobs = info && !wait.endsAfterSync ? await Promise.all(workloads.filter((w): w is WorkloadPlan & { job: JobTerms } => w.job !== undefined).map(async (w) => ({ w, preview: await previewJob(engine, w, ctx.now(), o.replace === true) }))) : [];
+  const jobs =
+    info && !wait.endsAfterSync
+      ? await Promise.all(
+          workloads
+            .filter((w): w is WorkloadPlan & { job: JobTerms } => w.job !== undefined)
+            .map(async (w) => ({ w, preview: await previewJob(engine, w, ctx.now(), o.replace === true) })),
+        )
+      : [];
   const jobPod = new Map<string, JobPodPreview>(jobs.flatMap(({ w, preview }) => [...preview.pods].map(([name, p]): [string, JobPodPreview] => [`${w.namespace}/${name}`, p])));
   // --dry-run --prune: what a run would take down, as the engine is now.
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
@@ -89,8 +100,16 @@ export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claim
       ...(found === undefined ? {} : found.state === 'up' ? { ip: found.ip } : { wouldMake: found.why }),
     };
   });
-  const jobDoc = jobs.flatMap(({ w, preview }) => (preview.line !== undefined ? [{ namespace: w.namespace, ref: w.ref, plan: preview.line, ...(preview.remove.length > 0 ? { remove: preview.remove } : {}) }] : []));
-  const pruneDoc = { ...(jobDoc.length > 0 ? { jobs: jobDoc } : {}), ...(serviceDoc.length > 0 ? { services: serviceDoc } : {}), ...(claimDoc.length > 0 ? { claims: claimDoc } : {}), ...(prune !== undefined ? { prune } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+  const jobDoc = jobs.flatMap(({ w, preview }) =>
+    preview.line !== undefined ? [{ namespace: w.namespace, ref: w.ref, plan: preview.line, ...(preview.remove.length > 0 ? { remove: preview.remove } : {}) }] : [],
+  );
+  const pruneDoc = {
+    ...(jobDoc.length > 0 ? { jobs: jobDoc } : {}),
+    ...(serviceDoc.length > 0 ? { services: serviceDoc } : {}),
+    ...(claimDoc.length > 0 ? { claims: claimDoc } : {}),
+    ...(prune !== undefined ? { prune } : {}),
+    ...(skipped.length > 0 ? { skipped } : {}),
+  };
   // Admission as a run would decide it now: a refused pod would fail with nothing created.
   const refused = info && pods.some(declaresRequests) ? admitPods(plans, await observeAdmission(host)) : new Map<string, string>();
   const doc = await podDocuments(plans, { engine, refused, jobPod, observe: info !== undefined, replace: o.replace === true });
@@ -99,7 +118,10 @@ export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claim
 }
 
 /** Each pod's plan and the actions a run would take for it, as the engine is now (unknown without one). */
-async function podDocuments(plans: readonly PodPlan[], d: { engine: Engine; refused: ReadonlyMap<string, string>; jobPod: ReadonlyMap<string, JobPodPreview>; observe: boolean; replace: boolean }) {
+async function podDocuments(
+  plans: readonly PodPlan[],
+  d: { engine: Engine; refused: ReadonlyMap<string, string>; jobPod: ReadonlyMap<string, JobPodPreview>; observe: boolean; replace: boolean },
+) {
   const { engine, refused, jobPod } = d;
   return Promise.all(
     plans.map(async (plan) => {
@@ -107,14 +129,20 @@ async function podDocuments(plans: readonly PodPlan[], d: { engine: Engine; refu
       const job = jobPod.get(plan.key);
       // A Job's pod that does not run (its Job finished, or is suspended) or whose slot runs a later attempt.
       if (job?.kind === 'none') return { plan: planDocument(plan), actions: [], job: `${job.why}: it runs nothing` };
-      if (job?.kind === 'attempt') return { plan: planDocument(plan), actions: [], job: job.active ? `its attempt ${job.attempt}, ${job.name}, is running and would be awaited` : `its slot would run attempt ${job.attempt} as a new pod ${job.name}` };
+      if (job?.kind === 'attempt')
+        return {
+          plan: planDocument(plan),
+          actions: [],
+          job: job.active ? `its attempt ${job.attempt}, ${job.name}, is running and would be awaited` : `its slot would run attempt ${job.attempt} as a new pod ${job.name}`,
+        };
       const observed = d.observe && refusal === undefined ? await observePod(engine, plan.namespace, plan.name) : undefined;
       // --replace (or a Job run anew): what exists goes first, so the actions are those for a pod not there yet.
       const exists = observed !== undefined && observed.infra.length + observed.containers.size + observed.initContainers.size > 0;
       const replaces = exists && (job?.kind === 'fresh' || (d.replace && job === undefined));
       const actions = observed ? allActions(decidePodActions(plan, replaces ? groupPod([]) : observed)) : undefined;
       const taken = replaces ? (job?.kind === 'fresh' ? { anew: true } : { replace: true }) : {};
-      const known = refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions, ...taken } : { actions: `unknown: the engine at ${engine.address} does not answer` };
+      const known =
+        refusal !== undefined ? { admission: refusal, actions: [] } : actions ? { actions, ...taken } : { actions: `unknown: the engine at ${engine.address} does not answer` };
       return { plan: planDocument(plan), ...known };
     }),
   );
@@ -130,7 +158,11 @@ function writePlan(p: PlanText, o: RunOptions, stdout: NodeJS.WritableStream): v
       stdout.write(`${d.plan.pod} (uid ${d.plan.uid}, pod hash ${d.plan.hash})\n`);
       stdout.write(`  infra ${d.plan.infra.image}\n`);
       for (const c of d.plan.containers) stdout.write(`  container ${c.name}: ${c.image} (pull ${c.pullPolicy}, hash ${c.hash})\n`);
-      for (const v of d.plan.volumes ?? []) if (v.persistentVolume !== undefined) stdout.write(`  volume ${v.name}: claim ${v.claimName ?? ''} bound to PersistentVolume ${v.persistentVolume}, host path ${v.hostPath ?? ''}${v.hostPathType ? ` (${v.hostPathType})` : ''}\n`);
+      for (const v of d.plan.volumes ?? [])
+        if (v.persistentVolume !== undefined)
+          stdout.write(
+            `  volume ${v.name}: claim ${v.claimName ?? ''} bound to PersistentVolume ${v.persistentVolume}, host path ${v.hostPath ?? ''}${v.hostPathType ? ` (${v.hostPathType})` : ''}\n`,
+          );
       if (d.plan.project !== undefined) stdout.write(`  isolation key ${d.plan.project}${o.scoped && o.project === undefined ? " (the scoped run's own, new each run)" : ''}\n`);
       if ('replace' in d) stdout.write('  would take the pod down first (--replace), then:\n');
       if ('anew' in d) stdout.write('  would take the pod down first (its Job runs anew), then:\n');
@@ -143,7 +175,9 @@ function writePlan(p: PlanText, o: RunOptions, stdout: NodeJS.WritableStream): v
     for (const j of jobDoc) stdout.write(`${j.namespace}/${j.plan}\n`);
     for (const v of serviceDoc) {
       const state = 'ip' in v ? `, at ${v.ip}` : 'wouldMake' in v ? ` (would be made: ${v.wouldMake})` : '';
-      stdout.write(`service ${v.namespace}/${v.name} (${v.type}) on network ${v.network}${v.container !== undefined ? `, container ${v.container}` : ''}${state}: ${v.ports.join(', ') || 'no ports'}\n`);
+      stdout.write(
+        `service ${v.namespace}/${v.name} (${v.type}) on network ${v.network}${v.container !== undefined ? `, container ${v.container}` : ''}${state}: ${v.ports.join(', ') || 'no ports'}\n`,
+      );
     }
     for (const c of claimDoc) {
       if ('persistentVolume' in c) {
@@ -155,12 +189,18 @@ function writePlan(p: PlanText, o: RunOptions, stdout: NodeJS.WritableStream): v
     if (typeof prune === 'string') stdout.write(`prune: ${prune}\n`);
     else if (prune && prune.length === 0) stdout.write('prune: nothing to remove\n');
     else for (const p of prune ?? []) stdout.write(`would prune ${p.namespace}/${p.name}${p.source !== undefined ? ` (source ${p.source})` : ''}\n`);
-    if (o.scoped) stdout.write(`then would run: ${o.scoped.command.join(' ')}${o.scoped.keep ? '' : `, and take the pods down${o.scoped.keepClaims ? '' : ' with their claims'}`}\n`);
+    if (o.scoped)
+      stdout.write(`then would run: ${o.scoped.command.join(' ')}${o.scoped.keep ? '' : `, and take the pods down${o.scoped.keepClaims ? '' : ' with their claims'}`}\n`);
   }
 }
 
 function planDocument(plan: PodPlan): {
-  pod: string; project?: string; uid: string; hash: string; restartPolicy: string; infra: { image: string; create: unknown };
+  pod: string;
+  project?: string;
+  uid: string;
+  hash: string;
+  restartPolicy: string;
+  infra: { image: string; create: unknown };
   containers: { name: string; image: string; pullPolicy: string; hash: string; create: unknown }[];
   volumes?: PrintableVolume[];
   terminationLog?: { engineVolume: string; paths: Record<string, string> };

@@ -38,7 +38,9 @@ export function resolveExitCodeFrom(spec: string, pods: readonly LoadedPod[]): E
   if (candidates.length === 1 || oneJob) return candidates[0]!;
   const all = pods.flatMap((p) => [...(p.pod.spec.initContainers ?? []), ...p.pod.spec.containers].map((c) => `${p.pod.metadata.name}/${c.name}`));
   if (candidates.length === 0) throw new UsageError(`--exit-code-from ${spec}: no such container in the input; its containers: ${all.join(', ') || 'none'}`);
-  throw new UsageError(`--exit-code-from ${spec}: ${candidates.length} pods have a container ${container} (${candidates.map((c) => `${c.namespace}/${c.pod}`).join(', ')}); name one as pod/${container}`);
+  throw new UsageError(
+    `--exit-code-from ${spec}: ${candidates.length} pods have a container ${container} (${candidates.map((c) => `${c.namespace}/${c.pod}`).join(', ')}); name one as pod/${container}`,
+  );
 }
 
 /**
@@ -48,7 +50,9 @@ export function resolveExitCodeFrom(spec: string, pods: readonly LoadedPod[]): E
  */
 export function checkExitCodeFromWait(spec: string, from: ExitCodeSource, wait: WaitMode, scoped: boolean): void {
   if (scoped || waitStrategy(wait).runsToCompletion || from.job !== undefined) return;
-  throw new UsageError(`--exit-code-from ${spec} needs --wait completed, or a command after --: only then does the container end before runpod does (a Job's container needs neither: a Job is awaited until it completes)`);
+  throw new UsageError(
+    `--exit-code-from ${spec} needs --wait completed, or a command after --: only then does the container end before runpod does (a Job's container needs neither: a Job is awaited until it completes)`,
+  );
 }
 
 /**

@@ -22,7 +22,11 @@ export interface RunInput extends LoadResult {
 
 /** Load and validate every manifest; nothing touches the engine before this passes. */
 export async function loadRunInput(o: RunOptions, wait: WaitStrategy, stdin: () => Promise<Buffer>, reporter: Reporter): Promise<RunInput> {
-  const loaded = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, stdin);
+  const loaded = await loadManifests(
+    o.manifests,
+    { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) },
+    stdin,
+  );
   for (const n of loaded.notes ?? []) reporter.note(n);
   for (const w of loaded.warnings) reporter.note(`${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}`);
   for (const n of unmatchedSkipKinds(o.skipKinds ?? [], loaded.skipped)) reporter.note(n);
@@ -46,10 +50,17 @@ export function checkEngineSupport(pods: readonly LoadedPod[], facts: EngineFact
   const files = pods.map((p) => p.source.file);
   const problems = sortByFileAndLine(once(checked.flatMap((c) => c.problems)), files);
   if (problems.length > 0) throw new ManifestError(problems);
-  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files)) reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
+  for (const n of sortByFileAndLine(once(checked.flatMap((c) => c.notes)), files))
+    reporter.note(`${n.line !== undefined ? `${n.file}:${n.line}` : n.file} ${n.path}: ${n.message}`);
 }
 
-export function planOptions(o: RunOptions, infraImage: string, project: string | undefined, engine: { facts?: EngineFacts; seccompProfiles: ReadonlyMap<string, string> }, cluster: ClusterPlan): PlanOptions {
+export function planOptions(
+  o: RunOptions,
+  infraImage: string,
+  project: string | undefined,
+  engine: { facts?: EngineFacts; seccompProfiles: ReadonlyMap<string, string> },
+  cluster: ClusterPlan,
+): PlanOptions {
   return {
     infraImage,
     ...(o.pull ? { pull: o.pull } : {}),

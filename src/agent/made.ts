@@ -23,4 +23,3 @@ export interface RunMade {
   /** The manifests, shell-quoted, for the down line; undefined when one was stdin (the line names the pods then). */
   manifestWords: string | undefined;
 }
-

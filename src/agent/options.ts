@@ -43,7 +43,6 @@ export interface RunOptions {
   seccompProfileRoot?: string;
 }
 
-
 /** run … -- <command>: the command, and what becomes of the pods after it. */
 export interface ScopedOptions {
   /** The command and its arguments, exactly as given after "--". */
@@ -53,4 +52,3 @@ export interface ScopedOptions {
   /** --keep-claims: take the pods down but keep their claims (their data) for the next run under the same key. */
   keepClaims?: boolean;
 }
-

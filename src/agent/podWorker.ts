@@ -83,7 +83,20 @@ export function podWorker(c: PodWorkerContext): PodWorker {
 
 /** A pod admission refused: failed at once, nothing created (the kubelet's pod phase Failed, reason OutOfcpu …). */
 function refusedOutcome(plan: PodPlan, reason: string, now: number): PodOutcome {
-  return { plan, status: 'failed', reason, admission: reason, actions: [], results: [], warnings: [], lastExitCodes: new Map(), checks: 0, retriesUsed: 0, startedAt: now, endedAt: now };
+  return {
+    plan,
+    status: 'failed',
+    reason,
+    admission: reason,
+    actions: [],
+    results: [],
+    warnings: [],
+    lastExitCodes: new Map(),
+    checks: 0,
+    retriesUsed: 0,
+    startedAt: now,
+    endedAt: now,
+  };
 }
 
 /** --replace: the pod as it is goes (its preStop hooks and grace period, as `runpod down`), so the run makes it anew. */

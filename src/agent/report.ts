@@ -18,7 +18,9 @@ export const reportAllowanceMs = 3_000;
 
 /** work, or the fallback when it has not settled by `by` (ms since the epoch); a failure gives the fallback too. */
 export function within<T>(work: Promise<T>, by: number, now: () => number, fallback: T): Promise<T> {
-  return Deadline.at(by, 'the report').bound(work, now).catch(() => fallback);
+  return Deadline.at(by, 'the report')
+    .bound(work, now)
+    .catch(() => fallback);
 }
 
 /** Each pod's result: its logs and termination messages when it failed, and its ports, by `by` at the latest. */
@@ -74,4 +76,3 @@ export function workloadResult(r: WorkloadOutcome): WorkloadResult {
     ...(r.leftAlone.length > 0 ? { leftAlone: r.leftAlone } : {}),
   };
 }
-

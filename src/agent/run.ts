@@ -71,13 +71,18 @@ export class RunBounds {
   }
 
   waitPhase<T>(work: Promise<T>): Promise<T> {
-    return this.deadline.plus(waitPhaseGraceMs).bound(work, this.ctx.now, this.ctx.hurried).catch((err: unknown) => this.stopped(err));
+    return this.deadline
+      .plus(waitPhaseGraceMs)
+      .bound(work, this.ctx.now, this.ctx.hurried)
+      .catch((err: unknown) => this.stopped(err));
   }
 
   private stopped(err: unknown): never {
     if (!(err instanceof StopWaiting)) throw err;
     if (err.by === 'signal') throw new InterruptedError(this.ctx.interruptedBy() ?? 'SIGINT');
-    throw new DeadlineError(`--timeout passed while the Docker engine at ${this.address} had not answered; it accepts connections but does not reply (is dockerd frozen or overloaded?)`);
+    throw new DeadlineError(
+      `--timeout passed while the Docker engine at ${this.address} had not answered; it accepts connections but does not reply (is dockerd frozen or overloaded?)`,
+    );
   }
 }
 
@@ -132,7 +137,10 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
   // The same manifests already running under another key: this run makes a second copy, which a user who meant
   // the first should know (a scoped run's own key is new each time on purpose: nothing to say then). Asked now,
   // beside the engine's facts and the infra image (a list, it changes nothing); said where it was said before.
-  const elsewhere = o.scoped && o.project === undefined ? undefined : sourcesRunningElsewhere(host, new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : []))), project);
+  const elsewhere =
+    o.scoped && o.project === undefined
+      ? undefined
+      : sourcesRunningElsewhere(host, new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : []))), project);
   elsewhere?.catch(() => undefined);
   // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
   const facts = await bounds.step(engine.facts());
@@ -141,7 +149,12 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
     onProgress: (image, p) => reporter.pullProgress(image, p.status),
     // --pull always asks for the pull itself: no image but the registry's will do then.
     ...(o.pull !== 'always'
-      ? { onOfflineFallback: (image: string, why: string) => reporter.warn(`image ${image}: the registry is out of reach (${why.replace(/^cannot pull image \S+: /, '')}); running the image the engine has, without the pull imagePullPolicy Always asks for (--pull always would fail instead)`) }
+      ? {
+          onOfflineFallback: (image: string, why: string) =>
+            reporter.warn(
+              `image ${image}: the registry is out of reach (${why.replace(/^cannot pull image \S+: /, '')}); running the image the engine has, without the pull imagePullPolicy Always asks for (--pull always would fail instead)`,
+            ),
+        }
       : {}),
   });
   // Admission needs the engine's capacity and what every key's pods request (they share the host): asked now,
@@ -155,23 +168,40 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
   const serviceImage = o.infraImage !== undefined ? await bounds.step(ensureInfraImage(engine, s.info.arch)) : infraImage;
   // From here on the run makes things: one that fails by an error (not a pod's failure, which the account says)
   // takes them down if scoped, or names them with the down line (commands/takedown.ts).
-  const made: RunMade = { engine, project, ownKey: o.scoped !== undefined && o.project === undefined, pods: pods.map((p) => ({ namespace: p.pod.metadata.namespace!, name: p.pod.metadata.name! })), services, claimVolumes: claims.filter((c) => c.boundTo === undefined).map((c) => claimVolume(c.namespace, c.name, project).engineName), keepClaims: o.scoped?.keepClaims === true, serviceImage, manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests) };
+  const made: RunMade = {
+    engine,
+    project,
+    ownKey: o.scoped !== undefined && o.project === undefined,
+    pods: pods.map((p) => ({ namespace: p.pod.metadata.namespace!, name: p.pod.metadata.name! })),
+    services,
+    claimVolumes: claims.filter((c) => c.boundTo === undefined).map((c) => claimVolume(c.namespace, c.name, project).engineName),
+    keepClaims: o.scoped?.keepClaims === true,
+    serviceImage,
+    manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests),
+  };
   s.made.current = made;
   const cluster = await bounds.step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }));
-  for (const v of services) reporter.verbose(`service ${v.namespace}/${v.name}: ${v.headless ? 'headless' : `${v.type} at ${cluster.plan.hosts.get(`${v.namespace}/${v.name}`) ?? '?'}`}`);
-  const translate = (loaded: RunInput['pods'][number]): PodPlan => translatePod(loaded, planOptions(o, infraImage, project, { facts, seccompProfiles: input.seccompProfiles }, cluster.plan));
+  for (const v of services)
+    reporter.verbose(`service ${v.namespace}/${v.name}: ${v.headless ? 'headless' : `${v.type} at ${cluster.plan.hosts.get(`${v.namespace}/${v.name}`) ?? '?'}`}`);
+  const translate = (loaded: RunInput['pods'][number]): PodPlan =>
+    translatePod(loaded, planOptions(o, infraImage, project, { facts, seccompProfiles: input.seccompProfiles }, cluster.plan));
   const plans = pods.map(translate);
   made.claimVolumes = [...new Set([...made.claimVolumes, ...plans.flatMap((p) => p.volumes.filter((v) => v.type === 'persistentVolumeClaim').map((v) => v.engineName))])];
   // The input's PersistentVolumeClaims, as `kubectl apply` makes them: each its named engine volume (kept if there).
-  await bounds.step(Promise.all(
-    claims.map(async (c) => {
-      // A claim bound to a PersistentVolume of the input has no engine volume: its pods mount the volume's host path.
-      if (c.boundTo !== undefined) return reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: bound to persistentvolume ${c.boundTo.volume} (${c.boundTo.source.type} ${c.boundTo.source.path})`);
-      const v = claimVolume(c.namespace, c.name, project);
-      await engine.createVolume(v.engineName, { labels: v.labels });
-      reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: engine volume ${v.engineName}`);
-    }),
-  ));
+  await bounds.step(
+    Promise.all(
+      claims.map(async (c) => {
+        // A claim bound to a PersistentVolume of the input has no engine volume: its pods mount the volume's host path.
+        if (c.boundTo !== undefined)
+          return reporter.verbose(
+            `persistentvolumeclaim ${c.namespace}/${c.name}: bound to persistentvolume ${c.boundTo.volume} (${c.boundTo.source.type} ${c.boundTo.source.path})`,
+          );
+        const v = claimVolume(c.namespace, c.name, project);
+        await engine.createVolume(v.engineName, { labels: v.labels });
+        reporter.verbose(`persistentvolumeclaim ${c.namespace}/${c.name}: engine volume ${v.engineName}`);
+      }),
+    ),
+  );
   const admission = observed?.then((state) => admitPods(plans, state));
   admission?.catch(() => undefined);
   return { images, cluster, plans, translate, admission };
@@ -186,31 +216,46 @@ async function waitForPods(s: RunSession, u: SetUp): Promise<{ bare: PodOutcome[
   const { o, input, engine, project, reporter, bounds, ctx } = s;
   const refused = u.admission ? await bounds.step(u.admission) : new Map<string, string>();
   const waits = new PodWaits(s.wait, input.workloads);
-  const worker = podWorker({ engine, images: u.images, waits, deadline: bounds.deadline, budget: s.budget, endpoints: u.cluster.endpoints, refused, options: o, reporter, signal: ctx.signal, now: ctx.now, ...(ctx.processStartedAt !== undefined ? { processStartedAt: ctx.processStartedAt } : {}) });
+  const worker = podWorker({
+    engine,
+    images: u.images,
+    waits,
+    deadline: bounds.deadline,
+    budget: s.budget,
+    endpoints: u.cluster.endpoints,
+    refused,
+    options: o,
+    reporter,
+    signal: ctx.signal,
+    now: ctx.now,
+    ...(ctx.processStartedAt !== undefined ? { processStartedAt: ctx.processStartedAt } : {}),
+  });
   const byKey = new Map(u.plans.map((p) => [p.key, p]));
   const loadedByKey = new Map(input.pods.map((p) => [`${p.pod.metadata.namespace}/${p.pod.metadata.name}`, p]));
   // Each pod's loop ends itself at the deadline with its own report (after one last look); a rollout's own
   // requests (listing, scaling down) are not inside a loop, so the whole is bounded a little after it.
-  const [bare, rollouts] = await bounds.waitPhase(Promise.all([
-    Promise.all(u.plans.filter((p) => p.owner === undefined).map((plan) => worker(plan))),
-    Promise.all(
-      input.workloads.map((w) =>
-        rollOut(w, waits.startOnly, {
-          engine,
-          plans: byKey,
-          loaded: loadedByKey,
-          translate: u.translate,
-          runPod: worker,
-          project,
-          ...(o.replace ? { replace: true } : {}),
-          onRemoved: (ns) => void u.cluster.endpoints.refresh(ns),
-          signal: ctx.signal,
-          now: ctx.now,
-          reporter,
-        }),
+  const [bare, rollouts] = await bounds.waitPhase(
+    Promise.all([
+      Promise.all(u.plans.filter((p) => p.owner === undefined).map((plan) => worker(plan))),
+      Promise.all(
+        input.workloads.map((w) =>
+          rollOut(w, waits.startOnly, {
+            engine,
+            plans: byKey,
+            loaded: loadedByKey,
+            translate: u.translate,
+            runPod: worker,
+            project,
+            ...(o.replace ? { replace: true } : {}),
+            onRemoved: (ns) => void u.cluster.endpoints.refresh(ns),
+            signal: ctx.signal,
+            now: ctx.now,
+            reporter,
+          }),
+        ),
       ),
-    ),
-  ]));
+    ]),
+  );
   return { bare, rollouts };
 }
 
@@ -263,15 +308,25 @@ async function pruneAfterRun(s: RunSession, plans: PodPlan[], scope: PruneScope,
   if (scope === 'source' && plans.every((p) => p.source === undefined)) reporter.info('nothing to prune: pods from stdin have no source');
   const candidates = await findPrunable(engine, plans, scope);
   return prunePods(engine, candidates, (p) =>
-    reporter.info(`${p.namespace}/${p.name}: pruned${p.source !== undefined ? ` (source ${p.source})` : ''}, ${p.removedContainers} container${p.removedContainers === 1 ? '' : 's'} removed`),
+    reporter.info(
+      `${p.namespace}/${p.name}: pruned${p.source !== undefined ? ` (source ${p.source})` : ''}, ${p.removedContainers} container${p.removedContainers === 1 ? '' : 's'} removed`,
+    ),
   );
 }
 
 /** The run's failure, told whether what it made is still in place; undefined when it ended ok. */
 export function failureOf(s: RunSession, r: RunSettled, leftInPlace: boolean) {
   return runFailure({
-    ending: r.ending, outcomes: r.outcomes, results: r.results, rollouts: r.rollouts, signal: s.ctx.interruptedBy(), waitedFor: s.wait.mode,
-    manifests: shellLine(s.o.manifests), fromStdin: s.o.manifests.includes('-'), project: s.project, leftInPlace,
+    ending: r.ending,
+    outcomes: r.outcomes,
+    results: r.results,
+    rollouts: r.rollouts,
+    signal: s.ctx.interruptedBy(),
+    waitedFor: s.wait.mode,
+    manifests: shellLine(s.o.manifests),
+    fromStdin: s.o.manifests.includes('-'),
+    project: s.project,
+    leftInPlace,
   });
 }
 

@@ -92,7 +92,10 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     if (plan.update.type === 'InPlace') {
       const failed = await bringUp(desired, `${plan.replicas} replicas`);
       if (failed) return failed;
-      await takeDown(existing.filter((e) => !desired.includes(e.name)).map((e) => e.name), `beyond ${plan.replicas} replicas`);
+      await takeDown(
+        existing.filter((e) => !desired.includes(e.name)).map((e) => e.name),
+        `beyond ${plan.replicas} replicas`,
+      );
       return result('succeeded', readyReason(plan, []));
     }
     let old = existing.filter((e) => !desired.includes(e.name)).map((e) => e.name);
@@ -102,7 +105,11 @@ export async function runWorkload(plan: WorkloadPlan, deps: WorkloadRunDeps): Pr
     for (let guard = 0; guard < 4 * (desired.length + old.length) + 4; guard++) {
       const state = { desired, old, ready, present, outdated };
       const step: Step =
-        plan.update.type === 'Recreate' ? recreateStep(state) : plan.update.type === 'RollingUpdate' ? rollingStep(plan.replicas, plan.update.maxSurge, plan.update.maxUnavailable, state) : { done: true, leftAlone: [] };
+        plan.update.type === 'Recreate'
+          ? recreateStep(state)
+          : plan.update.type === 'RollingUpdate'
+            ? rollingStep(plan.replicas, plan.update.maxSurge, plan.update.maxUnavailable, state)
+            : { done: true, leftAlone: [] };
       if ('done' in step) return result('succeeded', readyReason(plan, step.leftAlone), step.leftAlone);
       if ('sync' in step) {
         const failed = await bringUp(step.sync, step.reason);

@@ -70,7 +70,12 @@ export function runFailure(a: FailureAccount): RunpodError | undefined {
     // A failed workload speaks for the pods that failed on its way; the others (bare pods) for themselves.
     const failedWorkloads = a.rollouts.filter((r) => r.status !== 'succeeded');
     const ofFailed = (r: PodResult): boolean => r.owner !== undefined && failedWorkloads.some((w) => w.plan.namespace === r.namespace && w.plan.ref === r.owner);
-    err = new PodFailedError(failureHeadline(bad.filter((r) => !ofFailed(r)), failedWorkloads.map((r) => ({ namespace: r.plan.namespace, ref: r.plan.ref, reason: r.reason }))));
+    err = new PodFailedError(
+      failureHeadline(
+        bad.filter((r) => !ofFailed(r)),
+        failedWorkloads.map((r) => ({ namespace: r.plan.namespace, ref: r.plan.ref, reason: r.reason })),
+      ),
+    );
   }
   return err.withDetail(detail);
 }
@@ -83,7 +88,9 @@ function cleanUpLines(a: FailureAccount, bad: readonly PodResult[], rolloutOnly:
   const before = rolloutOnly.filter((r) => r.finishedBefore === true);
   for (const r of before) {
     const ns = r.plan.namespace === 'default' ? '' : ` -n ${r.plan.namespace}`;
-    lines.push(`${r.plan.ref} failed in an earlier run and does not run again; its pods are kept for runpod logs${key}${ns} ${r.plan.ref}; to run it again: runpod --replace${key} ${a.manifests}`);
+    lines.push(
+      `${r.plan.ref} failed in an earlier run and does not run again; its pods are kept for runpod logs${key}${ns} ${r.plan.ref}; to run it again: runpod --replace${key} ${a.manifests}`,
+    );
   }
   if (before.length > 0 && before.length === rolloutOnly.length && bad.length === 0) {
     // Nothing was made now: the lines above say what is there and what to run.

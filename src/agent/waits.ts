@@ -47,11 +47,13 @@ export const endpoint = {
  * engine (design.md). Only bare pods: a workload's pods wait by its kind (a Deployment's for its rollout).
  */
 export function refuseImpossibleWaits(pods: readonly LoadedPod[], wait: WaitStrategy): void {
-  const refused = pods.filter((p) => p.owner === undefined).flatMap((p) => {
-    const pod = (p.pod.spec.restartPolicy ?? 'Always') as RestartPolicy;
-    const why = wait.impossibleFor(pod, new Map(p.pod.spec.containers.map((c) => [c.name, containerRestart(c, pod).policy])));
-    return why === undefined ? [] : [{ pod: `${p.pod.metadata.namespace}/${p.pod.metadata.name}`, why }];
-  });
+  const refused = pods
+    .filter((p) => p.owner === undefined)
+    .flatMap((p) => {
+      const pod = (p.pod.spec.restartPolicy ?? 'Always') as RestartPolicy;
+      const why = wait.impossibleFor(pod, new Map(p.pod.spec.containers.map((c) => [c.name, containerRestart(c, pod).policy])));
+      return why === undefined ? [] : [{ pod: `${p.pod.metadata.namespace}/${p.pod.metadata.name}`, why }];
+    });
   if (refused.length > 0) {
     throw new UsageError(`--wait ${wait.mode} cannot be met by ${refused.map((r) => r.pod).join(', ')}: ${refused[0]!.why}`);
   }

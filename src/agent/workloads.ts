@@ -53,7 +53,16 @@ export function rollOut(w: WorkloadPlan, startOnly: boolean, c: WorkloadContext)
 
 /** --wait none: the Job's first `parallelism` pods are started (each slot's first attempt), and nothing is awaited. */
 async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): Promise<WorkloadOutcome> {
-  if (w.job.suspended) return { plan: w, status: 'succeeded', suspended: true, reason: `${w.ref}: suspended (spec.suspend: true): no pods are created`, outcomes: new Map(), removed: [], leftAlone: [] };
+  if (w.job.suspended)
+    return {
+      plan: w,
+      status: 'succeeded',
+      suspended: true,
+      reason: `${w.ref}: suspended (spec.suspend: true): no pods are created`,
+      outcomes: new Map(),
+      removed: [],
+      leftAlone: [],
+    };
   const first = w.pods.slice(0, Math.min(w.job.parallelism, w.job.completions));
   const outcomes = await Promise.all(first.map((p) => c.runPod(c.plans.get(`${w.namespace}/${p.name}`)!, undefined)));
   const bad = outcomes.find((o) => o.status !== 'succeeded');
@@ -73,7 +82,14 @@ async function startJob(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext)
  */
 export async function jobHistory(engine: ContainerReader, w: WorkloadPlan & { job: JobTerms }): Promise<Attempt[][]> {
   const owned = await ownedPods(engine, w.namespace, w.ref);
-  const known = new Map((await findPods(engine, owned.map((p) => ({ namespace: w.namespace, name: p.name })))).map((p) => [p.name, p]));
+  const known = new Map(
+    (
+      await findPods(
+        engine,
+        owned.map((p) => ({ namespace: w.namespace, name: p.name })),
+      )
+    ).map((p) => [p.name, p]),
+  );
   return [...Array(w.job.completions).keys()].map((slot) => {
     const list: Attempt[] = [];
     for (let a = 0; known.has(jobPodName(w.name, w.job, slot, a)); a++) list.push(attemptOf(known.get(jobPodName(w.name, w.job, slot, a))!));
@@ -208,7 +224,11 @@ export async function previewJob(engine: ContainerReader, w: WorkloadPlan & { jo
   const all = (p: JobPodPreview): Map<string, JobPodPreview> => new Map(slots.map((s) => [first(s), p]));
   if (opening.suspended && !opening.anew) {
     const r = opening.suspended.remove;
-    return { line: `${w.ref}: suspended (spec.suspend: true): would create no pods${r.length > 0 ? `, and remove its active pods ${r.join(', ')}` : ''}`, remove: r, pods: all({ kind: 'none', why: 'suspended' }) };
+    return {
+      line: `${w.ref}: suspended (spec.suspend: true): would create no pods${r.length > 0 ? `, and remove its active pods ${r.join(', ')}` : ''}`,
+      remove: r,
+      pods: all({ kind: 'none', why: 'suspended' }),
+    };
   }
   if (opening.finished) {
     const v = opening.finished;

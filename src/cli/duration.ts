@@ -1,6 +1,6 @@
 // Durations in Go/kubectl style: 500ms, 90s, 5m, 1h30m, 1.5s; a bare number is seconds.
 
-const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Milliseconds, or undefined when the text is not a duration. */
 export function parseDuration(text: string): number | undefined {

@@ -3,10 +3,22 @@
 
 /** kubectl's and docker's words for what a runpod command does. */
 const habits: Readonly<Record<string, string>> = {
-  get: 'status', describe: 'status', list: 'status', ls: 'status',
-  apply: 'run', create: 'run', up: 'run', start: 'run',
-  delete: 'down', rm: 'down', remove: 'down', stop: 'down',
-  log: 'logs', attach: 'exec', top: 'stats', prune: 'gc',
+  get: 'status',
+  describe: 'status',
+  list: 'status',
+  ls: 'status',
+  apply: 'run',
+  create: 'run',
+  up: 'run',
+  start: 'run',
+  delete: 'down',
+  rm: 'down',
+  remove: 'down',
+  stop: 'down',
+  log: 'logs',
+  attach: 'exec',
+  top: 'stats',
+  prune: 'gc',
 };
 
 /** Edits between two words: insertions, deletions, substitutions and swaps of neighbours. */

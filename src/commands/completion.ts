@@ -66,7 +66,33 @@ function flagValue(words: string[], names: string[]): string | undefined {
 }
 
 /** Flags that take a value, so the word after them is not a positional. */
-const valueFlags = new Set(['-c', '--container', '-n', '--namespace', '--host', '-o', '--output', '--tail', '--since', '--grace', '--min-age', '--max-per-container', '--max-containers', '--timeout', '--project', '-l', '--selector', '-f', '--filename', '--exit-code-from', '--wait', '--name', '--runpod', '--unit-dir', '--skip-kind']);
+const valueFlags = new Set([
+  '-c',
+  '--container',
+  '-n',
+  '--namespace',
+  '--host',
+  '-o',
+  '--output',
+  '--tail',
+  '--since',
+  '--grace',
+  '--min-age',
+  '--max-per-container',
+  '--max-containers',
+  '--timeout',
+  '--project',
+  '-l',
+  '--selector',
+  '-f',
+  '--filename',
+  '--exit-code-from',
+  '--wait',
+  '--name',
+  '--runpod',
+  '--unit-dir',
+  '--skip-kind',
+]);
 
 /**
  * Names for the word being completed, or undefined when yargs' own completion (commands, flags) applies.
@@ -95,10 +121,7 @@ export async function completeNames(words: string[], env: NodeJS.ProcessEnv): Pr
   if (prev !== undefined && valueFlags.has(prev) && !wantContainers) return undefined;
   try {
     const engine = await openEngine(flagValue(words, ['--host']), env, flagValue(words, ['--project']) ?? env[projectEnvVar]);
-    const pods = await Promise.race([
-      findPods(engine),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), lookupTimeoutMs).unref()),
-    ]);
+    const pods = await Promise.race([findPods(engine), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), lookupTimeoutMs).unref())]);
     const label = (p: { namespace: string; name: string }): string => (p.namespace === namespace ? p.name : `${p.namespace}/${p.name}`);
     if (wantContainers) {
       const target = positionals[1];

@@ -72,7 +72,14 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
   const refs: PodRef[] = [];
   const owners: Targets['owners'] = [];
   for (const t of targets) {
-    if (t === '-' || kustomizeDirOf(t) !== undefined || (await fs.stat(t).then(() => true, () => false))) {
+    if (
+      t === '-' ||
+      kustomizeDirOf(t) !== undefined ||
+      (await fs.stat(t).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       manifests.push(t);
       continue;
     }
@@ -147,7 +154,11 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const infraImage = ensureInfraImage(engine, info.arch);
   infraImage.catch(() => undefined);
   const named = targets ? await targetPods(engine, targets) : [];
-  const refs = o.all ? await managedPodRefs(engine) : o.selector ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name })) : named;
+  const refs = o.all
+    ? await managedPodRefs(engine)
+    : o.selector
+      ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name }))
+      : named;
   // Claims outlive their pods, as on a cluster; only asked for (--delete-claims), the pods' and the manifests' claims
   // go too, after the pods. A StatefulSet taken down (by manifest or kind/name) whose retention policy says
   // whenDeleted: Delete takes its claims along. Which they are is read before the pods go (their mounts).
@@ -160,19 +171,33 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(o.all ? await networkNamespaces(engine) : [])]);
   const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await infraImage }) : { services: [], networks: [] };
   if (o.output === 'json' || o.output === 'yaml') {
-    const doc = { apiVersion: 'runpod/v1', kind: 'DownResult', pods, ...(o.deleteClaims ? { claims } : {}), ...(cluster.services.length > 0 ? { services: cluster.services } : {}), ...(cluster.networks.length > 0 ? { networks: cluster.networks } : {}) };
+    const doc = {
+      apiVersion: 'runpod/v1',
+      kind: 'DownResult',
+      pods,
+      ...(o.deleteClaims ? { claims } : {}),
+      ...(cluster.services.length > 0 ? { services: cluster.services } : {}),
+      ...(cluster.networks.length > 0 ? { networks: cluster.networks } : {}),
+    };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
     return ExitCode.ok;
   }
   if (o.quiet) return ExitCode.ok;
   for (const p of pods) {
     const n = p.removed;
-    ctx.stdout.write(n > 0 ? `${p.namespace}/${p.name}: removed (${n} container${n === 1 ? '' : 's'}, ${p.seconds}s)\n` : `${p.namespace}/${p.name}: not found, nothing to remove\n`);
+    ctx.stdout.write(
+      n > 0 ? `${p.namespace}/${p.name}: removed (${n} container${n === 1 ? '' : 's'}, ${p.seconds}s)\n` : `${p.namespace}/${p.name}: not found, nothing to remove\n`,
+    );
     // -v: how the pod's one grace period was spent, container by container, in the order they stopped.
-    if (o.verbose) for (const c of p.stops) ctx.stdout.write(`  stopped ${c.container} in ${c.seconds}s of ${c.graceSeconds}s${c.preStop ? ` (preStop ${c.preStop.handler}: ${c.preStop.ok ? 'ok' : c.preStop.message})` : ''}${c.error ? `: ${c.error}` : ''}\n`);
+    if (o.verbose)
+      for (const c of p.stops)
+        ctx.stdout.write(
+          `  stopped ${c.container} in ${c.seconds}s of ${c.graceSeconds}s${c.preStop ? ` (preStop ${c.preStop.handler}: ${c.preStop.ok ? 'ok' : c.preStop.message})` : ''}${c.error ? `: ${c.error}` : ''}\n`,
+        );
   }
   for (const c of claims) if (c.removed) ctx.stdout.write(`claim volume ${c.volume}: removed\n`);
-  for (const v of cluster.services) ctx.stdout.write(v.removed ? `service ${v.namespace}/${v.name}: removed\n` : `service ${v.namespace}/${v.name}: not found, nothing to remove\n`);
+  for (const v of cluster.services)
+    ctx.stdout.write(v.removed ? `service ${v.namespace}/${v.name}: removed\n` : `service ${v.namespace}/${v.name}: not found, nothing to remove\n`);
   for (const n of cluster.networks) ctx.stdout.write(`network ${n}: removed\n`);
   return ExitCode.ok;
 }
@@ -183,7 +208,12 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
  * a StatefulSet's claims of every ordinal), and under --all every claim of the key; without it, only the claims of
  * a StatefulSet taken down whose retention policy says whenDeleted: Delete. Only volumes with runpod's claim labels.
  */
-async function claimsToRemove(engine: ContainerReader & VolumePort, refs: readonly PodRef[], targets: Targets | undefined, o: { deleteClaims: boolean; all: boolean }): Promise<ClaimVolume[]> {
+async function claimsToRemove(
+  engine: ContainerReader & VolumePort,
+  refs: readonly PodRef[],
+  targets: Targets | undefined,
+  o: { deleteClaims: boolean; all: boolean },
+): Promise<ClaimVolume[]> {
   const owners = targets?.owners ?? [];
   const goWithOwner = new Set(owners.map((w) => `${w.namespace}/${w.ref}`));
   // Without --delete-claims and no workload named, no claim can go: nothing to list.

@@ -55,8 +55,14 @@ export async function connectEngine(engine: HostPort, ctx: CommandContext, optio
       const now = ctx.now();
       const nextAt = options.deadline !== undefined ? Math.min(now + delay, options.deadline) : now + delay;
       const state = (at: number): EngineWaitState => ({
-        address: engine.address, reason: err.reason, since: since ?? at, now: at, nextAt, retries: options.backoff!.retries,
-        retriesLeft: options.backoff!.retries - options.backoff!.retriesUsed, budgetMs: retryBudgetMs(options.backoff!, delay) - (at - now),
+        address: engine.address,
+        reason: err.reason,
+        since: since ?? at,
+        now: at,
+        nextAt,
+        retries: options.backoff!.retries,
+        retriesLeft: options.backoff!.retries - options.backoff!.retriesUsed,
+        budgetMs: retryBudgetMs(options.backoff!, delay) - (at - now),
         ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
       });
       if (since === undefined) {

@@ -58,6 +58,9 @@ export function firstWaitLine(s: EngineWaitState): string {
 
 /** A line while the wait goes on: how long so far, the answer now (its meaning was said first), and when it ends at the latest. */
 export function stillWaitingLine(s: EngineWaitState): string {
-  const left = s.deadline !== undefined && s.deadline - s.now < s.budgetMs ? `--timeout in ${seconds(s.deadline - s.now)}` : `${s.retriesLeft} ${s.retriesLeft === 1 ? 'retry' : 'retries'} left`;
+  const left =
+    s.deadline !== undefined && s.deadline - s.now < s.budgetMs
+      ? `--timeout in ${seconds(s.deadline - s.now)}`
+      : `${s.retriesLeft} ${s.retriesLeft === 1 ? 'retry' : 'retries'} left`;
   return `still waiting for the Docker engine at ${s.address} after ${seconds(s.now - s.since)}: ${s.reason}; next try in ${seconds(s.nextAt - s.now)}, ${left}`;
 }

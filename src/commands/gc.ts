@@ -35,7 +35,10 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
       const keyed = projectEngine(engine, job.project);
       for (const pod of job.pods) await removePod(keyed, { namespace: job.namespace, name: pod });
     }
-    if (!o.quiet) ctx.stdout.write(`${verb} ${job.owner} in ${job.namespace}${job.project !== undefined ? ` (isolation key ${job.project})` : ''}, pods ${job.pods.join(', ')}: ${job.reason}\n`);
+    if (!o.quiet)
+      ctx.stdout.write(
+        `${verb} ${job.owner} in ${job.namespace}${job.project !== undefined ? ` (isolation key ${job.project})` : ''}, pods ${job.pods.join(', ')}: ${job.reason}\n`,
+      );
   }
   const plan = await collectGarbage(engine, o, now);
   // Without force: a container that started since it was listed is refused by the engine and stays (never
@@ -66,7 +69,10 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
   const helpers = await leftHelpers(engine, now, o.minAgeMs);
   for (const h of helpers) {
     if (!(await attempt(`container ${h.name}`, () => engine.removeContainer(h.id, { force: false })))) continue;
-    if (!o.quiet) ctx.stdout.write(`${verb} container ${h.name} (${h.state}, created ${formatAge(now - h.created * 1000)} ago): a ${h.labels[ServiceLabel.role]} helper left by a runpod that was stopped mid-step\n`);
+    if (!o.quiet)
+      ctx.stdout.write(
+        `${verb} container ${h.name} (${h.state}, created ${formatAge(now - h.created * 1000)} ago): a ${h.labels[ServiceLabel.role]} helper left by a runpod that was stopped mid-step\n`,
+      );
   }
   // runpod's namespace networks nothing is attached to any more (their pods were removed by hand, say): each is
   // one of the engine's address pools, which run out after some thirty networks.
@@ -87,7 +93,9 @@ export async function gcCommand(o: GcOptions, ctx: CommandContext): Promise<numb
   }
   if (!o.quiet && !o.claims && unused.length > 0) {
     const n = unused.length;
-    ctx.stderr.write(`gc: kept ${n} claim volume${n === 1 ? '' : 's'} no pod uses any more (${unused.map((u) => u.volume.name).join(', ')}): their data stays unless asked; runpod gc --claims removes them\n`);
+    ctx.stderr.write(
+      `gc: kept ${n} claim volume${n === 1 ? '' : 's'} no pod uses any more (${unused.map((u) => u.volume.name).join(', ')}): their data stays unless asked; runpod gc --claims removes them\n`,
+    );
   }
   if (!o.quiet) {
     const n = plan.containers.length + helpers.length;

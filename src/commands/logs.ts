@@ -33,7 +33,9 @@ export interface LogsOptions {
 
 export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<number> {
   if (o.pod === undefined && o.selector === undefined) {
-    throw new UsageError('logs of which pod? give one (name, namespace/name, or kind/name such as job/migrate), or -l <selector> for the pods whose labels match; runpod status lists them');
+    throw new UsageError(
+      'logs of which pod? give one (name, namespace/name, or kind/name such as job/migrate), or -l <selector> for the pods whose labels match; runpod status lists them',
+    );
   }
   if (o.pod !== undefined && o.selector !== undefined) throw new UsageError('give a pod or -l <selector>, not both (as kubectl: a name cannot be given with a selector)');
   const ref = o.pod !== undefined ? parsePodArg(o.pod, o.namespace) : undefined;
@@ -61,7 +63,8 @@ export async function logsCommand(o: LogsOptions, ctx: CommandContext): Promise<
       prefix: prefixed ? `[pod/${t.pod.name}/${t.container.name}] ` : undefined,
       ctx,
     });
-  if (o.follow) await Promise.all(targets.map(read)); // followed together, as they are written
+  if (o.follow)
+    await Promise.all(targets.map(read)); // followed together, as they are written
   else for (const t of targets) await read(t); // one container after the other, each whole
   if (ctx.signal.aborted) return abortedExitCode(ctx);
   return ExitCode.ok;

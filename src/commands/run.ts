@@ -61,14 +61,28 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
     return await runScoped(
       o.scoped,
       {
-        engine, project, made: ran, serviceResults: settled.serviceResults, plans: settled.plans, results: settled.results, reporter,
-        ok: settled.ending === 'ok', failure: (takenDown) => failureOf(s, settled, !takenDown)!,
-        ...(input.exitFrom ? { exitFrom: input.exitFrom } : {}), ...(code ? { containerCode: code } : {}),
+        engine,
+        project,
+        made: ran,
+        serviceResults: settled.serviceResults,
+        plans: settled.plans,
+        results: settled.results,
+        reporter,
+        ok: settled.ending === 'ok',
+        failure: (takenDown) => failureOf(s, settled, !takenDown)!,
+        ...(input.exitFrom ? { exitFrom: input.exitFrom } : {}),
+        ...(code ? { containerCode: code } : {}),
       },
       ctx,
     );
   } catch (err) {
-    if (made.current !== undefined) await afterFailedRun(err, made.current, o.scoped !== undefined && !o.scoped.keep, { reporter, now: ctx.now, ...(ctx.hurried ? { hurried: ctx.hurried } : {}), ...(ctx.hurriedBy ? { hurriedBy: ctx.hurriedBy } : {}) });
+    if (made.current !== undefined)
+      await afterFailedRun(err, made.current, o.scoped !== undefined && !o.scoped.keep, {
+        reporter,
+        now: ctx.now,
+        ...(ctx.hurried ? { hurried: ctx.hurried } : {}),
+        ...(ctx.hurriedBy ? { hurriedBy: ctx.hurriedBy } : {}),
+      });
     throw err;
   } finally {
     releaseSignals?.();

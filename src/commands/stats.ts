@@ -111,7 +111,10 @@ async function podsToSample(engine: ContainerReader, refs: PodRef[] | undefined)
   if (!refs) return findPods(engine);
   const found = await findPods(engine, refs);
   const missing = refs.filter((r) => !found.some((p) => p.namespace === r.namespace && p.name === r.name));
-  if (missing.length > 0) throw new NotFoundError(`${missing.length === 1 ? 'pod' : 'pods'} ${missing.map((r) => `${r.namespace}/${r.name}`).join(', ')} not found (runpod status lists the pods runpod manages)`);
+  if (missing.length > 0)
+    throw new NotFoundError(
+      `${missing.length === 1 ? 'pod' : 'pods'} ${missing.map((r) => `${r.namespace}/${r.name}`).join(', ')} not found (runpod status lists the pods runpod manages)`,
+    );
   return found;
 }
 

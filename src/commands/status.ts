@@ -44,7 +44,13 @@ export async function statusCommand(o: StatusOptions, ctx: CommandContext): Prom
   const wants = targets?.owners ?? [];
   if (o.output === 'json' || o.output === 'yaml') {
     const workloads = workloadRows(pods, wants);
-    const doc = { apiVersion: 'runpod/v1', kind: 'PodStatusList', pods: pods.map((p) => statusDocument(p, now)), ...(workloads.length > 0 ? { workloads } : {}), ...(services.length > 0 ? { services } : {}) };
+    const doc = {
+      apiVersion: 'runpod/v1',
+      kind: 'PodStatusList',
+      pods: pods.map((p) => statusDocument(p, now)),
+      ...(workloads.length > 0 ? { workloads } : {}),
+      ...(services.length > 0 ? { services } : {}),
+    };
     ctx.stdout.write(o.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : yaml.dump(doc, { noRefs: true, lineWidth: -1 }));
   } else if (pods.length > 0 || wants.length > 0 || services.length > 0) {
     if (pods.length > 0 || wants.length > 0) ctx.stdout.write(statusTable(pods, now, o.output === 'wide', wants));

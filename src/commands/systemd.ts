@@ -46,7 +46,11 @@ const engineVars: readonly { name: string; path: boolean }[] = [
 /** /etc/systemd/system: the directory for units the administrator installs (systemd.unit(5) "Unit File Load Path"). */
 export const defaultUnitDir = '/etc/systemd/system';
 
-const executable = (file: string): Promise<boolean> => access(file, constants.X_OK).then(() => true, () => false);
+const executable = (file: string): Promise<boolean> =>
+  access(file, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * The words that start this runpod again, absolute. A single executable is itself. Otherwise the Node.js that runs
@@ -63,7 +67,10 @@ async function runpodWords(o: SystemdOptions, ctx: CommandContext): Promise<stri
   }
   const self = ctx.self;
   if (self === undefined) throw new UsageError('cannot tell which program is running: give --runpod PATH');
-  const sea = await import('node:sea').then((m) => m.isSea(), () => false);
+  const sea = await import('node:sea').then(
+    (m) => m.isSea(),
+    () => false,
+  );
   if (sea || self.script === undefined) return [self.execPath];
   return [self.execPath, await realpath(path.resolve(cwd, self.script))];
 }
@@ -75,7 +82,8 @@ function oneLine(what: string, p: string): string {
 }
 
 export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Promise<number> {
-  if (o.manifests.includes('-')) throw new UsageError('runpod systemd -: the unit reads its manifests at every boot, so they must be files or directories; save stdin to a file first');
+  if (o.manifests.includes('-'))
+    throw new UsageError('runpod systemd -: the unit reads its manifests at every boot, so they must be files or directories; save stdin to a file first');
   if (o.timeoutMs <= 0) throw new UsageError('--timeout 0: a unit needs a deadline for its start; give one such as 5m');
   const cwd = ctx.self?.cwd ?? '/';
   // -k DIR goes into the unit as the directory: a directory holding a kustomization is rendered as with -k.
@@ -86,7 +94,9 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
     return oneLine('manifest', path.resolve(cwd, dir));
   });
   // The same checks as `runpod validate` (and the start of every run): any problem is exit 2, and no unit is made.
-  const loaded = await loadManifests(manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () => Promise.reject(new UsageError('stdin is not read here')));
+  const loaded = await loadManifests(manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}) }, () =>
+    Promise.reject(new UsageError('stdin is not read here')),
+  );
   if (!o.quiet) {
     for (const w of loaded.warnings) ctx.stderr.write(`warning: ${w.line !== undefined ? `${w.file}:${w.line}` : w.file} ${w.path}: ${w.message}\n`);
     for (const n of unmatchedSkipKinds(o.skipKinds ?? [], loaded.skipped)) ctx.stderr.write(`warning: ${n}\n`);
@@ -119,7 +129,10 @@ export async function systemdCommand(o: SystemdOptions, ctx: CommandContext): Pr
   }
 
   const dir = path.resolve(cwd, o.unitDir);
-  const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDir) throw new UsageError(`--unit-dir ${dir}: no such directory; systemd reads system units from ${defaultUnitDir} (give --unit-dir for another)`);
   const file = path.join(dir, named.name);
   // Written beside its place and renamed over it: systemd (a daemon-reload at any moment) never reads half a unit.

@@ -107,7 +107,9 @@ export function execWord(word: string, executable = false): string {
  * holding a quote or a backslash ("Executable name contains special characters"), however it is escaped.
  */
 export function executableProblem(file: string): string | undefined {
-  return /["'\\]|[\x00-\x1f\x7f]/.test(file) ? `${file}: systemd refuses an executable path holding quotes, backslashes or control characters; install runpod where its path has none (e.g. /usr/local/bin/runpod) and give --runpod` : undefined;
+  return /["'\\]|[\x00-\x1f\x7f]/.test(file)
+    ? `${file}: systemd refuses an executable path holding quotes, backslashes or control characters; install runpod where its path has none (e.g. /usr/local/bin/runpod) and give --runpod`
+    : undefined;
 }
 
 /** A value of a setting that resolves specifiers (Description=, Environment=): "%" doubled. */
@@ -125,10 +127,7 @@ export function durationWord(ms: number): string {
  * run by the unit: a stop of the unit, at shutdown or with the engine, leaves the pods to the engine).
  */
 export function unitCommands(spec: UnitSpec): { start: string[]; down: string[] } {
-  const scope = [
-    ...(spec.namespace !== undefined ? ['-n', spec.namespace] : []),
-    ...(spec.project !== undefined ? ['--project', spec.project] : []),
-  ];
+  const scope = [...(spec.namespace !== undefined ? ['-n', spec.namespace] : []), ...(spec.project !== undefined ? ['--project', spec.project] : [])];
   const skip = (spec.skipKinds ?? []).flatMap((k) => ['--skip-kind', k]);
   return {
     start: [...spec.runpod, 'run', '--wait', spec.wait, '--timeout', durationWord(spec.timeoutMs), ...scope, ...skip, ...spec.manifests],
@@ -145,7 +144,6 @@ export function engineIsLocal(dockerHost: string | undefined): boolean {
 }
 
 const execLine = (words: readonly string[]): string => words.map((w, i) => execWord(w, i === 0)).join(' ');
-
 
 export function unitText(spec: UnitSpec): string {
   const { start, down } = unitCommands(spec);

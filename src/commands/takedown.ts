@@ -68,12 +68,14 @@ export function downLine(m: Pick<RunMade, 'project' | 'ownKey' | 'pods' | 'keepC
  */
 export async function afterFailedRun(err: unknown, m: RunMade, scoped: boolean, ctx: TakeDownContext): Promise<void> {
   if (!scoped) {
-    if (err instanceof RunpodError) err.withDetail([`what runpod made is left for inspection (runpod status${m.project !== undefined ? ` --project ${m.project}` : ''}); remove it with: ${downLine(m)}`]);
+    if (err instanceof RunpodError)
+      err.withDetail([`what runpod made is left for inspection (runpod status${m.project !== undefined ? ` --project ${m.project}` : ''}); remove it with: ${downLine(m)}`]);
     return;
   }
   const engineFailed = err instanceof RunpodError && err.exitCode === ExitCode.engine;
   const gone = await takeDownRun(m, engineFailed ? { ...ctx, marginMs: engineFailedMarginMs } : ctx);
-  if (err instanceof RunpodError) err.withDetail([gone ? 'what this run made was taken down' : `what this run made could not all be taken down; remove what is left with: ${downLine(m)}`]);
+  if (err instanceof RunpodError)
+    err.withDetail([gone ? 'what this run made was taken down' : `what this run made could not all be taken down; remove what is left with: ${downLine(m)}`]);
 }
 
 /** After the engine failed, how long its takedown may take beyond the grace periods: it may well not answer. */
@@ -92,7 +94,9 @@ export async function takeDownRun(m: RunMade, ctx: TakeDownContext): Promise<boo
     if (hurriedAt !== undefined) return;
     hurriedAt = ctx.now();
     const by = ctx.hurriedBy?.() ?? 'signal';
-    reporter.warn(`a second ${by}: fast takedown, killing ${names.length > 0 ? names.join(', ') : "the run's containers"} now without their grace period; if runpod is stopped before it ends, remove what is left with: ${line}`);
+    reporter.warn(
+      `a second ${by}: fast takedown, killing ${names.length > 0 ? names.join(', ') : "the run's containers"} now without their grace period; if runpod is stopped before it ends, remove what is left with: ${line}`,
+    );
   };
 
   // 1. The pods: within their grace periods (preStop hooks, as `runpod down`), unless hurried.
@@ -121,16 +125,17 @@ export async function takeDownRun(m: RunMade, ctx: TakeDownContext): Promise<boo
     const progress = setInterval(() => {
       if (pending.size === 0) return;
       const left = Math.max(0, Math.ceil((startedAt + graceMs - ctx.now()) / 1000));
-      reporter.info(`taking down: waiting for ${[...pending.keys()].join(', ')} to stop (${left > 0 ? `${left}s of the grace period left` : 'grace period over, being killed and removed'}; a second Ctrl-C or SIGTERM kills them at once)`);
+      reporter.info(
+        `taking down: waiting for ${[...pending.keys()].join(', ')} to stop (${left > 0 ? `${left}s of the grace period left` : 'grace period over, being killed and removed'}; a second Ctrl-C or SIGTERM kills them at once)`,
+      );
     }, takeDownProgressMs);
-    const outcome = await Promise.race([
-      graceful.then(() => 'done' as const),
-      hurry.then(() => 'hurried' as const),
-      sleepUntil(limit, ctx.now).then(() => 'late' as const),
-    ]);
+    const outcome = await Promise.race([graceful.then(() => 'done' as const), hurry.then(() => 'hurried' as const), sleepUntil(limit, ctx.now).then(() => 'late' as const)]);
     clearInterval(progress);
     if (outcome === 'hurried') startHurry();
-    if (outcome === 'late') problems.push(`the Docker engine at ${m.engine.address} did not finish within ${Math.round((limit - startedAt) / 1000)}s (the pods' grace period and ${margin / 1000}s more; is dockerd frozen or overloaded?)`);
+    if (outcome === 'late')
+      problems.push(
+        `the Docker engine at ${m.engine.address} did not finish within ${Math.round((limit - startedAt) / 1000)}s (the pods' grace period and ${margin / 1000}s more; is dockerd frozen or overloaded?)`,
+      );
     if (outcome !== 'done') graceful.catch(() => undefined);
   }
 
@@ -150,14 +155,20 @@ export async function takeDownRun(m: RunMade, ctx: TakeDownContext): Promise<boo
   work.catch(() => undefined);
   const late = sleepUntil(until, ctx.now).then(() => 'late' as const);
   // A second signal while the Services and claims go: they go without grace anyway; it only bounds them tighter.
-  const hurriedLate = hurriedAt !== undefined ? [] : [hurry.then(async () => {
-    if (finished) return 'done' as const;
-    startHurry();
-    await sleepUntil(ctx.now() + fastTakeDownMs, ctx.now);
-    return 'late' as const;
-  })];
+  const hurriedLate =
+    hurriedAt !== undefined
+      ? []
+      : [
+          hurry.then(async () => {
+            if (finished) return 'done' as const;
+            startHurry();
+            await sleepUntil(ctx.now() + fastTakeDownMs, ctx.now);
+            return 'late' as const;
+          }),
+        ];
   try {
-    if ((await Promise.race([work, late, ...hurriedLate])) === 'late') problems.push(`the Docker engine at ${m.engine.address} did not finish in time (is dockerd frozen or overloaded?)`);
+    if ((await Promise.race([work, late, ...hurriedLate])) === 'late')
+      problems.push(`the Docker engine at ${m.engine.address} did not finish in time (is dockerd frozen or overloaded?)`);
   } catch (err) {
     problems.push(messageOf(err));
   }
@@ -177,10 +188,12 @@ async function fastRemove(m: RunMade, known: readonly PodRef[]): Promise<void> {
     const containers = (await Promise.all(pods.map((p) => m.engine.listContainers(podSelector(p.namespace, p.name))))).flat();
     if (containers.length === 0 && pass > 0) return;
     await Promise.all(containers.map((c) => m.engine.removeContainer(c.id, { force: true }).catch(() => undefined)));
-    await Promise.all(pods.map(async (p) => {
-      await removePodHelpers(m.engine, p.namespace, p.name);
-      await removePodVolumes(m.engine, p.namespace, p.name);
-    }));
+    await Promise.all(
+      pods.map(async (p) => {
+        await removePodHelpers(m.engine, p.namespace, p.name);
+        await removePodVolumes(m.engine, p.namespace, p.name);
+      }),
+    );
   }
 }
 
@@ -202,11 +215,13 @@ async function removeClaims(m: RunMade, reporter: Reporter, problems: string[]):
 
 /** The longest grace period of the pods as their containers carry it (30 s when none says). */
 async function longestGraceMs(engine: ContainerReader, pods: readonly PodRef[]): Promise<number> {
-  const graces = await Promise.all(pods.map(async (p) => {
-    const listed = await engine.listContainers(podSelector(p.namespace, p.name)).catch(() => []);
-    const label = listed.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
-    return label !== undefined ? Number(label) || 0 : listed.length > 0 ? 30 : 0;
-  }));
+  const graces = await Promise.all(
+    pods.map(async (p) => {
+      const listed = await engine.listContainers(podSelector(p.namespace, p.name)).catch(() => []);
+      const label = listed.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
+      return label !== undefined ? Number(label) || 0 : listed.length > 0 ? 30 : 0;
+    }),
+  );
   return Math.max(0, ...graces) * 1000;
 }
 

@@ -22,7 +22,11 @@ export interface ValidateOptions {
 }
 
 export async function validateCommand(o: ValidateOptions, ctx: CommandContext): Promise<number> {
-  const { pods, warnings, skipped, notes } = await loadManifests(o.manifests, { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) }, () => readAll(ctx.stdin));
+  const { pods, warnings, skipped, notes } = await loadManifests(
+    o.manifests,
+    { defaultNamespace: o.namespace, ...(o.skipKinds ? { skipKinds: o.skipKinds } : {}), ...(o.fromCronJobs ? { fromCronJobs: o.fromCronJobs } : {}) },
+    () => readAll(ctx.stdin),
+  );
   const seccomp = await readSeccompProfiles(pods, o.seccompProfileRoot ?? defaultSeccompProfileRoot, readProfileFile);
   if (seccomp.problems.length > 0) throw new ManifestError(seccomp.problems);
   // -q leaves out what is said of the input at every run (README, Output), as a run's -q does.

@@ -36,7 +36,23 @@ function hideSshUrlDeprecation(): void {
 }
 
 /** Errors from the socket itself: the engine is not there (or not yet). */
-const connectionCodes = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_SSL_WRONG_VERSION_NUMBER']);
+const connectionCodes = new Set([
+  'ECONNREFUSED',
+  'ENOENT',
+  'EACCES',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
 
 /**
  * What a failed request carries: a socket error's code, or the answer's status and JSON (api.ts ApiError, and
@@ -109,7 +125,9 @@ export class DockerEngine implements Engine {
       const agent = process.env.SSH_AUTH_SOCK;
       hideSshUrlDeprecation();
       return new Imported({
-        protocol: 'ssh', host: e.host!, port: e.port!,
+        protocol: 'ssh',
+        host: e.host!,
+        port: e.port!,
         ...(e.username ? { username: e.username } : {}),
         ...(agent ? { sshOptions: { agent } } : {}),
       });
@@ -214,9 +232,10 @@ export class DockerEngine implements Engine {
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     // Grace period 0: kill at once (the Pod API's "delete immediately"). Already stopped (304), gone (404), or a
     // kill of a container that is not running (409): nothing to do.
-    const req: ApiRequest = timeoutSeconds <= 0
-      ? { method: 'POST', path: `/containers/${id}/kill`, query: { signal: 'SIGKILL' } }
-      : { method: 'POST', path: `/containers/${id}/stop`, query: { t: timeoutSeconds } };
+    const req: ApiRequest =
+      timeoutSeconds <= 0
+        ? { method: 'POST', path: `/containers/${id}/kill`, query: { signal: 'SIGKILL' } }
+        : { method: 'POST', path: `/containers/${id}/stop`, query: { t: timeoutSeconds } };
     await this.call(req, 'stop container', [304, 404, 409]);
   }
 
@@ -266,7 +285,10 @@ export class DockerEngine implements Engine {
 
   async importImage(tar: Buffer, ref: string, changes: string[]): Promise<void> {
     const { repo, tag } = splitReference(ref);
-    const res = (await this.open({ method: 'POST', path: '/images/create', query: { fromSrc: '-', repo, tag, changes }, raw: { data: tar, contentType: 'application/x-tar' } }, `import ${ref}`))!;
+    const res = (await this.open(
+      { method: 'POST', path: '/images/create', query: { fromSrc: '-', repo, tag, changes }, raw: { data: tar, contentType: 'application/x-tar' } },
+      `import ${ref}`,
+    ))!;
     const events = await progressOf(res).catch((err: unknown) => {
       throw new EngineRequestError(`import ${ref}: ${err instanceof Error ? err.message : String(err)}`, undefined);
     });
@@ -284,11 +306,7 @@ export class DockerEngine implements Engine {
     return info.Config.Tty ? buf.toString('utf8') : demultiplex(buf);
   }
 
-  async subscribeEvents(
-    labels: string[],
-    onEvent: (e: EngineEvent) => void,
-    onError: (err: Error) => void,
-  ): Promise<EventSubscription> {
+  async subscribeEvents(labels: string[], onEvent: (e: EngineEvent) => void, onError: (err: Error) => void): Promise<EventSubscription> {
     const stream = (await this.open({ method: 'GET', path: '/events', query: { filters: { type: ['container'], label: labels } } }, 'subscribe to events'))!;
     let closed = false;
     let pending = '';
@@ -343,7 +361,7 @@ export class DockerEngine implements Engine {
       const info = await this.inspectContainer(id);
       if (info === undefined) throw Object.assign(new Error(`No such container: ${id}`), { statusCode: 404, json: { message: `No such container: ${id}` } });
       tty = info.Config.Tty;
-      stream = (await (await this.transport()).open({ method: 'GET', path: `/containers/${id}/logs`, query, ...(options.signal ? { signal: options.signal } : {}) }));
+      stream = await (await this.transport()).open({ method: 'GET', path: `/containers/${id}/logs`, query, ...(options.signal ? { signal: options.signal } : {}) });
     } catch (err) {
       if (options.signal?.aborted) return;
       this.fail(err, 'read logs');
@@ -371,10 +389,14 @@ export class DockerEngine implements Engine {
 
   /** Create an exec and start it attached: the raw stream both ways (the API's hijacked connection). */
   private async startExec(id: string, cmd: string[], o: { stdin: boolean; tty: boolean }): Promise<{ execId: string; socket: Duplex }> {
-    const created = await this.must<{ Id: string }>({
-      method: 'POST', path: `/containers/${id}/exec`,
-      body: { Cmd: cmd, AttachStdin: o.stdin, AttachStdout: true, AttachStderr: true, Tty: o.tty },
-    }, 'exec');
+    const created = await this.must<{ Id: string }>(
+      {
+        method: 'POST',
+        path: `/containers/${id}/exec`,
+        body: { Cmd: cmd, AttachStdin: o.stdin, AttachStdout: true, AttachStderr: true, Tty: o.tty },
+      },
+      'exec',
+    );
     try {
       const socket = await (await this.transport()).upgrade({ method: 'POST', path: `/exec/${created.Id}/start`, body: { Detach: false, Tty: o.tty } });
       return { execId: created.Id, socket };
@@ -467,9 +489,7 @@ export class DockerEngine implements Engine {
         ...(mem.limit !== undefined ? { limit: mem.limit } : {}),
         ...(inactive !== undefined ? { inactiveFile: inactive } : {}),
       },
-      ...(raw.networks
-        ? { networks: Object.fromEntries(Object.entries(raw.networks).map(([k, n]) => [k, { rxBytes: n.rx_bytes ?? 0, txBytes: n.tx_bytes ?? 0 }])) }
-        : {}),
+      ...(raw.networks ? { networks: Object.fromEntries(Object.entries(raw.networks).map(([k, n]) => [k, { rxBytes: n.rx_bytes ?? 0, txBytes: n.tx_bytes ?? 0 }])) } : {}),
       blkio: (raw.blkio_stats?.io_service_bytes_recursive ?? []).map((b) => ({ op: b.op ?? '', value: b.value ?? 0 })),
       ...(raw.pids_stats?.current !== undefined ? { pids: raw.pids_stats.current } : {}),
     };
@@ -493,10 +513,13 @@ export class DockerEngine implements Engine {
     });
     const finished = await new Promise<boolean>((resolve) => {
       // No way to kill an exec through the API: on timeout the connection is dropped and the command abandoned.
-      const timer = setTimeout(() => {
-        resolve(false);
-        socket.destroy();
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          resolve(false);
+          socket.destroy();
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       const end = (): void => {
         clearTimeout(timer);
         resolve(true);
@@ -547,7 +570,10 @@ export class DockerEngine implements Engine {
   }
 
   async putArchive(id: string, dest: string, tar: Buffer): Promise<void> {
-    await this.call({ method: 'PUT', path: `/containers/${id}/archive`, query: { path: dest }, raw: { data: tar, contentType: 'application/x-tar' } }, 'write files into a container');
+    await this.call(
+      { method: 'PUT', path: `/containers/${id}/archive`, query: { path: dest }, raw: { data: tar, contentType: 'application/x-tar' } },
+      'write files into a container',
+    );
   }
 
   async readArchive(id: string, target: string, maxBytes: number): Promise<{ tar: Buffer; complete: boolean } | undefined> {
@@ -634,7 +660,10 @@ export class DockerEngine implements Engine {
 
   async connectNetwork(network: string, container: string, aliases: readonly string[]): Promise<void> {
     try {
-      await this.call({ method: 'POST', path: `/networks/${encodeURIComponent(network)}/connect`, body: { Container: container, EndpointConfig: { Aliases: [...aliases] } } }, 'connect to network');
+      await this.call(
+        { method: 'POST', path: `/networks/${encodeURIComponent(network)}/connect`, body: { Container: container, EndpointConfig: { Aliases: [...aliases] } } },
+        'connect to network',
+      );
     } catch (err) {
       // 403 "endpoint with name … already exists in network …": attached already (a concurrent runpod did it).
       if (err instanceof EngineRequestError && err.statusCode === 403 && /already exists/.test(err.message)) return;
@@ -644,7 +673,11 @@ export class DockerEngine implements Engine {
 
   async disconnectNetwork(network: string, container: string): Promise<void> {
     try {
-      await this.call({ method: 'POST', path: `/networks/${encodeURIComponent(network)}/disconnect`, body: { Container: container, Force: true } }, 'disconnect from network', [404]);
+      await this.call(
+        { method: 'POST', path: `/networks/${encodeURIComponent(network)}/disconnect`, body: { Container: container, Force: true } },
+        'disconnect from network',
+        [404],
+      );
     } catch (err) {
       // 403 "container … is not connected to the network": nothing to detach.
       if (err instanceof EngineRequestError && err.statusCode === 403 && /not connected/.test(err.message)) return;

@@ -104,9 +104,7 @@ export function parseYaml(text: string, file: string, options: { fieldLines?: bo
       const line = err.mark?.line;
       return {
         documents: [],
-        problems: [
-          { file, ...(typeof line === 'number' ? { line: line + 1 } : {}), path: '', message: `invalid YAML: ${err.reason}` },
-        ],
+        problems: [{ file, ...(typeof line === 'number' ? { line: line + 1 } : {}), path: '', message: `invalid YAML: ${err.reason}` }],
       };
     }
     throw err;

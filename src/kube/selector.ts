@@ -142,7 +142,9 @@ class Parser {
       const at = this.peek();
       const value = this.exactValue(op);
       if (!isInt64(value)) {
-        this.fail(`${value === '' ? `no value after "${this.sofar()}"` : `"${value}" at character ${at.at + 1} in "${this.sofar()}" is not an integer`}; ${op.text} compares the label's value with a whole number, e.g. ${key}${op.text}3`);
+        this.fail(
+          `${value === '' ? `no value after "${this.sofar()}"` : `"${value}" at character ${at.at + 1} in "${this.sofar()}" is not an integer`}; ${op.text} compares the label's value with a whole number, e.g. ${key}${op.text}3`,
+        );
       }
       return { key, operator: op.kind === '>' ? 'Gt' : 'Lt', values: [value] };
     }
@@ -241,10 +243,7 @@ const operators: readonly SelectorOperator[] = ['In', 'NotIn', 'Exists', 'DoesNo
  * matchExpressions one each; all ANDed, sorted by key. Returns the problems instead (paths relative to the
  * selector) when any field is invalid. An empty selector selects everything.
  */
-export function labelSelectorFrom(sel: {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}): Selector | string[] {
+export function labelSelectorFrom(sel: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }): Selector | string[] {
   const problems: string[] = [];
   const reqs: Requirement[] = [];
   const problem = (path: (string | number)[], message: string): void => {

@@ -10,8 +10,7 @@ const qualifiedNamePartRe = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 /** IsDNS1123Label: at most 63 characters, lowercase alphanumerics and '-', alphanumeric at both ends. */
 export function dns1123Label(v: string): string | undefined {
   if (v.length > 63) return `must be no more than 63 characters (has ${v.length})`;
-  if (!dns1123LabelRe.test(v))
-    return "must be a lowercase RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. 'my-name')";
+  if (!dns1123LabelRe.test(v)) return "must be a lowercase RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. 'my-name')";
   return undefined;
 }
 
@@ -58,8 +57,7 @@ export function qualifiedName(v: string): string | undefined {
 export function labelValue(v: string): string | undefined {
   if (v === '') return undefined;
   if (v.length > 63) return `must be no more than 63 characters (has ${v.length})`;
-  if (!qualifiedNamePartRe.test(v))
-    return "must be empty or consist of letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+  if (!qualifiedNamePartRe.test(v)) return "must be empty or consist of letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
   return undefined;
 }
 

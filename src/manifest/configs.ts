@@ -84,8 +84,7 @@ export function toConfigObject(obj: Obj, kind: 'ConfigMap' | 'Secret', defaultNa
   const name = String(meta.name);
   const strings: Record<string, string> = {};
   const files: Record<string, string> = {};
-  const entries = (v: unknown): Array<[string, string]> =>
-    isObj(v) ? Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string') : [];
+  const entries = (v: unknown): Array<[string, string]> => (isObj(v) ? Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string') : []);
   if (kind === 'ConfigMap') {
     // kubelet: env (configMapKeyRef, envFrom) reads only data; a volume renders data and binaryData.
     for (const [k, v] of entries(obj.data)) {
@@ -133,7 +132,8 @@ function refsOf(spec: Obj): Reference[] {
       if (!isObj(e) || !isObj(e.valueFrom)) return;
       const vf = e.valueFrom;
       const vp = [...cp, 'env', i, 'valueFrom'];
-      if (isObj(vf.configMapKeyRef)) ref('ConfigMap', vf.configMapKeyRef, 'name', typeof vf.configMapKeyRef.key === 'string' ? [vf.configMapKeyRef.key] : [], [...vp, 'configMapKeyRef']);
+      if (isObj(vf.configMapKeyRef))
+        ref('ConfigMap', vf.configMapKeyRef, 'name', typeof vf.configMapKeyRef.key === 'string' ? [vf.configMapKeyRef.key] : [], [...vp, 'configMapKeyRef']);
       if (isObj(vf.secretKeyRef)) ref('Secret', vf.secretKeyRef, 'name', typeof vf.secretKeyRef.key === 'string' ? [vf.secretKeyRef.key] : [], [...vp, 'secretKeyRef']);
     });
     arr(c.envFrom).forEach((e, i) => {
@@ -195,11 +195,16 @@ export function resolveReferences(
     // A pull secret is a Docker config: kubernetes.io/dockerconfigjson (.dockerconfigjson) or the older
     // kubernetes.io/dockercfg (.dockercfg), as the kubelet reads them (pkg/credentialprovider/secrets).
     if (r.path.includes('imagePullSecrets') && !(pullSecretKey in found.files) && !(legacyPullSecretKey in found.files)) {
-      problems.push({ ...where(r.path), message: `Secret "${r.name}" holds no registry credentials: an image pull secret needs type kubernetes.io/dockerconfigjson with a .dockerconfigjson key` });
+      problems.push({
+        ...where(r.path),
+        message: `Secret "${r.name}" holds no registry credentials: an image pull secret needs type kubernetes.io/dockerconfigjson with a .dockerconfigjson key`,
+      });
     }
     // Env reads a ConfigMap's data only: a key only in binaryData is not there for configMapKeyRef.
     if (r.kind === 'ConfigMap' && r.path.includes('configMapKeyRef')) {
-      for (const k of r.keys) if (k in found.files && !(k in found.strings)) problems.push({ ...where(r.path), message: `ConfigMap "${r.name}" has key "${k}" only in binaryData, which env cannot read` });
+      for (const k of r.keys)
+        if (k in found.files && !(k in found.strings))
+          problems.push({ ...where(r.path), message: `ConfigMap "${r.name}" has key "${k}" only in binaryData, which env cannot read` });
     }
   }
   return { configs, problems };

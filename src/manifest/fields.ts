@@ -46,7 +46,9 @@ export function newerThanSchema(since: string): string {
   const [major, minor] = since.split('.').map(Number);
   const [tMajor, tMinor] = tableKubernetesVersion.split('.').map(Number);
   const afterTables = major! > tMajor! || (major === tMajor && minor! > tMinor!);
-  return afterTables ? `from Kubernetes ${since}, newer than the Kubernetes ${tableKubernetesVersion} API runpod knows` : `from Kubernetes ${since}, newer than the ${schemaKubernetesVersion} schema runpod validates against`;
+  return afterTables
+    ? `from Kubernetes ${since}, newer than the Kubernetes ${tableKubernetesVersion} API runpod knows`
+    : `from Kubernetes ${since}, newer than the ${schemaKubernetesVersion} schema runpod validates against`;
 }
 
 export interface FieldLevel {
@@ -108,7 +110,7 @@ const keyToPathFields: FieldLevel = {
   fields: {
     key: supported('required; a key of the ConfigMap or Secret'),
     path: supported('required; relative, no ".." element'),
-    mode: supported('file mode 0-0777; default the volume\'s defaultMode'),
+    mode: supported("file mode 0-0777; default the volume's defaultMode"),
   },
 };
 
@@ -124,7 +126,7 @@ const resourceFieldSelectorFields: FieldLevel = {
   type: 'ResourceFieldSelector',
   fields: {
     containerName: supported('required in volumes; in env, default the container itself'),
-    resource: supported('limits.cpu, limits.memory, requests.cpu or requests.memory; an unset limit reads the engine host\'s capacity'),
+    resource: supported("limits.cpu, limits.memory, requests.cpu or requests.memory; an unset limit reads the engine host's capacity"),
     divisor: supported('default 1'),
   },
 };
@@ -150,7 +152,10 @@ const secretKeySelectorFields: FieldLevel = {
 export const envVarSourceFields: FieldLevel = {
   type: 'EnvVarSource',
   fields: {
-    fieldRef: supported('metadata.name, namespace, uid, labels[\'k\'], annotations[\'k\'], spec.nodeName, spec.serviceAccountName, status.podIP(s), status.hostIP(s)', objectFieldSelectorFields),
+    fieldRef: supported(
+      "metadata.name, namespace, uid, labels['k'], annotations['k'], spec.nodeName, spec.serviceAccountName, status.podIP(s), status.hostIP(s)",
+      objectFieldSelectorFields,
+    ),
     resourceFieldRef: supported(undefined, resourceFieldSelectorFields),
     configMapKeyRef: supported(undefined, configMapKeySelectorFields),
     secretKeyRef: supported('never printed (--dry-run, -o, -v mask it)', secretKeySelectorFields),
@@ -191,7 +196,9 @@ export const volumeMountFields: FieldLevel = {
     subPath: supported('relative, no ".." element, no symlink; bind-mounts the path inside the volume'),
     mountPropagation: supported('None, HostToContainer or Bidirectional (privileged only); for bind mounts (hostPath, subPath)'),
     subPathExpr: later(),
-    recursiveReadOnly: supported('Disabled (default), IfPossible or Enabled, with readOnly: true; recursive on Docker 25+ (Engine API 1.44), where Disabled is made non-recursive; before it IfPossible falls back to read-only and Enabled is refused'),
+    recursiveReadOnly: supported(
+      'Disabled (default), IfPossible or Enabled, with readOnly: true; recursive on Docker 25+ (Engine API 1.44), where Disabled is made non-recursive; before it IfPossible falls back to read-only and Enabled is refused',
+    ),
   },
 };
 
@@ -220,7 +227,7 @@ const downwardAPIFileFields: FieldLevel = {
   type: 'DownwardAPIVolumeFile',
   fields: {
     path: supported('required; relative, no ".." element'),
-    fieldRef: supported('metadata.name, namespace, uid, labels, annotations, labels[\'k\'], annotations[\'k\']', objectFieldSelectorFields),
+    fieldRef: supported("metadata.name, namespace, uid, labels, annotations, labels['k'], annotations['k']", objectFieldSelectorFields),
     resourceFieldRef: supported(undefined, resourceFieldSelectorFields),
     mode: supported('file mode 0-0777'),
   },
@@ -272,7 +279,7 @@ export const volumeFields: FieldLevel = {
       },
     }),
     configMap: supported('files in a read-only engine volume', configMapVolumeFields),
-    secret: supported('files in a read-only engine volume (on the engine\'s disk, not tmpfs)', secretVolumeFields),
+    secret: supported("files in a read-only engine volume (on the engine's disk, not tmpfs)", secretVolumeFields),
     downwardAPI: supported(undefined, downwardAPIVolumeFields),
     projected: supported(undefined, {
       type: 'ProjectedVolumeSource',
@@ -299,7 +306,7 @@ export const volumeFields: FieldLevel = {
       type: 'ImageVolumeSource',
       fields: {
         reference: supported('required; an image reference'),
-        pullPolicy: supported('Always, IfNotPresent or Never; default by tag, as a container\'s'),
+        pullPolicy: supported("Always, IfNotPresent or Never; default by tag, as a container's"),
       },
     }),
     iscsi: later(cluster),
@@ -320,7 +327,7 @@ export const volumeFields: FieldLevel = {
 const lifecycleHandlerFields: FieldLevel = {
   type: 'LifecycleHandler',
   fields: {
-    exec: supported('in the container, through the engine\'s exec API', {
+    exec: supported("in the container, through the engine's exec API", {
       type: 'ExecAction',
       fields: { command: supported('required; not run in a shell') },
     }),
@@ -328,7 +335,7 @@ const lifecycleHandlerFields: FieldLevel = {
       type: 'HTTPGetAction',
       fields: {
         path: supported('default /'),
-        port: supported('required; a number or one of the container\'s port names'),
+        port: supported("required; a number or one of the container's port names"),
         host: supported('default the pod IP'),
         scheme: supported('HTTP (default) or HTTPS (not verified)'),
         httpHeaders: supported(undefined, {
@@ -364,7 +371,7 @@ export const probeFields: FieldLevel = {
       type: 'HTTPGetAction',
       fields: {
         path: supported('default /'),
-        port: supported('required; a number or a name from the container\'s ports'),
+        port: supported("required; a number or a name from the container's ports"),
         host: supported('default the pod IP'),
         scheme: supported('HTTP (default) or HTTPS (certificate not verified)'),
         httpHeaders: supported(undefined, {
@@ -375,13 +382,13 @@ export const probeFields: FieldLevel = {
     }),
     tcpSocket: supported('from the host: passes when a connection opens', {
       type: 'TCPSocketAction',
-      fields: { port: supported('required; a number or a name from the container\'s ports'), host: supported('default the pod IP') },
+      fields: { port: supported("required; a number or a name from the container's ports"), host: supported('default the pod IP') },
     }),
     grpc: supported('grpc.health.v1.Health/Check over cleartext HTTP/2; SERVING passes', {
       type: 'GRPCAction',
       fields: { port: supported('required, 1-65535'), service: supported('sent in the HealthCheckRequest; default empty') },
     }),
-    initialDelaySeconds: supported('default 0, from the container\'s start'),
+    initialDelaySeconds: supported("default 0, from the container's start"),
     periodSeconds: supported('default 10'),
     timeoutSeconds: supported('default 1'),
     successThreshold: supported('default 1; must be 1 for liveness and startup'),
@@ -395,8 +402,10 @@ export const probeFields: FieldLevel = {
 const seccompProfileFields: FieldLevel = {
   type: 'SeccompProfile',
   fields: {
-    type: supported('RuntimeDefault (the engine\'s default profile; also when unset), Unconfined or Localhost'),
-    localhostProfile: supported('Localhost: a JSON profile under --seccomp-profile-root (default /var/lib/kubelet/seccomp, as the kubelet), read by runpod and handed to the engine'),
+    type: supported("RuntimeDefault (the engine's default profile; also when unset), Unconfined or Localhost"),
+    localhostProfile: supported(
+      'Localhost: a JSON profile under --seccomp-profile-root (default /var/lib/kubelet/seccomp, as the kubelet), read by runpod and handed to the engine',
+    ),
   },
 };
 
@@ -405,7 +414,7 @@ const seccompProfileFields: FieldLevel = {
 const appArmorProfileFields: FieldLevel = {
   type: 'AppArmorProfile',
   fields: {
-    type: supported('RuntimeDefault (Docker\'s docker-default profile), Unconfined or Localhost; needs AppArmor on the engine host (except Unconfined)'),
+    type: supported("RuntimeDefault (Docker's docker-default profile), Unconfined or Localhost; needs AppArmor on the engine host (except Unconfined)"),
     localhostProfile: supported('Localhost: the name of a profile loaded on the engine host'),
   },
 };
@@ -425,14 +434,14 @@ const seLinuxNote = 'SELinux labels are not applied by runpod';
 export const securityContextFields: FieldLevel = {
   type: 'SecurityContext',
   fields: {
-    runAsUser: supported('uid 0-2147483647; overrides the pod\'s'),
-    runAsGroup: supported('gid; with runAsUser, or with the image\'s user'),
+    runAsUser: supported("uid 0-2147483647; overrides the pod's"),
+    runAsGroup: supported("gid; with runAsUser, or with the image's user"),
     runAsNonRoot: supported('checked against the image\'s user before the container is created: root (uid 0, "root" or no user) or a non-numeric user fails the pod (exit 1)'),
     privileged: supported('a privileged engine container'),
     capabilities: supported(undefined, capabilitiesFields),
     readOnlyRootFilesystem: supported('a read-only root filesystem'),
     allowPrivilegeEscalation: supported('false sets no_new_privs (no-new-privileges); not with privileged or SYS_ADMIN'),
-    seccompProfile: supported('overrides the pod\'s', seccompProfileFields),
+    seccompProfile: supported("overrides the pod's", seccompProfileFields),
     procMount: supported('Default only (Unmasked needs hostUsers: false)'),
     appArmorProfile: supported(`overrides the pod's; ${appArmorNote}`, appArmorProfileFields),
     seLinuxOptions: later(seLinuxNote),
@@ -455,11 +464,15 @@ export const podSecurityContextFields: FieldLevel = {
     runAsGroup: supported('default for every container'),
     runAsNonRoot: supported('default for every container'),
     seccompProfile: supported('default for every container', seccompProfileFields),
-    supplementalGroups: supported('extra groups of every container\'s process'),
-    supplementalGroupsPolicy: supported('Merge (default) only: the engine always adds the image\'s /etc/group groups'),
-    fsGroup: supported('an extra group of every container\'s process; group owner of emptyDir (setgid), configMap, secret, downwardAPI and projected volumes, and of every file and directory of a claim (setgid directories, group read-write), as the kubelet\'s SetVolumeOwnership'),
-    fsGroupChangePolicy: supported('Always (default): a claim\'s files are given the fsGroup each time a pod mounts it (up to 256 MiB of it, rewritten through the engine); OnRootMismatch: not when its root has the group, setgid and the group\'s permissions already'),
-    sysctls: supported('set in the pod\'s namespaces (on the infra container)', sysctlFields),
+    supplementalGroups: supported("extra groups of every container's process"),
+    supplementalGroupsPolicy: supported("Merge (default) only: the engine always adds the image's /etc/group groups"),
+    fsGroup: supported(
+      "an extra group of every container's process; group owner of emptyDir (setgid), configMap, secret, downwardAPI and projected volumes, and of every file and directory of a claim (setgid directories, group read-write), as the kubelet's SetVolumeOwnership",
+    ),
+    fsGroupChangePolicy: supported(
+      "Always (default): a claim's files are given the fsGroup each time a pod mounts it (up to 256 MiB of it, rewritten through the engine); OnRootMismatch: not when its root has the group, setgid and the group's permissions already",
+    ),
+    sysctls: supported("set in the pod's namespaces (on the infra container)", sysctlFields),
     appArmorProfile: supported(`default for every container; ${appArmorNote}`, appArmorProfileFields),
     seLinuxOptions: later(seLinuxNote),
     seLinuxChangePolicy: later(seLinuxNote),
@@ -469,7 +482,7 @@ export const podSecurityContextFields: FieldLevel = {
 
 const pullSecretFields: FieldLevel = {
   type: 'LocalObjectReference',
-  fields: { name: supported('required; a Secret in the input, in the pod\'s namespace') },
+  fields: { name: supported("required; a Secret in the input, in the pod's namespace") },
 };
 
 const hostAliasFields: FieldLevel = {
@@ -533,13 +546,30 @@ export const containerFields: FieldLevel = {
     tty: supported(),
     envFrom: supported('ConfigMaps and Secrets in the input; env entries override', envFromSourceFields),
     lifecycle: supported('not on init containers except sidecars', lifecycleFields),
-    livenessProbe: supported('a failure past failureThreshold kills the container; its restartPolicy restarts it (engine restart count); an exec probe is also the engine\'s HEALTHCHECK', probeFields),
+    livenessProbe: supported(
+      "a failure past failureThreshold kills the container; its restartPolicy restarts it (engine restart count); an exec probe is also the engine's HEALTHCHECK",
+      probeFields,
+    ),
     readinessProbe: supported('--wait ready waits for it to pass', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
-    startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', { ...probeFields, sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' } }),
-    resizePolicy: supported('per resource (cpu, memory): NotRequired (default) applies a change of its resources to the running container (docker update), RestartContainer replaces the container', resizePolicyFields),
-    restartPolicy: supported('Always, OnFailure or Never: overrides the pod\'s restartPolicy for this container (Kubernetes 1.34, ContainerRestartRules); also its engine restart policy'),
-    restartPolicyRules: { ...supported('evaluated in order on each exit, the first match restarting it, else its restartPolicy decides; needs the container\'s restartPolicy; at most 20. A restart only a rule asks for is made by runpod while it watches the pod (the engine keeps only the restartPolicy)', restartRuleFields), since: '1.34' },
-    securityContext: supported('merged over the pod\'s securityContext', securityContextFields),
+    startupProbe: supported('holds off liveness and readiness until it passes; a failure kills the container as liveness does', {
+      ...probeFields,
+      sameAs: { level: probeFields, path: 'spec.containers[].livenessProbe' },
+    }),
+    resizePolicy: supported(
+      'per resource (cpu, memory): NotRequired (default) applies a change of its resources to the running container (docker update), RestartContainer replaces the container',
+      resizePolicyFields,
+    ),
+    restartPolicy: supported(
+      "Always, OnFailure or Never: overrides the pod's restartPolicy for this container (Kubernetes 1.34, ContainerRestartRules); also its engine restart policy",
+    ),
+    restartPolicyRules: {
+      ...supported(
+        "evaluated in order on each exit, the first match restarting it, else its restartPolicy decides; needs the container's restartPolicy; at most 20. A restart only a rule asks for is made by runpod while it watches the pod (the engine keeps only the restartPolicy)",
+        restartRuleFields,
+      ),
+      since: '1.34',
+    },
+    securityContext: supported("merged over the pod's securityContext", securityContextFields),
     terminationMessagePath: supported('default /dev/termination-log; a 0666 file per instance is bound there, as the kubelet does, and read for the failure report'),
     terminationMessagePolicy: supported('File (default) or FallbackToLogsOnError (last log lines when the file is empty and the container failed)'),
     volumeDevices: later(),
@@ -554,9 +584,19 @@ export const initContainerFields: FieldLevel = {
   type: 'Container',
   fields: {
     ...containerFields.fields,
-    restartPolicy: supported('Always: a sidecar, started (running, or past its startupProbe) before the next init container; OnFailure or Never (Kubernetes 1.34, ContainerRestartRules): overrides the pod\'s restartPolicy for this init container (Never: its first failure fails the pod)'),
-    restartPolicyRules: { ...supported('not on sidecars; needs the init container\'s restartPolicy (OnFailure or Never): a failure whose exit code a rule matches runs it again, others as its restartPolicy says; exit 0 completes it', restartRuleFields), since: '1.34' },
-    resizePolicy: later('on init containers: runpod resizes app containers only; a change of a sidecar\'s resources replaces the sidecar, of another init container\'s the pod (Kubernetes refuses resizePolicy on those)'),
+    restartPolicy: supported(
+      "Always: a sidecar, started (running, or past its startupProbe) before the next init container; OnFailure or Never (Kubernetes 1.34, ContainerRestartRules): overrides the pod's restartPolicy for this init container (Never: its first failure fails the pod)",
+    ),
+    restartPolicyRules: {
+      ...supported(
+        "not on sidecars; needs the init container's restartPolicy (OnFailure or Never): a failure whose exit code a rule matches runs it again, others as its restartPolicy says; exit 0 completes it",
+        restartRuleFields,
+      ),
+      since: '1.34',
+    },
+    resizePolicy: later(
+      "on init containers: runpod resizes app containers only; a change of a sidecar's resources replaces the sidecar, of another init container's the pod (Kubernetes refuses resizePolicy on those)",
+    ),
   },
   sameAs: { level: containerFields, path: 'spec.containers[]' },
 };
@@ -574,7 +614,9 @@ export const podSpecFields: FieldLevel = {
     restartPolicy: supported('Always (default), OnFailure or Never; also the engine restart policy'),
     terminationGracePeriodSeconds: supported('default 30; 0 kills at once'),
     hostname: supported('DNS-1123 label; default the pod name'),
-    enableServiceLinks: supported('default true: the variables of the Services of the pod\'s namespace in the input are set (for a Service web: WEB_SERVICE_HOST, WEB_SERVICE_PORT, WEB_PORT, …), as the kubelet sets them; the container\'s own env wins'),
+    enableServiceLinks: supported(
+      "default true: the variables of the Services of the pod's namespace in the input are set (for a Service web: WEB_SERVICE_HOST, WEB_SERVICE_PORT, WEB_PORT, …), as the kubelet sets them; the container's own env wins",
+    ),
     serviceAccountName: supported('recorded only; no token is mounted (every container gets the namespace file at /var/run/secrets/kubernetes.io/serviceaccount/namespace)'),
     serviceAccount: supported('deprecated alias of serviceAccountName; recorded only'),
     affinity: warn(scheduling),
@@ -593,14 +635,18 @@ export const podSpecFields: FieldLevel = {
     workloadRef: { ...warn(`${scheduling} (Kubernetes 1.35's gang scheduling; replaced by schedulingGroup in 1.36)`), since: '1.35' },
     schedulingGroup: { ...warn(`${scheduling} (gang scheduling)`), since: '1.36' },
     activeDeadlineSeconds: later(),
-    automountServiceAccountToken: supported('false: no namespace file at /var/run/secrets/kubernetes.io/serviceaccount (by default every container has one there; no token, as there is no API server)'),
-    dnsConfig: supported('with dnsPolicy None only: exactly the pod\'s resolv.conf (runpod binds its own file at /etc/resolv.conf)', podDNSConfigFields),
-    dnsPolicy: supported('ClusterFirst (default), ClusterFirstWithHostNet: the kubelet\'s search list for the namespace and ndots:5, answered by the engine\'s DNS on the namespace\'s network (a hostNetwork pod gets the host\'s resolver, as the kubelet falls back to Default for it); Default: the host\'s resolver settings; None: dnsConfig'),
+    automountServiceAccountToken: supported(
+      'false: no namespace file at /var/run/secrets/kubernetes.io/serviceaccount (by default every container has one there; no token, as there is no API server)',
+    ),
+    dnsConfig: supported("with dnsPolicy None only: exactly the pod's resolv.conf (runpod binds its own file at /etc/resolv.conf)", podDNSConfigFields),
+    dnsPolicy: supported(
+      "ClusterFirst (default), ClusterFirstWithHostNet: the kubelet's search list for the namespace and ndots:5, answered by the engine's DNS on the namespace's network (a hostNetwork pod gets the host's resolver, as the kubelet falls back to Default for it); Default: the host's resolver settings; None: dnsConfig",
+    ),
     ephemeralContainers: later('added by the API server only'),
     hostAliases: supported('extra /etc/hosts lines, shared by every container; not with hostNetwork', hostAliasFields),
-    hostIPC: supported('every container in the host\'s IPC namespace'),
-    hostNetwork: supported('the host\'s network and hostname; hostPort defaults to containerPort and must equal it'),
-    hostPID: supported('every container in the host\'s PID namespace'),
+    hostIPC: supported("every container in the host's IPC namespace"),
+    hostNetwork: supported("the host's network and hostname; hostPort defaults to containerPort and must equal it"),
+    hostPID: supported("every container in the host's PID namespace"),
     hostUsers: later(),
     hostnameOverride: { ...later(), since: '1.34' },
     imagePullSecrets: supported('registry credentials from kubernetes.io/dockerconfigjson (or dockercfg) Secrets in the input, tried before the Docker config', pullSecretFields),
@@ -614,12 +660,16 @@ export const podSpecFields: FieldLevel = {
     // parent cgroup (HostConfig.CgroupParent) but has no call that creates that cgroup or sets its limits (with the
     // cgroupfs driver it is made bare; with systemd it is a slice only systemd on the engine host can limit), so
     // nothing would enforce them: refused, pointing at what the engine does enforce.
-    resources: later('pod-level resources (Kubernetes PodLevelResources, beta in 1.34) are limits on the pod\'s own cgroup, shared by its containers; the Engine API can put containers under a parent cgroup (CgroupParent) but cannot create it or set its limits, so nothing would enforce them: set resources on each container instead (their sum bounds the pod)'),
+    resources: later(
+      "pod-level resources (Kubernetes PodLevelResources, beta in 1.34) are limits on the pod's own cgroup, shared by its containers; the Engine API can put containers under a parent cgroup (CgroupParent) but cannot create it or set its limits, so nothing would enforce them: set resources on each container instead (their sum bounds the pod)",
+    ),
     runtimeClassName: later(),
-    securityContext: supported('defaults for every container\'s securityContext; groups, sysctls', podSecurityContextFields),
+    securityContext: supported("defaults for every container's securityContext; groups, sysctls", podSecurityContextFields),
     setHostnameAsFQDN: supported('with subdomain: the hostname is the FQDN (at most 64 characters)'),
-    shareProcessNamespace: supported('one PID namespace: the infra container\'s pause process is PID 1 and reaps orphans; not with hostPID'),
-    subdomain: supported('DNS-1123 label; FQDN <hostname>.<subdomain>.<namespace>.svc.cluster.local in /etc/hosts (hostname -f), and in DNS when the headless Service of that name selects the pod'),
+    shareProcessNamespace: supported("one PID namespace: the infra container's pause process is PID 1 and reaps orphans; not with hostPID"),
+    subdomain: supported(
+      'DNS-1123 label; FQDN <hostname>.<subdomain>.<namespace>.svc.cluster.local in /etc/hosts (hostname -f), and in DNS when the headless Service of that name selects the pod',
+    ),
     volumes: supported(undefined, volumeFields),
   },
 };
@@ -689,7 +739,8 @@ export const secretFields: FieldLevel = {
 // with the Pod's own table above (validate.ts validates it as a Pod), so its level lists only the two keys.
 const historyNote = (what: string): FieldEntry => warn(`no ${what} history is kept on one host: to roll back, run the old manifest`);
 const minReadySeconds = (): FieldEntry => supported('default 0, >= 0: seconds a new pod must be ready before it counts as available');
-const intOrPercent = (dflt: string, extra?: string): FieldEntry => supported(`an integer >= 0 or a percentage such as "25%"; default ${dflt}${extra !== undefined ? `; ${extra}` : ''}`);
+const intOrPercent = (dflt: string, extra?: string): FieldEntry =>
+  supported(`an integer >= 0 or a percentage such as "25%"; default ${dflt}${extra !== undefined ? `; ${extra}` : ''}`);
 
 export const labelSelectorFields: FieldLevel = {
   type: 'LabelSelector',
@@ -710,8 +761,8 @@ export const labelSelectorFields: FieldLevel = {
 export const podTemplateFields: FieldLevel = {
   type: 'PodTemplateSpec',
   fields: {
-    metadata: supported('as a Pod\'s metadata; labels must match the selector; name and namespace are ignored (warning), as the API server ignores them'),
-    spec: supported('as a Pod\'s spec (every field and rule above); restartPolicy Always (default) only'),
+    metadata: supported("as a Pod's metadata; labels must match the selector; name and namespace are ignored (warning), as the API server ignores them"),
+    spec: supported("as a Pod's spec (every field and rule above); restartPolicy Always (default) only"),
   },
 };
 
@@ -719,8 +770,10 @@ export const podTemplateFields: FieldLevel = {
 export const jobPodTemplateFields: FieldLevel = {
   type: 'PodTemplateSpec',
   fields: {
-    metadata: supported('as a Pod\'s metadata; name and namespace are ignored (warning), as the API server ignores them'),
-    spec: supported('as a Pod\'s spec (every field and rule above); restartPolicy required: Never or OnFailure (Always is refused by Kubernetes); Never only with podFailurePolicy or backoffLimitPerIndex'),
+    metadata: supported("as a Pod's metadata; name and namespace are ignored (warning), as the API server ignores them"),
+    spec: supported(
+      "as a Pod's spec (every field and rule above); restartPolicy required: Never or OnFailure (Always is refused by Kubernetes); Never only with podFailurePolicy or backoffLimitPerIndex",
+    ),
   },
 };
 
@@ -735,7 +788,9 @@ const storageList: FieldLevel = {
 export const persistentVolumeClaimSpecFields: FieldLevel = {
   type: 'PersistentVolumeClaimSpec',
   fields: {
-    accessModes: supported('required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); a PersistentVolume must offer them all to bind; on one host all pods share the volume alike'),
+    accessModes: supported(
+      'required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); a PersistentVolume must offer them all to bind; on one host all pods share the volume alike',
+    ),
     resources: supported('requests.storage required', {
       type: 'VolumeResourceRequirements',
       fields: {
@@ -743,17 +798,22 @@ export const persistentVolumeClaimSpecFields: FieldLevel = {
         limits: supported(undefined, storageList),
       },
     }),
-    storageClassName: supported('binds a PersistentVolume of the input of that class (the PV controller\'s rule); unset: runpod\'s default class, a local engine volume; "" or a class only PersistentVolumes of the input name: a PersistentVolume must match, else the claim is refused (it would stay Pending)'),
+    storageClassName: supported(
+      'binds a PersistentVolume of the input of that class (the PV controller\'s rule); unset: runpod\'s default class, a local engine volume; "" or a class only PersistentVolumes of the input name: a PersistentVolume must match, else the claim is refused (it would stay Pending)',
+    ),
     volumeMode: supported('Filesystem (default) only: an engine volume or a host directory is a filesystem, Block is refused'),
     selector: supported('labels a PersistentVolume of the input must carry to bind (no claim with a selector is provisioned: refused when none matches)', labelSelectorFields),
-    volumeName: supported('binds that PersistentVolume of the input only (its class, capacity, volumeMode and access modes must fit); refused when the input has none of that name'),
+    volumeName: supported(
+      'binds that PersistentVolume of the input only (its class, capacity, volumeMode and access modes must fit); refused when the input has none of that name',
+    ),
     dataSource: later('no provisioner on one host fills a volume from a snapshot or another claim'),
     dataSourceRef: later('no provisioner on one host fills a volume from a snapshot or another claim'),
     volumeAttributesClassName: later('no CSI driver on one host applies volume attributes'),
   },
 };
 
-const pvSource = 'runpod mounts hostPath and local PersistentVolumes only (one host has no volume plugins); use hostPath or local, or a claim with no PersistentVolume (a local engine volume)';
+const pvSource =
+  'runpod mounts hostPath and local PersistentVolumes only (one host has no volume plugins); use hostPath or local, or a claim with no PersistentVolume (a local engine volume)';
 /** A PersistentVolume (issue 24): a static volume claims bind to, as on a one-node cluster with the PV controller. */
 export const persistentVolumeSpecFields: FieldLevel = {
   type: 'PersistentVolumeSpec',
@@ -763,7 +823,9 @@ export const persistentVolumeSpecFields: FieldLevel = {
       fields: { storage: supported('a quantity such as 10Gi, > 0') },
       otherKeys: later('a PersistentVolume offers only storage'),
     }),
-    accessModes: supported('required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); a claim binds only when the volume offers all its modes'),
+    accessModes: supported(
+      'required, at least one: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod (alone); a claim binds only when the volume offers all its modes',
+    ),
     storageClassName: supported('the class claims name to bind it; unset: only claims with storageClassName ""'),
     volumeMode: supported('Filesystem (default) only; Block is refused'),
     claimRef: supported('reserves the volume for that claim (name, namespace default "default"): it binds no other claim', {
@@ -781,18 +843,18 @@ export const persistentVolumeSpecFields: FieldLevel = {
     persistentVolumeReclaimPolicy: supported('Retain (default for a PersistentVolume written by hand) only: runpod never deletes or recycles the host directory, which is yours'),
     nodeAffinity: warn('not used: one host is the only node (a local PersistentVolume needs it on a cluster, runpod mounts it here)'),
     mountOptions: later('hostPath and local volumes take no mount options (the kubelet refuses them for these plugins)'),
-    hostPath: supported('the host directory (or file) the claim\'s pods mount, its type checked as a hostPath volume\'s (DirectoryOrCreate creates it); never removed by runpod', {
+    hostPath: supported("the host directory (or file) the claim's pods mount, its type checked as a hostPath volume's (DirectoryOrCreate creates it); never removed by runpod", {
       type: 'HostPathVolumeSource',
       fields: {
         path: supported('required; absolute, no ".." element'),
         type: supported('"", DirectoryOrCreate, Directory, FileOrCreate, File, Socket, CharDevice, BlockDevice; checked on a local engine'),
       },
     }),
-    local: supported('a directory of the host that must exist (checked on a local engine), mounted by the claim\'s pods; never removed by runpod', {
+    local: supported("a directory of the host that must exist (checked on a local engine), mounted by the claim's pods; never removed by runpod", {
       type: 'LocalVolumeSource',
       fields: {
         path: supported('required; absolute, no ".." element; a directory'),
-        fsType: later('a local block device formatted on mount needs the kubelet\'s mounter; use a directory'),
+        fsType: later("a local block device formatted on mount needs the kubelet's mounter; use a directory"),
       },
     }),
     awsElasticBlockStore: later(pvSource),
@@ -824,7 +886,10 @@ export const persistentVolumeFields: FieldLevel = {
   fields: {
     apiVersion: supported('v1'),
     kind: supported('PersistentVolume'),
-    metadata: supported('name required, DNS-1123 subdomain; no namespace (a PersistentVolume belongs to none: ignored with a warning, as the API server drops it); labels are what claims\' selectors match', objectMetaFields),
+    metadata: supported(
+      "name required, DNS-1123 subdomain; no namespace (a PersistentVolume belongs to none: ignored with a warning, as the API server drops it); labels are what claims' selectors match",
+      objectMetaFields,
+    ),
     spec: supported('required: capacity.storage, accessModes and one source (hostPath or local)', persistentVolumeSpecFields),
     status: readOnly(),
   },
@@ -859,7 +924,7 @@ export const deploymentSpecFields: FieldLevel = {
   type: 'DeploymentSpec',
   fields: {
     replicas: supported('default 1, >= 0'),
-    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    selector: supported("required, not empty; must select the template's labels", labelSelectorFields),
     template: supported('required', podTemplateFields),
     strategy: supported(undefined, deploymentStrategyFields),
     minReadySeconds: minReadySeconds(),
@@ -873,7 +938,7 @@ export const replicaSetSpecFields: FieldLevel = {
   type: 'ReplicaSetSpec',
   fields: {
     replicas: supported('default 1, >= 0'),
-    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    selector: supported("required, not empty; must select the template's labels", labelSelectorFields),
     template: supported('required', podTemplateFields),
     minReadySeconds: minReadySeconds(),
   },
@@ -883,7 +948,7 @@ export const replicationControllerSpecFields: FieldLevel = {
   type: 'ReplicationControllerSpec',
   fields: {
     replicas: supported('default 1, >= 0'),
-    selector: supported('label key: value pairs; default the template\'s labels; must match them'),
+    selector: supported("label key: value pairs; default the template's labels; must match them"),
     template: supported('required', podTemplateFields),
     minReadySeconds: minReadySeconds(),
   },
@@ -894,8 +959,11 @@ const claimTemplateFields: FieldLevel = {
   fields: {
     apiVersion: supported('v1, optional'),
     kind: supported('PersistentVolumeClaim, optional'),
-    metadata: supported('name required: a DNS-1123 label, unique; a volume of the template with the same name is replaced by the claim (warning), as the StatefulSet controller does', objectMetaFields),
-    spec: supported('as a PersistentVolumeClaim\'s spec', persistentVolumeClaimSpecFields),
+    metadata: supported(
+      'name required: a DNS-1123 label, unique; a volume of the template with the same name is replaced by the claim (warning), as the StatefulSet controller does',
+      objectMetaFields,
+    ),
+    spec: supported("as a PersistentVolumeClaim's spec", persistentVolumeClaimSpecFields),
     status: readOnly(),
   },
 };
@@ -904,9 +972,9 @@ export const statefulSetSpecFields: FieldLevel = {
   type: 'StatefulSetSpec',
   fields: {
     replicas: supported('default 1, >= 0'),
-    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    selector: supported("required, not empty; must select the template's labels", labelSelectorFields),
     template: supported('required; pods are <name>-<ordinal>', podTemplateFields),
-    serviceName: supported('optional; a DNS-1123 label, the pods\' subdomain'),
+    serviceName: supported("optional; a DNS-1123 label, the pods' subdomain"),
     podManagementPolicy: supported('OrderedReady (default) or Parallel'),
     updateStrategy: supported(undefined, {
       type: 'StatefulSetUpdateStrategy',
@@ -921,7 +989,7 @@ export const statefulSetSpecFields: FieldLevel = {
         }),
       },
     }),
-    volumeClaimTemplates: supported('a claim <template>-<pod> for each pod; the template\'s volumeMounts name it by the template name', claimTemplateFields),
+    volumeClaimTemplates: supported("a claim <template>-<pod> for each pod; the template's volumeMounts name it by the template name", claimTemplateFields),
     persistentVolumeClaimRetentionPolicy: supported(undefined, {
       type: 'StatefulSetPersistentVolumeClaimRetentionPolicy',
       fields: {
@@ -929,7 +997,7 @@ export const statefulSetSpecFields: FieldLevel = {
         whenScaled: supported('Retain (default) or Delete'),
       },
     }),
-    ordinals: supported(undefined, { type: 'StatefulSetOrdinals', fields: { start: supported('default 0, >= 0: the first pod\'s ordinal') } }),
+    ordinals: supported(undefined, { type: 'StatefulSetOrdinals', fields: { start: supported("default 0, >= 0: the first pod's ordinal") } }),
     minReadySeconds: minReadySeconds(),
     revisionHistoryLimit: historyNote('ControllerRevision'),
   },
@@ -938,7 +1006,7 @@ export const statefulSetSpecFields: FieldLevel = {
 export const daemonSetSpecFields: FieldLevel = {
   type: 'DaemonSetSpec',
   fields: {
-    selector: supported('required, not empty; must select the template\'s labels', labelSelectorFields),
+    selector: supported("required, not empty; must select the template's labels", labelSelectorFields),
     template: supported('required; one pod: one host is one node', podTemplateFields),
     updateStrategy: supported(undefined, {
       type: 'DaemonSetUpdateStrategy',
@@ -978,13 +1046,16 @@ const podFailurePolicyFields: FieldLevel = {
             values: supported('exit codes, sorted, no duplicates, at most 255; In may not hold 0'),
           },
         }),
-        onPodConditions: supported('type and status (True, False, Unknown), at most 20; not with onExitCodes in one rule; accepted, but never matches on one host: nothing evicts, preempts or disrupts a pod here, so no pod carries DisruptionTarget or the like', {
-          type: 'PodFailurePolicyOnPodConditionsPattern',
-          fields: {
-            type: supported('a condition type (a qualified name), e.g. DisruptionTarget'),
-            status: supported('True, False or Unknown'),
+        onPodConditions: supported(
+          'type and status (True, False, Unknown), at most 20; not with onExitCodes in one rule; accepted, but never matches on one host: nothing evicts, preempts or disrupts a pod here, so no pod carries DisruptionTarget or the like',
+          {
+            type: 'PodFailurePolicyOnPodConditionsPattern',
+            fields: {
+              type: supported('a condition type (a qualified name), e.g. DisruptionTarget'),
+              status: supported('True, False or Unknown'),
+            },
           },
-        }),
+        ),
       },
     }),
   },
@@ -993,15 +1064,19 @@ export const jobSpecFields: FieldLevel = {
   type: 'JobSpec',
   fields: {
     template: supported('required; restartPolicy Never or OnFailure', jobPodTemplateFields),
-    completions: supported('>= 0; required with completionMode Indexed; unset with parallelism > 1 (the work-queue pattern): parallelism pods start, none after the first success, and the Job is complete once one has succeeded and all have ended'),
+    completions: supported(
+      '>= 0; required with completionMode Indexed; unset with parallelism > 1 (the work-queue pattern): parallelism pods start, none after the first success, and the Job is complete once one has succeeded and all have ended',
+    ),
     parallelism: supported('default 1, >= 0: pods at a time'),
     completionMode: supported('NonIndexed (default) or Indexed (each pod gets a completion index 0..completions-1)'),
     backoffLimit: supported('default 6 (unlimited with backoffLimitPerIndex), >= 0: failed pods before the Job fails; under OnFailure, container restarts'),
     activeDeadlineSeconds: supported('> 0: the Job fails when it runs longer'),
-    ttlSecondsAfterFinished: supported('>= 0: 0 removes the pods as soon as the Job finishes; N > 0 keeps them until N seconds after it finished, then runpod gc removes them, or a re-run removes them and runs the Job anew'),
+    ttlSecondsAfterFinished: supported(
+      '>= 0: 0 removes the pods as soon as the Job finishes; N > 0 keeps them until N seconds after it finished, then runpod gc removes them, or a re-run removes them and runs the Job anew',
+    ),
     suspend: supported('true: no pods are made (active ones are removed) and the run does not wait for it (exit 0, with a warning); false runs it'),
-    selector: later('runpod labels a Job\'s pods itself'),
-    manualSelector: supported('false only: runpod labels a Job\'s pods itself'),
+    selector: later("runpod labels a Job's pods itself"),
+    manualSelector: supported("false only: runpod labels a Job's pods itself"),
     podFailurePolicy: supported('rules on exit codes (FailJob, FailIndex, Ignore, Count), in order, the first match deciding; restartPolicy Never only', podFailurePolicyFields),
     backoffLimitPerIndex: supported('Indexed only, >= 0, restartPolicy Never: an index fails once its own failures exceed it, and is not retried'),
     maxFailedIndexes: supported('with backoffLimitPerIndex, 0..completions: the Job fails as soon as more indexes have failed (MaxFailedIndexesExceeded)'),
@@ -1014,7 +1089,7 @@ export const jobSpecFields: FieldLevel = {
 const workloadStatus: FieldEntry = { status: 'warn', note: 'ignored, runpod reports the status it observes', readOnly: true };
 const nameRule: Readonly<Record<string, string>> = {
   StatefulSet: ', a DNS-1123 label',
-  Job: ', a DNS-1123 subdomain of at most 63 characters (the pods\' job-name label value)',
+  Job: ", a DNS-1123 subdomain of at most 63 characters (the pods' job-name label value)",
 };
 function workloadFields(kind: string, apiVersion: string, spec: FieldLevel): FieldLevel {
   return {
@@ -1044,11 +1119,13 @@ const servicePortFields: FieldLevel = {
   type: 'ServicePort',
   fields: {
     name: supported('required when the Service has more than one port; DNS-1123 label, unique in the Service'),
-    protocol: supported('TCP (default) or UDP; SCTP is refused (Docker\'s port forwarding here covers TCP and UDP)'),
+    protocol: supported("TCP (default) or UDP; SCTP is refused (Docker's port forwarding here covers TCP and UDP)"),
     appProtocol: supported('a qualified name; recorded only'),
     port: supported('required, 1-65535; unique with protocol in the Service'),
     targetPort: supported('a number 1-65535 or a container port name of the selected pods (IANA_SVC_NAME); default port'),
-    nodePort: supported('NodePort and LoadBalancer only: the host port, 30000-32767 (the API server\'s default range), unique per protocol in the Service and not used by another Service or a pod\'s hostPort; default chosen by runpod'),
+    nodePort: supported(
+      "NodePort and LoadBalancer only: the host port, 30000-32767 (the API server's default range), unique per protocol in the Service and not used by another Service or a pod's hostPort; default chosen by runpod",
+    ),
   },
 };
 
@@ -1062,16 +1139,22 @@ const clientIPConfigFields: FieldLevel = {
   },
 };
 
-const serviceAddress = 'a Service\'s address on one host is chosen by runpod on the engine\'s network';
+const serviceAddress = "a Service's address on one host is chosen by runpod on the engine's network";
 export const serviceSpecFields: FieldLevel = {
   type: 'ServiceSpec',
   fields: {
     ports: supported('required unless headless', servicePortFields),
-    selector: supported('label key: value pairs; the pods of the Service\'s namespace whose labels hold them all; none (or empty): no endpoints (warning), as runpod reads no Endpoints or EndpointSlices'),
-    type: supported('ClusterIP (default), NodePort or LoadBalancer (both publish on the host); ExternalName is refused (Docker\'s embedded DNS cannot serve the CNAME record it needs)'),
+    selector: supported(
+      "label key: value pairs; the pods of the Service's namespace whose labels hold them all; none (or empty): no endpoints (warning), as runpod reads no Endpoints or EndpointSlices",
+    ),
+    type: supported(
+      "ClusterIP (default), NodePort or LoadBalancer (both publish on the host); ExternalName is refused (Docker's embedded DNS cannot serve the CNAME record it needs)",
+    ),
     clusterIP: supported(`"" (default) or None (headless: the name gives the pods' own addresses); a fixed address is refused (${serviceAddress})`),
     clusterIPs: supported('as clusterIP: [] or [None]; its first value must match clusterIP'),
-    sessionAffinity: supported('None (default) or ClientIP: a client (by its address) goes back to the endpoint it last reached, for timeoutSeconds, as kube-proxy\'s iptables rules do it (the `recent` match)'),
+    sessionAffinity: supported(
+      "None (default) or ClientIP: a client (by its address) goes back to the endpoint it last reached, for timeoutSeconds, as kube-proxy's iptables rules do it (the `recent` match)",
+    ),
     sessionAffinityConfig: supported('with sessionAffinity ClientIP only', clientIPConfigFields),
     publishNotReadyAddresses: supported('true: pods count as endpoints before they are ready'),
     externalTrafficPolicy: supported(`Cluster (default) or Local, NodePort and LoadBalancer only; both mean the same: ${oneHost}`),
@@ -1080,12 +1163,12 @@ export const serviceSpecFields: FieldLevel = {
     ipFamilies: supported('IPv4 only: runpod gives Services IPv4 addresses'),
     ipFamilyPolicy: supported('SingleStack (default) or PreferDualStack: IPv4 is used; RequireDualStack is refused'),
     allocateLoadBalancerNodePorts: supported('LoadBalancer only; accepted: a LoadBalancer Service is published on the host either way'),
-    externalName: later('ExternalName Services are refused: Docker\'s embedded DNS cannot serve CNAME records; use the external name directly, or a hostAliases entry'),
+    externalName: later("ExternalName Services are refused: Docker's embedded DNS cannot serve CNAME records; use the external name directly, or a hostAliases entry"),
     externalIPs: later('addresses the nodes would capture traffic for; publish on the host with type NodePort or LoadBalancer instead'),
     loadBalancerIP: later(`deprecated in Kubernetes, and ${serviceAddress}: remove it`),
     loadBalancerSourceRanges: later('it restricts which clients may connect, and runpod cannot enforce that on one Docker host: remove it'),
     loadBalancerClass: later('there is no load-balancer controller on one host to pick a class'),
-    healthCheckNodePort: later('a cloud load balancer\'s health check of the nodes; there is none on one host'),
+    healthCheckNodePort: later("a cloud load balancer's health check of the nodes; there is none on one host"),
   },
 };
 
@@ -1121,7 +1204,24 @@ export const podPlaces: FieldPlaces = [
 ];
 
 /** Lists of objects: README shows them with [], hints with [*]. */
-const listFields = new Set(['containers', 'initContainers', 'httpHeaders', 'ports', 'env', 'envFrom', 'volumes', 'volumeMounts', 'items', 'sources', 'sysctls', 'hostAliases', 'options', 'imagePullSecrets', 'matchExpressions', 'volumeClaimTemplates']);
+const listFields = new Set([
+  'containers',
+  'initContainers',
+  'httpHeaders',
+  'ports',
+  'env',
+  'envFrom',
+  'volumes',
+  'volumeMounts',
+  'items',
+  'sources',
+  'sysctls',
+  'hostAliases',
+  'options',
+  'imagePullSecrets',
+  'matchExpressions',
+  'volumeClaimTemplates',
+]);
 
 /** A pod template's levels: a Pod's, under spec.template of its workload. */
 export const podTemplatePlaces: FieldPlaces = podPlaces.map(([where, level]) => [where === 'the top level' ? 'spec.template' : `spec.template.${where}`, level] as const);
@@ -1131,7 +1231,10 @@ export const podTemplatePlaces: FieldPlaces = podPlaces.map(([where, level]) => 
  * levels as a Pod's under spec.template), in that order.
  */
 export function placesOf(top: FieldLevel): FieldPlaces {
-  const out: Array<readonly [string, FieldLevel]> = [['the top level', top], ['metadata', objectMetaFields]];
+  const out: Array<readonly [string, FieldLevel]> = [
+    ['the top level', top],
+    ['metadata', objectMetaFields],
+  ];
   const seen = new Set<FieldLevel>([top, objectMetaFields]);
   let template = false;
   const visit = (level: FieldLevel, prefix: string): void => {
@@ -1210,7 +1313,8 @@ function walkLevel(value: unknown, level: FieldLevel, path: PathSegment[], out: 
         break;
       case 'warn':
         if (entry.readOnly === true) out.settled.push(childPath);
-        if (!isEmptyValue(child)) out.warnings.push({ path: childPath, message: `${entry.note ?? 'ignored'}${entry.since !== undefined ? ` (a field ${newerThanSchema(entry.since)})` : ''}` });
+        if (!isEmptyValue(child))
+          out.warnings.push({ path: childPath, message: `${entry.note ?? 'ignored'}${entry.since !== undefined ? ` (a field ${newerThanSchema(entry.since)})` : ''}` });
         break;
       case 'supported':
         if (entry.fields === undefined) break;
@@ -1311,7 +1415,16 @@ export function supportedFieldsMarkdown(): string {
   visit(secretFields, 'Secret');
   visit(serviceFields, 'Service');
   const listed = new Map<FieldLevel, string>();
-  for (const level of [persistentVolumeClaimFields, persistentVolumeFields, deploymentFields, replicaSetFields, replicationControllerFields, statefulSetFields, daemonSetFields, jobFields]) {
+  for (const level of [
+    persistentVolumeClaimFields,
+    persistentVolumeFields,
+    deploymentFields,
+    replicaSetFields,
+    replicationControllerFields,
+    statefulSetFields,
+    daemonSetFields,
+    jobFields,
+  ]) {
     visit(level, level.type, listed);
   }
   return rows.join('\n') + '\n';

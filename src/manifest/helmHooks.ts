@@ -20,12 +20,19 @@ export function helmHook(annotations: unknown): HookVerdict | undefined {
   const value = (annotations as Record<string, unknown>)[hookAnnotation];
   if (typeof value !== 'string' || value.trim() === '') return undefined;
   // A comma-separated list, as Helm splits it.
-  const hooks = value.split(',').map((h) => h.trim()).filter((h) => h !== '');
+  const hooks = value
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
   const unknown = hooks.filter((h) => ![...installHooks, ...testHooks, ...otherHooks].includes(h));
   if (hooks.some((h) => installHooks.includes(h))) {
-    return { action: 'run', note: `Helm hook ${value}: runs with the other objects, not before or after them (runpod has no release to order hooks by; hook-weight and hook-delete-policy are not used)` };
+    return {
+      action: 'run',
+      note: `Helm hook ${value}: runs with the other objects, not before or after them (runpod has no release to order hooks by; hook-weight and hook-delete-policy are not used)`,
+    };
   }
-  if (unknown.length > 0) return { action: 'run', note: `unknown Helm hook ${unknown.join(', ')}: runs as an object of its own (Helm knows ${[...installHooks, ...otherHooks, 'test'].join(', ')})` };
+  if (unknown.length > 0)
+    return { action: 'run', note: `unknown Helm hook ${unknown.join(', ')}: runs as an object of its own (Helm knows ${[...installHooks, ...otherHooks, 'test'].join(', ')})` };
   if (hooks.some((h) => testHooks.includes(h))) return { action: 'skip', why: `a Helm test hook (${value}): helm install runs none, helm test does` };
   return { action: 'skip', why: `a Helm ${value} hook: helm install and upgrade run none` };
 }

@@ -28,9 +28,7 @@ const clusterOnly = new Map<string, string>([
 ]);
 
 /** Kinds that promise isolation or security: skipping them silently would run something less safe than asked. */
-const promises = new Map<string, string>([
-  ['networking.k8s.io/NetworkPolicy', 'it restricts which pods may talk to which, and runpod cannot enforce that on one Docker host'],
-]);
+const promises = new Map<string, string>([['networking.k8s.io/NetworkPolicy', 'it restricts which pods may talk to which, and runpod cannot enforce that on one Docker host']]);
 
 /** The kinds runpod knows it does not run (skipped for being a cluster's, refused, or CronJob), by Kind. */
 export const kindsNotRun: readonly string[] = [...clusterOnly.keys(), ...promises.keys(), 'batch/CronJob'].map((k) => k.slice(k.indexOf('/') + 1));
@@ -49,7 +47,11 @@ const removed = new Map<string, { removedIn: string; use: string }>([
   ['extensions/v1beta1 Ingress', { removedIn: '1.22', use: 'networking.k8s.io/v1' }],
   ['networking.k8s.io/v1beta1 Ingress', { removedIn: '1.22', use: 'networking.k8s.io/v1' }],
   ['networking.k8s.io/v1beta1 IngressClass', { removedIn: '1.22', use: 'networking.k8s.io/v1' }],
-  ...['v1alpha1', 'v1beta1'].flatMap((v) => ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].map((k) => [`rbac.authorization.k8s.io/${v} ${k}`, { removedIn: '1.22', use: 'rbac.authorization.k8s.io/v1' }] as const)),
+  ...['v1alpha1', 'v1beta1'].flatMap((v) =>
+    ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'].map(
+      (k) => [`rbac.authorization.k8s.io/${v} ${k}`, { removedIn: '1.22', use: 'rbac.authorization.k8s.io/v1' }] as const,
+    ),
+  ),
   ['scheduling.k8s.io/v1beta1 PriorityClass', { removedIn: '1.22', use: 'scheduling.k8s.io/v1' }],
   ['storage.k8s.io/v1beta1 StorageClass', { removedIn: '1.22', use: 'storage.k8s.io/v1' }],
   ['batch/v1beta1 CronJob', { removedIn: '1.25', use: 'batch/v1' }],
@@ -89,7 +91,11 @@ export function kindVerdict(apiVersion: string, kind: string, readKinds: Readonl
   const promise = promises.get(k);
   if (promise !== undefined) return { action: 'refuse', why: promise, hint: `to run the rest without it, pass --skip-kind ${kind}` };
   if (k === 'batch/CronJob') {
-    return { action: 'refuse', why: 'there is no scheduler on one host to run it on its schedule', hint: `to run its job template once, pass --from-cronjob <name> (as kubectl create job --from=cronjob/<name>); to skip it, --skip-kind ${kind}` };
+    return {
+      action: 'refuse',
+      why: 'there is no scheduler on one host to run it on its schedule',
+      hint: `to run its job template once, pass --from-cronjob <name> (as kubectl create job --from=cronjob/<name>); to skip it, --skip-kind ${kind}`,
+    };
   }
   return undefined;
 }

@@ -170,7 +170,15 @@ function collectVolume(c: Collection, w: ValidWorkload, source: ManifestSource):
 }
 
 /** A claim to bind, written at `path` of the document's spec (its fields are where a refusal points). */
-function requestClaim(c: Collection, w: ValidWorkload, source: ManifestSource, spec: Record<string, unknown>, namespace: string, name: string, path: readonly (string | number)[]): void {
+function requestClaim(
+  c: Collection,
+  w: ValidWorkload,
+  source: ManifestSource,
+  spec: Record<string, unknown>,
+  namespace: string,
+  name: string,
+  path: readonly (string | number)[],
+): void {
   const at = [...w.at, ...path];
   const r = claimRequest(spec, namespace, name, { file: source.file, line: lineOf(w.lines, at) ?? w.line, at: formatPath(at) });
   c.claimRequests.push(r);
@@ -195,7 +203,13 @@ function collectClaim(c: Collection, w: ValidWorkload, source: ManifestSource, o
  * A workload's pods are Pods of its template (workloads/expand.ts), loaded and checked as any other, each pointing
  * back at the template for its problems.
  */
-function collectWorkload(c: Collection, kind: Exclude<ValidWorkload['kind'], 'PersistentVolumeClaim' | 'PersistentVolume'>, w: ValidWorkload, source: ManifestSource, options: LoadOptions): void {
+function collectWorkload(
+  c: Collection,
+  kind: Exclude<ValidWorkload['kind'], 'PersistentVolumeClaim' | 'PersistentVolume'>,
+  w: ValidWorkload,
+  source: ManifestSource,
+  options: LoadOptions,
+): void {
   const plan = expandWorkload(kind, w.value, options.defaultNamespace);
   const id = `${plan.namespace}/${plan.ref}`;
   const first = c.workloadAt.get(id);
@@ -210,7 +224,10 @@ function collectWorkload(c: Collection, kind: Exclude<ValidWorkload['kind'], 'Pe
   for (const p of plan.pods) {
     templates.forEach((t, i) => {
       const spec = isObj(t) && isObj(t.spec) ? t.spec : {};
-      const claim = isObj(p.value.spec) && Array.isArray(p.value.spec.volumes) ? p.value.spec.volumes.find((v) => isObj(v) && isObj(t) && isObj(t.metadata) && v.name === t.metadata.name) : undefined;
+      const claim =
+        isObj(p.value.spec) && Array.isArray(p.value.spec.volumes)
+          ? p.value.spec.volumes.find((v) => isObj(v) && isObj(t) && isObj(t.metadata) && v.name === t.metadata.name)
+          : undefined;
       const claimName = isObj(claim) && isObj(claim.persistentVolumeClaim) ? String(claim.persistentVolumeClaim.claimName) : undefined;
       if (claimName !== undefined) requestClaim(c, w, source, spec, plan.namespace, claimName, ['spec', 'volumeClaimTemplates', i, 'spec']);
     });
@@ -284,8 +301,7 @@ function portKey(u: HostPortUse): string {
  */
 function bindVolumes(c: Collection): ReadonlyMap<string, BoundVolume> {
   const binding = bindClaims(c.claimRequests, c.volumes);
-  const at = (r: ClaimRequest, field: string | undefined): Where =>
-    (field !== undefined ? c.claimField.get(r)?.(field) : undefined) ?? { file: r.file, line: r.line, path: r.at };
+  const at = (r: ClaimRequest, field: string | undefined): Where => (field !== undefined ? c.claimField.get(r)?.(field) : undefined) ?? { file: r.file, line: r.line, path: r.at };
   for (const r of binding.refused) c.problems.push({ ...at(r.claim, r.field), message: `claim ${r.claim.namespace}/${r.claim.name}: ${r.message}` });
   for (const w of binding.warnings) c.warnings.push({ ...at(w.claim, w.field), message: `claim ${w.claim.namespace}/${w.claim.name}: ${w.message}` });
   for (const claim of c.claims) {

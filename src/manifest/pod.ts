@@ -5,17 +5,7 @@ import { type FieldPlaces, podFields, walkFields } from './fields.js';
 import { probeRules } from './probeRules.js';
 import { report } from './ruleHelpers.js';
 import { type PathSegment, formatPath } from '../kube/path.js';
-import {
-  compareQuantities,
-  dns1123Label,
-  envVarName,
-  ipAddress,
-  parseQuantity,
-  portName,
-  portNumber,
-  quantityExample,
-  type Quantity,
-} from '../kube/syntax.js';
+import { compareQuantities, dns1123Label, envVarName, ipAddress, parseQuantity, portName, portNumber, quantityExample, type Quantity } from '../kube/syntax.js';
 import { envSourceRules, mountRules, volumeRules } from './volumeRules.js';
 import { securityRules } from './securityRules.js';
 import { containerRestartRules } from './restartRules.js';
@@ -53,7 +43,6 @@ export function validatePod(pod: Obj, at: PathSegment[], sink: ProblemSink, opti
 function list(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
-
 
 /** Host ports in use, for conflicts within a pod and across pods (AccumulateUniqueHostPorts). */
 export interface HostPortUse {
@@ -151,13 +140,7 @@ function podRules(pod: Obj, at: PathSegment[], sink: ProblemSink, claimVolumes: 
   }
 }
 
-function containerRules(
-  c: Obj,
-  p: PathSegment[],
-  names: Map<string, string>,
-  portNames: Map<string, PathSegment[]>,
-  sink: ProblemSink,
-): void {
+function containerRules(c: Obj, p: PathSegment[], names: Map<string, string>, portNames: Map<string, PathSegment[]>, sink: ProblemSink): void {
   // validateContainers: the name is a DNS-1123 label, unique among the pod's containers.
   if (typeof c.name === 'string') {
     const at = [...p, 'name'];
@@ -203,7 +186,8 @@ function containerRules(
   // validateContainers: terminationMessagePolicy File or FallbackToLogsOnError; the path is absolute (runpod reads
   // it from the container's filesystem).
   const tmp = c.terminationMessagePolicy;
-  if (typeof tmp === 'string' && tmp !== 'File' && tmp !== 'FallbackToLogsOnError') sink.add([...p, 'terminationMessagePolicy'], `must be File or FallbackToLogsOnError, got ${describe(tmp)}`);
+  if (typeof tmp === 'string' && tmp !== 'File' && tmp !== 'FallbackToLogsOnError')
+    sink.add([...p, 'terminationMessagePolicy'], `must be File or FallbackToLogsOnError, got ${describe(tmp)}`);
   const tpath = c.terminationMessagePath;
   if (typeof tpath === 'string' && tpath !== '' && !tpath.startsWith('/')) sink.add([...p, 'terminationMessagePath'], 'must be an absolute path');
 }
@@ -218,7 +202,8 @@ function resizePolicyRules(v: unknown, p: PathSegment[], sink: ProblemSink): voi
     if (!isObj(e)) return;
     const name = e.resourceName;
     if (typeof name === 'string') {
-      if (name !== 'cpu' && name !== 'memory') sink.add([...p, i, 'resourceName'], `must be cpu or memory (the resources a running container can be resized in), got ${describe(name)}`);
+      if (name !== 'cpu' && name !== 'memory')
+        sink.add([...p, i, 'resourceName'], `must be cpu or memory (the resources a running container can be resized in), got ${describe(name)}`);
       else if (seen.has(name)) sink.add([...p, i, 'resourceName'], `duplicate resourceName "${name}" (also resizePolicy[${seen.get(name)}])`);
       else seen.set(name, i);
     }
@@ -241,11 +226,15 @@ function resizePolicyRules(v: unknown, p: PathSegment[], sink: ProblemSink): voi
 function initContainerRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
   const policy = c.restartPolicy;
   if (policy !== undefined && policy !== null && policy !== 'Always' && policy !== 'OnFailure' && policy !== 'Never') {
-    sink.add([...p, 'restartPolicy'], `must be Always (a sidecar), OnFailure or Never (they override the pod's restartPolicy for this init container), or unset, got ${describe(policy)}`);
+    sink.add(
+      [...p, 'restartPolicy'],
+      `must be Always (a sidecar), OnFailure or Never (they override the pod's restartPolicy for this init container), or unset, got ${describe(policy)}`,
+    );
     return;
   }
   if (policy === 'Always') {
-    if (c.restartPolicyRules !== undefined && c.restartPolicyRules !== null) sink.add([...p, 'restartPolicyRules'], 'may not be set on a sidecar (an init container with restartPolicy: Always, which always restarts)');
+    if (c.restartPolicyRules !== undefined && c.restartPolicyRules !== null)
+      sink.add([...p, 'restartPolicyRules'], 'may not be set on a sidecar (an init container with restartPolicy: Always, which always restarts)');
     // A sidecar's startupProbe gates the next init container; its liveness and readiness probes are not run by
     // runpod yet, and a probe that is accepted but never run would be a silent lie.
     for (const f of ['livenessProbe', 'readinessProbe']) {
@@ -281,7 +270,9 @@ function lifecycleRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
       else if (typeof port === 'number') report(sink, [...at, 'httpGet', 'port'], portNumber(port));
       else if (typeof port === 'string' && !/^[0-9]+$/.test(port)) {
         // A named port must be one of the container's own (the kubelet resolves it against them).
-        const names = list(c.ports).filter(isObj).map((x) => x.name);
+        const names = list(c.ports)
+          .filter(isObj)
+          .map((x) => x.name);
         if (!names.includes(port)) sink.add([...at, 'httpGet', 'port'], `no port named "${port}" in this container`);
       }
     }
@@ -315,4 +306,3 @@ function resourceRules(resources: unknown, p: PathSegment[], sink: ProblemSink):
     }
   }
 }
-

@@ -90,7 +90,13 @@ export async function readPodNames(
     for (const doc of parsed.documents) namesOfDocument(doc, source.file, defaultNamespace, found);
   }
   const owners = sortByFileAndLine(found.owners, read.fileOrder).filter((o, i, all) => all.findIndex((x) => x.namespace === o.namespace && x.ref === o.ref) === i);
-  return { pods: unique(sortByFileAndLine(found.pods, read.fileOrder)), owners, services: unique(sortByFileAndLine(found.services, read.fileOrder)), claims: unique(found.claims), problems: sortByFileAndLine(found.problems, read.fileOrder) };
+  return {
+    pods: unique(sortByFileAndLine(found.pods, read.fileOrder)),
+    owners,
+    services: unique(sortByFileAndLine(found.services, read.fileOrder)),
+    claims: unique(found.claims),
+    problems: sortByFileAndLine(found.problems, read.fileOrder),
+  };
 }
 
 function toNameProblem(p: ManifestProblem): NameProblem {
@@ -180,7 +186,14 @@ function namesOfDocument(doc: YamlDocument, file: string, defaultNamespace: stri
       const named = podName(obj, defaultNamespace);
       if ('problem' in named) problem([...at, ...named.path], [...at, ...named.path], line, `${named.problem}; runpod cannot name this ${String(kind)}`);
       else {
-        found.owners.push({ namespace: named.namespace, ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`, file, line, ...desiredOf(obj, String(kind)), ...claimTemplatesOf(obj, String(kind)) });
+        found.owners.push({
+          namespace: named.namespace,
+          ref: `${workload}/${named.name}${kind === 'CronJob' ? '-manual' : ''}`,
+          file,
+          line,
+          ...desiredOf(obj, String(kind)),
+          ...claimTemplatesOf(obj, String(kind)),
+        });
         found.claims.push(...claimVolumesOf(templateSpecOf(obj, String(kind))).map((name) => ({ namespace: named.namespace, name })));
       }
       return;

@@ -58,7 +58,7 @@ export function probeRules(c: Obj, p: PathSegment[], sink: ProblemSink): void {
       if (Array.isArray(http.httpHeaders)) {
         http.httpHeaders.forEach((h, i) => {
           if (isObj(h) && typeof h.name === 'string' && !headerName.test(h.name)) {
-            sink.add([...at, 'httpGet', 'httpHeaders', i, 'name'], 'must be a valid HTTP header name (letters, digits and !#$%&\'*+-.^_`|~)');
+            sink.add([...at, 'httpGet', 'httpHeaders', i, 'name'], "must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~)");
           }
         });
       }

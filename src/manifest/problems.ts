@@ -6,13 +6,7 @@ import type { ManifestProblem } from '../errors.js';
 import type { ManifestWarning } from './types.js';
 import { valueAt } from './ruleHelpers.js';
 import { type FieldPath, type PathSegment, formatPath, fromJsonPointer, isWithin } from '../kube/path.js';
-import {
-  dns1123Label,
-  dns1123Subdomain,
-  labelValue,
-  qualifiedName,
-  quantityExample,
-} from '../kube/syntax.js';
+import { dns1123Label, dns1123Subdomain, labelValue, qualifiedName, quantityExample } from '../kube/syntax.js';
 import { type LineMap, lineOf } from '../input/yaml.js';
 import { describe, isObj, type Obj } from '../kube/object.js';
 
@@ -59,7 +53,6 @@ export class ProblemSink {
   }
 }
 
-
 interface AjvError {
   instancePath: string;
   keyword: string;
@@ -72,10 +65,7 @@ function isAjvError(v: unknown): v is AjvError {
 }
 
 /** kubernetes-models' validator, with ajv's errors collapsed to one human message per field. */
-export function schemaProblems(
-  pod: Obj,
-  model: new (value: never) => { validate(): void } = PodModel,
-): Array<{ path: PathSegment[]; message: string; wrongType: boolean }> {
+export function schemaProblems(pod: Obj, model: new (value: never) => { validate(): void } = PodModel): Array<{ path: PathSegment[]; message: string; wrongType: boolean }> {
   let errors: AjvError[] = [];
   try {
     // The document itself is validated, not a model built from it: the model's constructor copies each field through
@@ -105,7 +95,6 @@ export function schemaProblems(
   }));
 }
 
-
 const typeNames: Record<string, string> = {
   integer: 'integer',
   number: 'number',
@@ -121,9 +110,7 @@ function humanMessage(errors: AjvError[], value: unknown): string {
   if (by('required')) return 'required';
   const types = errors.filter((e) => e.keyword === 'type').map((e) => String(e.params.type));
   // A Quantity is oneOf a number or a string in quantity format; whichever branch failed, say what a quantity is.
-  const quantity =
-    errors.some((e) => e.keyword === 'format' && e.params.format === 'quantity') ||
-    (types.includes('number') && types.includes('string'));
+  const quantity = errors.some((e) => e.keyword === 'format' && e.params.format === 'quantity') || (types.includes('number') && types.includes('string'));
   if (quantity) return `${quantityExample}, got ${describe(value)}`;
   if (types.length > 0) {
     const names = [...new Set(types)].map((t) => typeNames[t] ?? t);

@@ -36,7 +36,11 @@ export function containerRestartRules(c: Obj, p: PathSegment[], sink: ProblemAdd
     sink.add(at, `expected a list of rules ({action: Restart, exitCodes: {operator: In or NotIn, values: [exit codes]}}), got ${describe(rules)}`);
     return;
   }
-  if (rules.length > 0 && !hasPolicy) sink.add([...p, 'restartPolicy'], `required when restartPolicyRules is set: the ${init ? 'init container' : 'container'} must set its own restartPolicy (${init ? 'OnFailure or Never' : 'Always, OnFailure or Never'}), even if it is the pod's`);
+  if (rules.length > 0 && !hasPolicy)
+    sink.add(
+      [...p, 'restartPolicy'],
+      `required when restartPolicyRules is set: the ${init ? 'init container' : 'container'} must set its own restartPolicy (${init ? 'OnFailure or Never' : 'Always, OnFailure or Never'}), even if it is the pod's`,
+    );
   if (rules.length > maxRestartRules) sink.add(at, `must have at most ${maxRestartRules} rules, got ${rules.length}`);
   rules.forEach((rule, i) => restartRule(rule, [...at, i], sink));
 }
@@ -50,7 +54,11 @@ function restartRule(rule: unknown, at: PathSegment[], sink: ProblemAdder): void
   if (action === undefined || action === null || action === '') sink.add([...at, 'action'], 'required: Restart');
   // RestartAllContainers (Kubernetes 1.35, RestartAllContainersOnContainerExits, alpha, KEP-5532) restarts every
   // container of the pod in place, init containers first, when the rule matches.
-  else if (action === 'RestartAllContainers') sink.add([...at, 'action'], `RestartAllContainers is ${newerThanSchema('1.35')} (it restarts every container of the pod in place): runpod does not support it yet; Restart is the action of Kubernetes 1.34`);
+  else if (action === 'RestartAllContainers')
+    sink.add(
+      [...at, 'action'],
+      `RestartAllContainers is ${newerThanSchema('1.35')} (it restarts every container of the pod in place): runpod does not support it yet; Restart is the action of Kubernetes 1.34`,
+    );
   else if (action !== 'Restart') sink.add([...at, 'action'], `must be Restart (the only action Kubernetes 1.34 has), got ${describe(action)}`);
   const codes = rule.exitCodes;
   if (codes === undefined || codes === null) {
@@ -73,6 +81,7 @@ function restartRule(rule: unknown, at: PathSegment[], sink: ProblemAdder): void
   if (values.length > maxRestartRuleValues) sink.add([...at, 'exitCodes', 'values'], `must have at most ${maxRestartRuleValues} values, got ${values.length}`);
   values.forEach((v, j) => {
     // int32 in the API.
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) sink.add([...at, 'exitCodes', 'values', j], `expected an exit code (an integer), got ${describe(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647)
+      sink.add([...at, 'exitCodes', 'values', j], `expected an exit code (an integer), got ${describe(v)}`);
   });
 }

@@ -37,8 +37,7 @@ export function localhostProfilesOf(loaded: LoadedPod): LocalhostProfileUse[] {
 export type ReadProfile = (file: string) => Promise<Buffer | { code: string }>;
 
 /** The real read, from the client's filesystem. */
-export const readProfileFile: ReadProfile = (file) =>
-  readFile(file).catch((err: unknown) => ({ code: err instanceof Error && 'code' in err ? String(err.code) : 'EIO' }));
+export const readProfileFile: ReadProfile = (file) => readFile(file).catch((err: unknown) => ({ code: err instanceof Error && 'code' in err ? String(err.code) : 'EIO' }));
 
 export interface SeccompProfiles {
   /** By localhostProfile: the profile's JSON, compacted as the docker CLI sends it. */

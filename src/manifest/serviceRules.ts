@@ -90,7 +90,8 @@ function specRules(spec: Obj, s: PathSegment[], at: PathSegment[], sink: Problem
   }
   // validateServiceTrafficDistribution.
   const td = spec.trafficDistribution;
-  if (typeof td === 'string' && !trafficDistributions.includes(td)) sink.add([...s, 'trafficDistribution'], `Unsupported value: ${describe(td)}: supported values: ${trafficDistributions.join(', ')}`);
+  if (typeof td === 'string' && !trafficDistributions.includes(td))
+    sink.add([...s, 'trafficDistribution'], `Unsupported value: ${describe(td)}: supported values: ${trafficDistributions.join(', ')}`);
   if (set(spec.allocateLoadBalancerNodePorts) && type !== 'LoadBalancer') sink.add([...s, 'allocateLoadBalancerNodePorts'], "may only be used when `type` is 'LoadBalancer'");
   ipFamilyRules(spec, s, sink);
 }
@@ -176,7 +177,10 @@ function portRules(spec: Obj, s: PathSegment[], at: PathSegment[], type: string,
       if (type === 'ClusterIP') sink.add(npp, "may not be used when `type` is 'ClusterIP' (use NodePort or LoadBalancer to publish on the host)");
       else if (np < nodePortRange.min || np > nodePortRange.max) {
         // The API server's allocator refuses a port outside --service-node-port-range (default 30000-32767).
-        sink.add(npp, `provided port is not in the valid range: ${np}; the range of valid ports is ${nodePortRange.min}-${nodePortRange.max} (the API server's default); for another host port, use a pod's hostPort`);
+        sink.add(
+          npp,
+          `provided port is not in the valid range: ${np}; the range of valid ports is ${nodePortRange.min}-${nodePortRange.max} (the API server's default); for another host port, use a pod's hostPort`,
+        );
       } else {
         const key = `${np}/${protocol}`;
         const first = nodePortsSeen.get(key);
@@ -212,7 +216,10 @@ function selectorRules(spec: Obj, s: PathSegment[], type: string, sink: ProblemS
   // The endpoints controllers skip a Service whose selector is nil; an empty one is stored as nil. Its endpoints
   // would be hand-written Endpoints or EndpointSlices, which runpod does not read.
   if ((!set(sel) || (isObj(sel) && Object.keys(sel).length === 0)) && type !== 'ExternalName') {
-    sink.warn(set(sel) ? [...s, 'selector'] : s, 'no selector: the Service gets no endpoints (runpod does not read Endpoints or EndpointSlices), so its name leads nowhere; give it the labels of its pods');
+    sink.warn(
+      set(sel) ? [...s, 'selector'] : s,
+      'no selector: the Service gets no endpoints (runpod does not read Endpoints or EndpointSlices), so its name leads nowhere; give it the labels of its pods',
+    );
   }
 }
 

@@ -82,7 +82,16 @@ const readKinds = new Map<string, string>([
   ['DaemonSet', 'apps/v1'],
   ['Job', 'batch/v1'],
 ]);
-const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>(['Deployment', 'ReplicaSet', 'ReplicationController', 'StatefulSet', 'DaemonSet', 'Job', 'PersistentVolumeClaim', 'PersistentVolume']);
+const workloadKinds: ReadonlySet<string> = new Set<WorkloadKind>([
+  'Deployment',
+  'ReplicaSet',
+  'ReplicationController',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+]);
 function isWorkloadKind(kind: string | undefined): kind is WorkloadKind {
   return kind !== undefined && workloadKinds.has(kind);
 }

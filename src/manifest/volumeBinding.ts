@@ -136,7 +136,7 @@ function misfit(v: VolumeObject, c: ClaimRequest, taken: ReadonlyMap<string, str
   if (missing.length > 0) return `does not offer access mode ${missing.join(', ')} (it offers ${v.accessModes.join(', ')})`;
   if (reservedFor(v, c)) return undefined;
   if (classOf(c) !== v.storageClassName) return `has storageClassName ${v.storageClassName === '' ? 'unset ("")' : `"${v.storageClassName}"`}, the claim ${showClass(c)}`;
-  if (checkSelector && c.selector !== undefined && !selectorMatches(c.selector, v.labels)) return 'has labels the claim\'s spec.selector does not match';
+  if (checkSelector && c.selector !== undefined && !selectorMatches(c.selector, v.labels)) return "has labels the claim's spec.selector does not match";
   return undefined;
 }
 
@@ -160,7 +160,12 @@ export function bindClaims(claims: readonly ClaimRequest[], volumes: readonly Vo
     if (c.volumeName !== undefined) {
       const v = byName.get(c.volumeName);
       if (v === undefined) {
-        refuse(c, 'volumeName', `the input has no PersistentVolume ${c.volumeName}, the only volume this claim may bind`, 'add that PersistentVolume to the input, or drop volumeName');
+        refuse(
+          c,
+          'volumeName',
+          `the input has no PersistentVolume ${c.volumeName}, the only volume this claim may bind`,
+          'add that PersistentVolume to the input, or drop volumeName',
+        );
         continue;
       }
       // syncUnboundClaim: a volume reserved for the claim binds at once; an unreserved one after checkVolumeSatisfyClaim
@@ -179,18 +184,43 @@ export function bindClaims(claims: readonly ClaimRequest[], volumes: readonly Vo
     }
     const sameClass = volumes.filter((v) => c.storageClassName !== undefined && v.storageClassName === c.storageClassName);
     const classless = volumes.filter((v) => v.storageClassName === '');
-    if (c.storageClassName === '') refuse(c, 'storageClassName', `class "" binds only a PersistentVolume without a class, and none fits (${reasons(c, classless)}); nothing provisions class ""`, 'add a PersistentVolume that fits, or drop storageClassName for a local engine volume');
-    else if (c.selector !== undefined) refuse(c, 'selector', `none of the input fits (${reasons(c, volumes)}); a claim with a selector is never provisioned`, 'add a PersistentVolume that fits, or drop the selector for a local engine volume');
+    if (c.storageClassName === '')
+      refuse(
+        c,
+        'storageClassName',
+        `class "" binds only a PersistentVolume without a class, and none fits (${reasons(c, classless)}); nothing provisions class ""`,
+        'add a PersistentVolume that fits, or drop storageClassName for a local engine volume',
+      );
+    else if (c.selector !== undefined)
+      refuse(
+        c,
+        'selector',
+        `none of the input fits (${reasons(c, volumes)}); a claim with a selector is never provisioned`,
+        'add a PersistentVolume that fits, or drop the selector for a local engine volume',
+      );
     else if (sameClass.length > 0) {
-      refuse(c, 'storageClassName', `class "${c.storageClassName!}" is a class of the input's PersistentVolumes only, and none fits (${reasons(c, sameClass)})`, 'add a PersistentVolume that fits, or drop storageClassName for a local engine volume');
+      refuse(
+        c,
+        'storageClassName',
+        `class "${c.storageClassName!}" is a class of the input's PersistentVolumes only, and none fits (${reasons(c, sameClass)})`,
+        'add a PersistentVolume that fits, or drop storageClassName for a local engine volume',
+      );
     } else if (c.storageClassName === undefined) {
       // A volume of no class that would fit but for the class: on a cluster with a default class it stays Available.
       const would = classless.filter((v) => misfit(v, { ...c, storageClassName: '' }, taken, true) === undefined);
       if (would.length > 0) {
-        result.warnings.push({ claim: c, field: 'storageClassName', message: `not bound to PersistentVolume ${would.map((v) => v.name).join(', ')} (no storageClassName): a claim without one gets the default class, as on a cluster with a default StorageClass, and is a local engine volume; write storageClassName: "" to bind it` });
+        result.warnings.push({
+          claim: c,
+          field: 'storageClassName',
+          message: `not bound to PersistentVolume ${would.map((v) => v.name).join(', ')} (no storageClassName): a claim without one gets the default class, as on a cluster with a default StorageClass, and is a local engine volume; write storageClassName: "" to bind it`,
+        });
       }
     } else {
-      result.warnings.push({ claim: c, field: 'storageClassName', message: `storageClassName "${c.storageClassName}": no PersistentVolume of the input has this class, so runpod provisions the claim as its default class does: a local engine volume` });
+      result.warnings.push({
+        claim: c,
+        field: 'storageClassName',
+        message: `storageClassName "${c.storageClassName}": no PersistentVolume of the input has this class, so runpod provisions the claim as its default class does: a local engine volume`,
+      });
     }
   }
   return result;

@@ -25,9 +25,29 @@ export const volumeSourceKinds = ['emptyDir', 'hostPath', 'configMap', 'secret',
 export type VolumeSourceKind = (typeof volumeSourceKinds)[number];
 /** Every source Kubernetes defines (for "exactly one source"). */
 const allVolumeSources = [
-  ...volumeSourceKinds, 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'cephfs', 'cinder', 'csi', 'ephemeral', 'fc', 'flexVolume',
-  'flocker', 'gcePersistentDisk', 'gitRepo', 'glusterfs', 'iscsi', 'nfs', 'photonPersistentDisk', 'portworxVolume', 'quobyte',
-  'rbd', 'scaleIO', 'storageos', 'vsphereVolume',
+  ...volumeSourceKinds,
+  'awsElasticBlockStore',
+  'azureDisk',
+  'azureFile',
+  'cephfs',
+  'cinder',
+  'csi',
+  'ephemeral',
+  'fc',
+  'flexVolume',
+  'flocker',
+  'gcePersistentDisk',
+  'gitRepo',
+  'glusterfs',
+  'iscsi',
+  'nfs',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'quobyte',
+  'rbd',
+  'scaleIO',
+  'storageos',
+  'vsphereVolume',
 ];
 
 /** HostPathType (pkg/apis/core/types.go); "" does no check. */
@@ -35,8 +55,15 @@ export const hostPathTypes = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreat
 
 /** validateEnvVarValueFrom's validEnvDownwardAPIFieldPathExpressions (and the labels/annotations subscripts). */
 const envFieldPaths = new Set([
-  'metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName',
-  'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
 ]);
 /** validDownwardAPIFieldPathExpressions for volume files: metadata only (status is not known when files are written). */
 const volumeFieldPaths = new Set(['metadata.name', 'metadata.namespace', 'metadata.uid', 'metadata.labels', 'metadata.annotations']);
@@ -94,7 +121,11 @@ export type DeclaredVolumes = Map<string, VolumeSourceKind | undefined>;
 
 export function volumeRules(spec: Obj, s: PathSegment[], sink: ProblemSink): DeclaredVolumes {
   const declared: DeclaredVolumes = new Map();
-  const containerNames = new Set(list(spec.containers).map((c) => (isObj(c) ? str(c.name) : undefined)).filter((n): n is string => n !== undefined));
+  const containerNames = new Set(
+    list(spec.containers)
+      .map((c) => (isObj(c) ? str(c.name) : undefined))
+      .filter((n): n is string => n !== undefined),
+  );
   list(spec.volumes).forEach((v, i) => {
     if (!isObj(v)) return;
     const p = [...s, 'volumes', i];
@@ -216,7 +247,10 @@ function filePath(v: unknown, p: PathSegment[], sink: ProblemSink, paths: Set<st
     return;
   }
   if (add(sink, p, descendingPathProblem(path))) return;
-  const norm = path.split('/').filter((x) => x !== '' && x !== '.').join('/');
+  const norm = path
+    .split('/')
+    .filter((x) => x !== '' && x !== '.')
+    .join('/');
   if (paths.has(norm)) sink.add(p, `conflicting duplicate path "${path}"`);
   paths.add(norm);
 }

@@ -108,7 +108,7 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
   // A PersistentVolume belongs to no namespace: the API server drops one given (rest.BeforeCreate for a
   // cluster-scoped kind).
   if (kind === 'PersistentVolume' && isObj(meta) && typeof meta.namespace === 'string' && meta.namespace !== '') {
-    sink.warn([...at, 'metadata', 'namespace'], 'ignored: a PersistentVolume belongs to no namespace (its claimRef names the claim\'s)');
+    sink.warn([...at, 'metadata', 'namespace'], "ignored: a PersistentVolume belongs to no namespace (its claimRef names the claim's)");
   }
   // A Job's name becomes its pods' job-name (and batch.kubernetes.io/job-name) label, whose value is at most 63
   // characters: the API server refuses a longer name at the template's labels.
@@ -117,7 +117,14 @@ export function validateWorkload(obj: Obj, at: PathSegment[], kind: WorkloadKind
     sink.add(np, `must be no more than 63 characters (got ${meta.name.length}): a Job's name is its pods' job-name label value`);
   }
   if (spec === undefined || spec === null) {
-    sink.add(s, kind === 'PersistentVolume' ? 'required (a PersistentVolume needs spec.capacity.storage, spec.accessModes and a source: hostPath or local)' : kind === 'PersistentVolumeClaim' ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)' : `required (a ${kind} needs ${kind === 'Job' ? 'spec.template' : 'spec.selector and spec.template'})`);
+    sink.add(
+      s,
+      kind === 'PersistentVolume'
+        ? 'required (a PersistentVolume needs spec.capacity.storage, spec.accessModes and a source: hostPath or local)'
+        : kind === 'PersistentVolumeClaim'
+          ? 'required (a claim needs spec.accessModes and spec.resources.requests.storage)'
+          : `required (a ${kind} needs ${kind === 'Job' ? 'spec.template' : 'spec.selector and spec.template'})`,
+    );
   } else if (isObj(spec)) {
     if (kind === 'PersistentVolumeClaim') claimSpecRules(spec, s, sink);
     else if (kind === 'PersistentVolume') persistentVolumeSpecRules(spec, s, sink);
@@ -164,7 +171,13 @@ function podTemplate(obj: Obj, spec: Obj, template: Obj, s: PathSegment[], kind:
   validatePod(pod, t, sink, { places: podTemplatePlaces, claimVolumes: claims });
   const ps = template.spec;
   if (kind === 'Job') {
-    if (isObj(ps)) jobRestartPolicy(ps.restartPolicy, set(spec.podFailurePolicy) ? 'podFailurePolicy' : set(spec.backoffLimitPerIndex) ? 'backoffLimitPerIndex' : undefined, [...t, 'spec', 'restartPolicy'], sink);
+    if (isObj(ps))
+      jobRestartPolicy(
+        ps.restartPolicy,
+        set(spec.podFailurePolicy) ? 'podFailurePolicy' : set(spec.backoffLimitPerIndex) ? 'backoffLimitPerIndex' : undefined,
+        [...t, 'spec', 'restartPolicy'],
+        sink,
+      );
     return;
   }
   // ValidatePodTemplateSpecForReplicaSet (and ForStatefulSet, ForRC, the DaemonSet's): a controller restarts its
@@ -196,7 +209,7 @@ function controllerRules(spec: Obj, s: PathSegment[], kind: Exclude<WorkloadKind
     // ValidateReplicationControllerSpec: a plain map, defaulted to the template's labels; after that not empty.
     const sel = spec.selector;
     if (!set(sel) || (isObj(sel) && Object.keys(sel).length === 0)) {
-      if (Object.keys(labels).length === 0 && set(spec.template)) sink.add([...s, 'selector'], 'required (it defaults to the template\'s labels, and the template has none)');
+      if (Object.keys(labels).length === 0 && set(spec.template)) sink.add([...s, 'selector'], "required (it defaults to the template's labels, and the template has none)");
     } else if (isObj(sel)) {
       let valid = true;
       for (const [k, v] of Object.entries(sel)) {
@@ -246,7 +259,8 @@ const indexedLimit = 100_000;
  */
 function jobRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
   if (!set(spec.template)) sink.add([...s, 'template'], 'required');
-  for (const f of ['completions', 'parallelism', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'] as const) nonNegative(spec[f], [...s, f], sink);
+  for (const f of ['completions', 'parallelism', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex', 'maxFailedIndexes'] as const)
+    nonNegative(spec[f], [...s, f], sink);
   const deadline = spec.activeDeadlineSeconds;
   if (typeof deadline === 'number' && deadline <= 0) sink.add([...s, 'activeDeadlineSeconds'], 'must be greater than 0');
   const indexed = spec.completionMode === 'Indexed';
@@ -255,13 +269,17 @@ function jobRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
   if (set(spec.maxFailedIndexes) && !set(spec.backoffLimitPerIndex)) sink.add([...s, 'backoffLimitPerIndex'], 'required when maxFailedIndexes is specified');
   if (indexed) {
     const { completions, parallelism, maxFailedIndexes: mfi } = spec;
-    if (typeof parallelism === 'number' && parallelism > indexedLimit) sink.add([...s, 'parallelism'], `must be less than or equal to ${indexedLimit} when completion mode is Indexed (got ${parallelism})`);
-    if (typeof mfi === 'number' && typeof completions === 'number' && mfi > completions) sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to completions (${completions}), got ${mfi}`);
+    if (typeof parallelism === 'number' && parallelism > indexedLimit)
+      sink.add([...s, 'parallelism'], `must be less than or equal to ${indexedLimit} when completion mode is Indexed (got ${parallelism})`);
+    if (typeof mfi === 'number' && typeof completions === 'number' && mfi > completions)
+      sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to completions (${completions}), got ${mfi}`);
     else if (typeof mfi === 'number' && mfi > indexedLimit) sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to ${indexedLimit}, got ${mfi}`);
     if (typeof completions === 'number' && completions > indexedLimit && set(spec.backoffLimitPerIndex)) {
       if (!set(mfi)) sink.add([...s, 'maxFailedIndexes'], `required when completions is above ${indexedLimit} with backoffLimitPerIndex`);
-      if (typeof parallelism === 'number' && parallelism > 10_000) sink.add([...s, 'parallelism'], `must be less than or equal to 10000 when completions are above ${indexedLimit} and used with backoffLimitPerIndex`);
-      if (typeof mfi === 'number' && mfi > 10_000) sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to 10000 when completions are above ${indexedLimit} and used with backoffLimitPerIndex`);
+      if (typeof parallelism === 'number' && parallelism > 10_000)
+        sink.add([...s, 'parallelism'], `must be less than or equal to 10000 when completions are above ${indexedLimit} and used with backoffLimitPerIndex`);
+      if (typeof mfi === 'number' && mfi > 10_000)
+        sink.add([...s, 'maxFailedIndexes'], `must be less than or equal to 10000 when completions are above ${indexedLimit} and used with backoffLimitPerIndex`);
     }
   } else {
     for (const f of ['backoffLimitPerIndex', 'maxFailedIndexes'] as const) {
@@ -288,8 +306,10 @@ function podFailurePolicyRules(spec: Obj, p: PathSegment[], sink: ProblemSink): 
     const r = [...p, 'rules', i];
     if (!isObj(rule)) return;
     if (rule.action === 'FailIndex') {
-      if (!set(spec.backoffLimitPerIndex)) sink.add([...r, 'action'], 'FailIndex requires spec.backoffLimitPerIndex to be set (it fails the index, which only a limit per index tracks)');
-    } else if (!['FailJob', 'Ignore', 'Count'].includes(String(rule.action))) sink.add([...r, 'action'], `expected FailJob, FailIndex, Ignore or Count, got ${describeValue(rule.action)}`);
+      if (!set(spec.backoffLimitPerIndex))
+        sink.add([...r, 'action'], 'FailIndex requires spec.backoffLimitPerIndex to be set (it fails the index, which only a limit per index tracks)');
+    } else if (!['FailJob', 'Ignore', 'Count'].includes(String(rule.action)))
+      sink.add([...r, 'action'], `expected FailJob, FailIndex, Ignore or Count, got ${describeValue(rule.action)}`);
     const codes = rule.onExitCodes;
     const conditions = list(rule.onPodConditions);
     if (!set(codes) && conditions.length === 0) sink.add(r, 'one of onExitCodes and onPodConditions is required');
@@ -307,7 +327,8 @@ function podFailurePolicyRules(spec: Obj, p: PathSegment[], sink: ProblemSink): 
       return;
     }
     if (values.length > 255) sink.add([...c, 'values'], `at most 255 values, has ${values.length}`);
-    if (values.some((v, j) => typeof v !== 'number' || (j > 0 && v <= (values[j - 1] as number)))) sink.add([...c, 'values'], 'must be whole numbers in increasing order, without duplicates');
+    if (values.some((v, j) => typeof v !== 'number' || (j > 0 && v <= (values[j - 1] as number))))
+      sink.add([...c, 'values'], 'must be whole numbers in increasing order, without duplicates');
     else if (codes.operator === 'In' && values.includes(0)) sink.add([...c, 'values'], '0 cannot be used with In: a container that exited 0 did not fail');
   });
 }
@@ -327,10 +348,10 @@ function podConditionRules(patterns: unknown, p: PathSegment[], sink: ProblemSin
     else report(sink, [...at, 'type'], qualifiedName(pattern.type));
     // Unset, it defaults to True (SetDefaults_Job).
     if (pattern.status === '') sink.add([...at, 'status'], 'required: True, False or Unknown');
-    else if (set(pattern.status) && !['True', 'False', 'Unknown'].includes(String(pattern.status))) sink.add([...at, 'status'], notSupported(String(pattern.status), ['False', 'True', 'Unknown']));
+    else if (set(pattern.status) && !['True', 'False', 'Unknown'].includes(String(pattern.status)))
+      sink.add([...at, 'status'], notSupported(String(pattern.status), ['False', 'True', 'Unknown']));
   });
 }
-
 
 function describeValue(v: unknown): string {
   return v === undefined ? 'nothing' : JSON.stringify(v);
@@ -493,7 +514,11 @@ function statefulSetRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void 
       const first = claims.get(name);
       const volume = volumes.get(name);
       if (first !== undefined) sink.add(np, `duplicate claim template name "${name}" (also spec.volumeClaimTemplates[${first}])`);
-      else if (volume !== undefined) sink.warn([...s, 'template', 'spec', 'volumes', volume], `replaced in each pod by the claim of spec.volumeClaimTemplates[${i}] (named "${name}" too), as the StatefulSet controller does`);
+      else if (volume !== undefined)
+        sink.warn(
+          [...s, 'template', 'spec', 'volumes', volume],
+          `replaced in each pod by the claim of spec.volumeClaimTemplates[${i}] (named "${name}" too), as the StatefulSet controller does`,
+        );
       if (first === undefined) claims.set(name, i);
     }
     metadataRules(meta, cp, sink);
@@ -531,7 +556,8 @@ function claimSpecRules(spec: Obj, p: PathSegment[], sink: ProblemSink): void {
   const resources = spec.resources;
   const rp = [...p, 'resources'];
   const requests = isObj(resources) ? resources.requests : undefined;
-  if (!set(resources) || (isObj(resources) && !set(requests)) || (isObj(requests) && !set(requests.storage))) sink.add([...rp, 'requests', 'storage'], 'required (a quantity such as 1Gi)');
+  if (!set(resources) || (isObj(resources) && !set(requests)) || (isObj(requests) && !set(requests.storage)))
+    sink.add([...rp, 'requests', 'storage'], 'required (a quantity such as 1Gi)');
   if (isObj(resources)) {
     for (const which of ['requests', 'limits'] as const) {
       const rl = resources[which];
@@ -542,7 +568,7 @@ function claimSpecRules(spec: Obj, p: PathSegment[], sink: ProblemSink): void {
       if (q === undefined) sink.add(at, `${quantityExample}, got ${describe(rl.storage)}`);
       else if (q.negative || q.digits === 0n) sink.add(at, 'must be greater than zero');
       // As a disk-backed emptyDir's sizeLimit: Docker's local volumes have no size to enforce.
-      else sink.warn(at, 'not enforced: a claim is a local engine volume or a PersistentVolume\'s host directory, neither has a size limit on Docker');
+      else sink.warn(at, "not enforced: a claim is a local engine volume or a PersistentVolume's host directory, neither has a size limit on Docker");
     }
   }
   if (spec.volumeMode === 'Block') sink.add([...p, 'volumeMode'], 'not supported by runpod (a claim is a local engine volume or a host directory, a filesystem; use Filesystem)');

@@ -51,7 +51,12 @@ function cpus(milli: number): string {
  * manifest; report/tables.ts formatBytes is docker stats' form (GiB, MB) for measured usage.
  */
 export function memoryQuantity(b: number): string {
-  for (const [unit, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['Ti', 2 ** 40],
+    ['Gi', 2 ** 30],
+    ['Mi', 2 ** 20],
+    ['Ki', 2 ** 10],
+  ] as const) {
     if (b >= size) return `${Number((b / size).toFixed(2))}${unit}`;
   }
   return `${b}`;
@@ -74,7 +79,10 @@ export function admitPods(plans: readonly PodPlan[], input: AdmissionInput): Map
       continue;
     }
     if (req.memoryBytes > 0 && used.memoryBytes + req.memoryBytes > capacity.memoryBytes) {
-      refused.set(plan.key, `OutOfmemory: requests ${memoryQuantity(req.memoryBytes)} of memory, the engine has ${memoryQuantity(capacity.memoryBytes)}, ${memoryQuantity(used.memoryBytes)} already requested`);
+      refused.set(
+        plan.key,
+        `OutOfmemory: requests ${memoryQuantity(req.memoryBytes)} of memory, the engine has ${memoryQuantity(capacity.memoryBytes)}, ${memoryQuantity(used.memoryBytes)} already requested`,
+      );
       continue;
     }
     used = plus(used, req);

@@ -91,22 +91,37 @@ export function engineSupport(loaded: LoadedPod, facts: EngineFacts): EngineSupp
     switch (u.need) {
       case 'apparmor':
         if (!facts.security.apparmor) {
-          refuse(u.at, `AppArmor profile ${u.profile} cannot be applied: the engine host has no AppArmor enabled (${engine} lists no apparmor in its security options); enable AppArmor on the engine host, or use type Unconfined`);
+          refuse(
+            u.at,
+            `AppArmor profile ${u.profile} cannot be applied: the engine host has no AppArmor enabled (${engine} lists no apparmor in its security options); enable AppArmor on the engine host, or use type Unconfined`,
+          );
         }
         break;
       case 'seccomp':
         if (!facts.security.seccomp) {
-          refuse(u.at, `a Localhost seccomp profile cannot be applied: ${engine} has no seccomp support (it lists no seccomp in its security options); use an engine built with seccomp`);
+          refuse(
+            u.at,
+            `a Localhost seccomp profile cannot be applied: ${engine} has no seccomp support (it lists no seccomp in its security options); use an engine built with seccomp`,
+          );
         }
         break;
       case 'recursiveReadOnly': {
         if (apiAtLeast(facts, EngineFeature.recursiveReadOnly.api)) break;
         const { api, docker } = EngineFeature.recursiveReadOnly;
         if (u.value === 'Enabled') {
-          refuse(u.at, `Enabled needs recursively read-only mounts, which ${engine} does not have; Docker ${docker} or later (Engine API ${api}) does; use IfPossible to fall back to a read-only mount`);
+          refuse(
+            u.at,
+            `Enabled needs recursively read-only mounts, which ${engine} does not have; Docker ${docker} or later (Engine API ${api}) does; use IfPossible to fall back to a read-only mount`,
+          );
         } else {
           // The kubelet falls back to a read-only, not recursively read-only, mount when the runtime cannot do it.
-          notes.push(warning(loaded, u.at, `IfPossible: ${engine} has no recursively read-only mounts (Docker ${docker} or later, Engine API ${api}, has), so the mount is read-only but mounts under it are not`));
+          notes.push(
+            warning(
+              loaded,
+              u.at,
+              `IfPossible: ${engine} has no recursively read-only mounts (Docker ${docker} or later, Engine API ${api}, has), so the mount is read-only but mounts under it are not`,
+            ),
+          );
         }
         break;
       }

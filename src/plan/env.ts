@@ -58,7 +58,11 @@ export function containerEnv(c: Container, ctx: EnvContext): ContainerEnv {
       used.add(n);
       return env.get(n);
     });
-    setVar(e.name, value, [...used].some((n) => secret.has(n) && env.has(n)));
+    setVar(
+      e.name,
+      value,
+      [...used].some((n) => secret.has(n) && env.has(n)),
+    );
   }
   return { env, secret };
 }
@@ -78,7 +82,7 @@ function fromSource(src: EnvVarSource, c: Container, ctx: EnvContext): { value: 
   if (src.resourceFieldRef !== undefined) {
     const r = src.resourceFieldRef;
     // In env, containerName defaults to the container itself.
-    const target = r.containerName ? [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers].find((x) => x.name === r.containerName) ?? c : c;
+    const target = r.containerName ? ([...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers].find((x) => x.name === r.containerName) ?? c) : c;
     return { value: resourceValue(target, r.resource, r.divisor), secret: false };
   }
   const ref = src.configMapKeyRef ?? src.secretKeyRef;

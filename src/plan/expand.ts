@@ -45,7 +45,10 @@ export function expandVars(input: string, lookup: (name: string) => string | und
 export function resolveEnv(entries: { name: string; value?: string }[]): Map<string, string> {
   const env = new Map<string, string>();
   for (const e of entries) {
-    env.set(e.name, expandVars(e.value ?? '', (n) => env.get(n)));
+    env.set(
+      e.name,
+      expandVars(e.value ?? '', (n) => env.get(n)),
+    );
   }
   return env;
 }

@@ -9,10 +9,7 @@ import { Label } from '../kube/labels.js';
 import { specHash } from '../kube/names.js';
 
 /** A lifecycle handler with Kubernetes' defaults applied and a named port resolved (pkg/kubelet/lifecycle). */
-export type HookHandler =
-  | { type: 'exec'; command: string[] }
-  | HttpGetHandler
-  | { type: 'sleep'; seconds: number };
+export type HookHandler = { type: 'exec'; command: string[] } | HttpGetHandler | { type: 'sleep'; seconds: number };
 
 export interface LifecyclePlan {
   postStart?: HookHandler;

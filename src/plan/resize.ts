@@ -68,10 +68,7 @@ export function engineResources(h: Partial<Record<'Memory' | 'MemoryReservation'
   };
 }
 
-export type ResizeChange =
-  | { kind: 'none' }
-  | { kind: 'update'; update: ResourceUpdate; what: string }
-  | { kind: 'replace'; why: string };
+export type ResizeChange = { kind: 'none' } | { kind: 'update'; update: ResourceUpdate; what: string } | { kind: 'replace'; why: string };
 
 /**
  * How the applied resources become the planned ones. Docker's update leaves a zero untouched, so a memory limit
@@ -102,7 +99,8 @@ export function resizeChange(applied: EngineResources, planned: EngineResources)
     what.push(`memory limit ${bytesText(applied.memory)} -> ${bytesText(planned.memory)}`);
   }
   if (applied.memoryReservation !== planned.memoryReservation) {
-    if (planned.memoryReservation === 0) return { kind: 'replace', why: `its memory request was removed (${bytesText(applied.memoryReservation)} -> none), which Docker's update cannot do in place` };
+    if (planned.memoryReservation === 0)
+      return { kind: 'replace', why: `its memory request was removed (${bytesText(applied.memoryReservation)} -> none), which Docker's update cannot do in place` };
     update.MemoryReservation = planned.memoryReservation;
     what.push(`memory request ${bytesText(applied.memoryReservation)} -> ${bytesText(planned.memoryReservation)}`);
   }

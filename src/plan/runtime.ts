@@ -14,13 +14,7 @@ const open = '\u0000runpod:';
 const close = '\u0000';
 const pattern = /\u0000runpod:([^\u0000]*)\u0000/g;
 
-export type RuntimeKey =
-  | 'status.podIP'
-  | 'status.hostIP'
-  | 'spec.nodeName'
-  | `node.cpu/${number}`
-  | `node.memory/${number}`
-  | `mountpoint/${string}`;
+export type RuntimeKey = 'status.podIP' | 'status.hostIP' | 'spec.nodeName' | `node.cpu/${number}` | `node.memory/${number}` | `mountpoint/${string}`;
 
 export function runtimeRef(key: RuntimeKey): string {
   return `${open}${key}${close}`;

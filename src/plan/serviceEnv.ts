@@ -102,7 +102,8 @@ export function resolveTargetPort(port: ServicePortSpec, containerPorts: readonl
 export function endpointPorts(spec: Pick<PodSpec, 'containers' | 'initContainers'>): EndpointPort[] {
   const out: EndpointPort[] = [];
   const add = (ports: NonNullable<PodSpec['containers'][number]['ports']> | undefined): void => {
-    for (const p of ports ?? []) out.push({ ...(p.name !== undefined ? { name: p.name } : {}), containerPort: p.containerPort, ...(p.protocol !== undefined ? { protocol: p.protocol } : {}) });
+    for (const p of ports ?? [])
+      out.push({ ...(p.name !== undefined ? { name: p.name } : {}), containerPort: p.containerPort, ...(p.protocol !== undefined ? { protocol: p.protocol } : {}) });
   };
   for (const c of spec.containers) add(c.ports);
   for (const c of spec.initContainers ?? []) if (c.restartPolicy === 'Always') add(c.ports);

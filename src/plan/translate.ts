@@ -34,14 +34,7 @@ import { memoryBytes, milliCpu } from '../kube/quantity.js';
 import { podRequests } from './admission.js';
 import { type ContainerRestart, type RestartPolicy, containerRestart, initContainerRestart } from '../kube/restart.js';
 import { type ResizePolicy, engineResources, hashedCreate, resizePolicyOf } from './resize.js';
-import {
-  asInitContainer,
-  lifecycleHashPart,
-  lifecycleLabels,
-  lifecycleOf,
-  podHashWithInit,
-  terminationMessageOf,
-} from './lifecycle.js';
+import { asInitContainer, lifecycleHashPart, lifecycleLabels, lifecycleOf, podHashWithInit, terminationMessageOf } from './lifecycle.js';
 import { containerProbes, engineHealthcheck } from './probes.js';
 import { probeLabels } from './probeLabels.js';
 import { type SecurityPlanContext, appNamespaceModes, containerSecurity, infraPodSettings, podNamespaces } from './security.js';
@@ -96,14 +89,26 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
   // ConfigMaps, Secrets and the pod's own fields feed env and volume files; volumes are rendered once.
   // Service variables (enableServiceLinks, default true): those of the pod's namespace, as the kubelet sets them.
   const cluster = options.cluster;
-  const serviceEnv = cluster !== undefined && pod.spec.enableServiceLinks !== false ? serviceLinkEnv(cluster.services, namespace, (s) => cluster.hosts.get(`${s.namespace}/${s.name}`)) : [];
-  const envCtx: EnvContext = { pod, uid, configs: loaded.configs ?? new Map(), ...(loaded.boundClaims !== undefined ? { boundClaims: loaded.boundClaims } : {}), ...(project !== undefined ? { project } : {}), ...(serviceEnv.length > 0 ? { serviceEnv } : {}) };
+  const serviceEnv =
+    cluster !== undefined && pod.spec.enableServiceLinks !== false ? serviceLinkEnv(cluster.services, namespace, (s) => cluster.hosts.get(`${s.namespace}/${s.name}`)) : [];
+  const envCtx: EnvContext = {
+    pod,
+    uid,
+    configs: loaded.configs ?? new Map(),
+    ...(loaded.boundClaims !== undefined ? { boundClaims: loaded.boundClaims } : {}),
+    ...(project !== undefined ? { project } : {}),
+    ...(serviceEnv.length > 0 ? { serviceEnv } : {}),
+  };
   const volumes = planVolumes(envCtx);
   const podCtx: PodContext = {
     env: envCtx,
     volumes,
     images: imageVolumes(pod),
-    security: { ...(options.engine ? { facts: options.engine } : {}), ...(options.seccompProfiles ? { seccompProfiles: options.seccompProfiles } : {}), ...(pod.metadata.annotations ? { annotations: pod.metadata.annotations } : {}) },
+    security: {
+      ...(options.engine ? { facts: options.engine } : {}),
+      ...(options.seccompProfiles ? { seccompProfiles: options.seccompProfiles } : {}),
+      ...(pod.metadata.annotations ? { annotations: pod.metadata.annotations } : {}),
+    },
     mounts: options.engine ? { facts: options.engine } : {},
   };
   // An init container's create options are planned under the pod's policy (asInitContainer sets its engine
@@ -112,7 +117,10 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     const planned = asInitContainer(translateContainer(c, { policy: restartPolicy, rules: [] }, false, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx), c);
     return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy, c) };
   });
-  const infra = withPodHash(translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster), initContainers);
+  const infra = withPodHash(
+    translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster),
+    initContainers,
+  );
   const containers = pod.spec.containers.map((c) =>
     translateContainer(c, containerRestart(c, restartPolicy), true, gracePeriodSeconds, commonLabels, options.pull, pod.spec, podCtx),
   );
@@ -128,14 +136,16 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     ...(project !== undefined ? { project } : {}),
     ...(loaded.owner !== undefined ? { owner: loaded.owner } : {}),
     ports: pod.spec.containers.flatMap((c) =>
-      (c.ports ?? []).map((p): PortPlan => ({
-        container: c.name,
-        ...(p.name !== undefined ? { name: p.name } : {}),
-        containerPort: p.containerPort,
-        protocol: (p.protocol ?? 'TCP') as PortPlan['protocol'],
-        ...(p.hostPort ? { hostPort: p.hostPort } : {}),
-        ...(p.hostIP !== undefined ? { hostIP: p.hostIP } : {}),
-      })),
+      (c.ports ?? []).map(
+        (p): PortPlan => ({
+          container: c.name,
+          ...(p.name !== undefined ? { name: p.name } : {}),
+          containerPort: p.containerPort,
+          protocol: (p.protocol ?? 'TCP') as PortPlan['protocol'],
+          ...(p.hostPort ? { hostPort: p.hostPort } : {}),
+          ...(p.hostIP !== undefined ? { hostIP: p.hostIP } : {}),
+        }),
+      ),
     ),
     infra,
     initContainers,
@@ -242,7 +252,17 @@ function translateInfra(
     // Endpoints resolve a Service's named targetPort against these, for pods of any run (services/endpoints.ts).
     [Label.ports]: JSON.stringify(endpointPorts(pod.spec)),
   });
-  return { name: infraContainerName, image, pullPolicy: 'IfNotPresent', hash, create: { ...create, Labels: labels }, requests: { milliCpu: 0, memoryBytes: 0 }, restart: { policy: 'Always', rules: [] }, resources: engineResources(create.HostConfig), resize: replaceOnResize };
+  return {
+    name: infraContainerName,
+    image,
+    pullPolicy: 'IfNotPresent',
+    hash,
+    create: { ...create, Labels: labels },
+    requests: { milliCpu: 0, memoryBytes: 0 },
+    restart: { policy: 'Always', rules: [] },
+    resources: engineResources(create.HostConfig),
+    resize: replaceOnResize,
+  };
 }
 
 function keylessNetwork(create: CreateOptions, network: string, keyless: string): CreateOptions {

@@ -113,7 +113,13 @@ export function claimVolumeName(namespace: string, claim: string, project: strin
 export function claimVolume(namespace: string, claim: string, project: string | undefined): { engineName: string; labels: Record<string, string> } {
   return {
     engineName: claimVolumeName(namespace, claim, project),
-    labels: { [Label.managedBy]: managedByValue, ...projectLabels(project), [Label.podNamespace]: namespace, [VolumeLabel.claim]: claim, [VolumeLabel.type]: 'persistentVolumeClaim' },
+    labels: {
+      [Label.managedBy]: managedByValue,
+      ...projectLabels(project),
+      [Label.podNamespace]: namespace,
+      [VolumeLabel.claim]: claim,
+      [VolumeLabel.type]: 'persistentVolumeClaim',
+    },
   };
 }
 
@@ -158,7 +164,14 @@ export function planVolumes(ctx: EnvContext): PlannedVolume[] {
       // A claim supports ownership management: the kubelet applies fsGroup to it (SetVolumeOwnership), by
       // fsGroupChangePolicy (default Always).
       const policy = (pod.spec.securityContext as { fsGroupChangePolicy?: string } | undefined)?.fsGroupChangePolicy === 'OnRootMismatch' ? 'OnRootMismatch' : 'Always';
-      out.push({ name: v.name, type: 'persistentVolumeClaim', ...claimVolume(pod.metadata.namespace, claim, project), claimName: claim, readOnly: v.persistentVolumeClaim.readOnly === true, ...(fsGroup !== undefined ? { fsGroup: { gid: fsGroup, policy } } : {}) });
+      out.push({
+        name: v.name,
+        type: 'persistentVolumeClaim',
+        ...claimVolume(pod.metadata.namespace, claim, project),
+        claimName: claim,
+        readOnly: v.persistentVolumeClaim.readOnly === true,
+        ...(fsGroup !== undefined ? { fsGroup: { gid: fsGroup, policy } } : {}),
+      });
     } else {
       const files = renderFiles(v, ctx, fsGroup, volumeUser(pod, v.name));
       if (files === undefined) continue;
@@ -240,7 +253,10 @@ function renderFiles(v: Volume, ctx: EnvContext, fsGroup: number | undefined, ui
 }
 
 function normalize(p: string): string {
-  return p.split('/').filter((x) => x !== '' && x !== '.').join('/');
+  return p
+    .split('/')
+    .filter((x) => x !== '' && x !== '.')
+    .join('/');
 }
 
 /**

@@ -3,21 +3,61 @@
 
 import type { ResourceUpdate } from '../engine/ports/containers.js';
 
-export interface RemoveAction { kind: 'remove'; container: string; id: string; reason: string }
+export interface RemoveAction {
+  kind: 'remove';
+  container: string;
+  id: string;
+  reason: string;
+}
 
-export interface CreateInfraAction { kind: 'createInfra'; attempt: number; reason: string }
+export interface CreateInfraAction {
+  kind: 'createInfra';
+  attempt: number;
+  reason: string;
+}
 
-export interface StartInfraAction { kind: 'startInfra'; id: string; reason: string }
+export interface StartInfraAction {
+  kind: 'startInfra';
+  id: string;
+  reason: string;
+}
 
-export interface CreateAction { kind: 'create'; container: string; attempt: number; reason: string }
+export interface CreateAction {
+  kind: 'create';
+  container: string;
+  attempt: number;
+  reason: string;
+}
 
-export interface StartAction { kind: 'start'; container: string; id: string; reason: string }
+export interface StartAction {
+  kind: 'start';
+  container: string;
+  id: string;
+  reason: string;
+}
 
-export interface RetireAction { kind: 'retire'; container: string; id: string; reason: string }
+export interface RetireAction {
+  kind: 'retire';
+  container: string;
+  id: string;
+  reason: string;
+}
 
-export interface KillAction { kind: 'kill'; container: string; id: string; gracePeriodSeconds: number; reason: string }
+export interface KillAction {
+  kind: 'kill';
+  container: string;
+  id: string;
+  gracePeriodSeconds: number;
+  reason: string;
+}
 
-export interface ResizeAction { kind: 'resize'; container: string; id: string; update: ResourceUpdate; reason: string }
+export interface ResizeAction {
+  kind: 'resize';
+  container: string;
+  id: string;
+  update: ResourceUpdate;
+  reason: string;
+}
 
 export type Action =
   /** Stop (within the grace period) and remove an instance. */

@@ -81,7 +81,7 @@ export async function claimUsers(engine: ContainerReader, volumes: readonly Clai
   inspected.forEach((info, i) => {
     if (info === undefined) return;
     const labels = containers[i]!.labels;
-    const pod = labels[Label.podName] !== undefined ? `${labels[Label.podNamespace] ?? ''}/${labels[Label.podName]}` : labels[`${helperLabel}.pod`] ?? containers[i]!.name;
+    const pod = labels[Label.podName] !== undefined ? `${labels[Label.podNamespace] ?? ''}/${labels[Label.podName]}` : (labels[`${helperLabel}.pod`] ?? containers[i]!.name);
     for (const m of (info.Mounts ?? []) as MountSeen[]) {
       for (const v of volumes) {
         if (!mountUses(m, v)) continue;
@@ -138,7 +138,13 @@ export interface UnusedClaim {
  * no key and namespace where runpod made a container within minAgeMs (busy: `<key>/<namespace>`, '' for no key): a
  * run there may be setting up the pod that mounts it. A volume whose age the engine does not say stays.
  */
-export function unusedClaims(volumes: readonly ClaimVolume[], users: ReadonlyMap<string, readonly string[]>, busy: ReadonlySet<string>, now: number, minAgeMs: number): UnusedClaim[] {
+export function unusedClaims(
+  volumes: readonly ClaimVolume[],
+  users: ReadonlyMap<string, readonly string[]>,
+  busy: ReadonlySet<string>,
+  now: number,
+  minAgeMs: number,
+): UnusedClaim[] {
   return volumes.flatMap((v) => {
     if (users.has(v.name) || v.createdAt === undefined || now - v.createdAt < minAgeMs) return [];
     if (busy.has(`${v.project ?? ''}/${v.namespace}`)) return [];

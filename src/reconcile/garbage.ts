@@ -60,16 +60,18 @@ export async function findExpiredJobs(engine: ContainerReader, now: number): Pro
     if (!Number.isInteger(ttl) || ttl <= 0 || owner === undefined) return [];
     const finished = Date.parse(info.State.FinishedAt ?? '');
     const project = l[Label.project];
-    return [{
-      namespace: l[Label.podNamespace] ?? '',
-      pod: l[Label.podName] ?? '',
-      owner,
-      ...(project !== undefined ? { project } : {}),
-      ttlSeconds: ttl,
-      infra: l[Label.containerName] === infraContainerName,
-      state: info.State.Status,
-      ...(Number.isNaN(finished) || (info.State.FinishedAt ?? '').startsWith('0001-') ? {} : { finishedAt: finished }),
-    }];
+    return [
+      {
+        namespace: l[Label.podNamespace] ?? '',
+        pod: l[Label.podName] ?? '',
+        owner,
+        ...(project !== undefined ? { project } : {}),
+        ttlSeconds: ttl,
+        infra: l[Label.containerName] === infraContainerName,
+        state: info.State.Status,
+        ...(Number.isNaN(finished) || (info.State.FinishedAt ?? '').startsWith('0001-') ? {} : { finishedAt: finished }),
+      },
+    ];
   });
   return expiredJobs(containers, now);
 }

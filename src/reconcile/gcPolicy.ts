@@ -115,7 +115,10 @@ export function planGc(containers: GcContainer[], volumes: GcVolume[], policy: G
   // 5. Sandboxes no longer active: every dead infra container of a pod that no longer exists, once nothing of
   // that pod is left beside it; and, of a live pod, dead infra instances older than its live one.
   const leftOf = (uid: string): GcContainer[] => containers.filter((c) => c.podUid === uid && !c.infra && !removed.has(c.id));
-  for (const c of containers.filter((x) => x.infra && deadStates.has(x.state) && oldEnough(x.createdAt)).sort(newestCreatedFirst).reverse()) {
+  for (const c of containers
+    .filter((x) => x.infra && deadStates.has(x.state) && oldEnough(x.createdAt))
+    .sort(newestCreatedFirst)
+    .reverse()) {
     if (livePods.has(c.podUid)) remove(c, `an older infra container of ${where(c)}, which has a live one`);
     else if (leftOf(c.podUid).length === 0) remove(c, `${where(c)} no longer exists (its infra container is ${c.state})`);
   }

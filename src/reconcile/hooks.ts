@@ -109,7 +109,12 @@ export interface GracefulStop {
  * `listedLabels`: the container's labels from a list the caller just made; when they hold no preStop hook it is
  * stopped without an inspect first (a stop of a container that has just exited is a no-op for the engine).
  */
-export async function stopGracefully(engine: ContainerLifecycle & ContainerReader & ExecPort, id: string, graceSeconds: number, listedLabels?: Record<string, string>): Promise<GracefulStop> {
+export async function stopGracefully(
+  engine: ContainerLifecycle & ContainerReader & ExecPort,
+  id: string,
+  graceSeconds: number,
+  listedLabels?: Record<string, string>,
+): Promise<GracefulStop> {
   if (listedLabels !== undefined && preStopFromLabels(listedLabels) === undefined) {
     await engine.stopContainer(id, graceSeconds);
     return {};

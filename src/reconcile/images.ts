@@ -23,7 +23,8 @@ export interface PodAuth {
  * timeout), as opposed to a registry that answered no (unauthorized, not found): Go's net and net/http errors as
  * the daemon passes them on.
  */
-const unreachable = /dial tcp|no such host|network is unreachable|connection refused|connection reset by peer|i\/o timeout|TLS handshake timeout|Client\.Timeout|context deadline exceeded|server misbehaving/;
+const unreachable =
+  /dial tcp|no such host|network is unreachable|connection refused|connection reset by peer|i\/o timeout|TLS handshake timeout|Client\.Timeout|context deadline exceeded|server misbehaving/;
 
 export interface PullerOptions {
   onProgress?: (image: string, p: PullProgress) => void;

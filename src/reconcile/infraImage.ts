@@ -10,10 +10,7 @@ import { pauseArch, pauseImageChanges, pauseImageRef, pauseRootfsTar } from './p
  * second import only moves the tag to an identical image.
  * Only the two image calls are needed, so any image port (or a test's stand-in for one) will do.
  */
-export async function ensureInfraImage(
-  engine: Pick<ImagePort, 'inspectImage' | 'importImage'>,
-  arch: string,
-): Promise<string> {
+export async function ensureInfraImage(engine: Pick<ImagePort, 'inspectImage' | 'importImage'>, arch: string): Promise<string> {
   const a = pauseArch(arch);
   const ref = pauseImageRef(a);
   if (await engine.inspectImage(ref)) return ref;

@@ -32,7 +32,9 @@ export function sourcesElsewhere(sources: ReadonlySet<string>, project: string |
       return `${where(key)} (${names.length} pod${names.length === 1 ? '' : 's'}: ${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`;
     });
     const reach = [...byKey.keys()].map((key) => (key === undefined ? `no --project and no ${projectEnvVar}` : `--project ${key} (or ${projectEnvVar}=${key})`));
-    out.push(`${source} already runs ${there.join(' and ')}; this run, ${where(project)}, makes a second copy beside it (its own pods, claims and host ports). To act on the one there, run with ${reach.join(', or ')}`);
+    out.push(
+      `${source} already runs ${there.join(' and ')}; this run, ${where(project)}, makes a second copy beside it (its own pods, claims and host ports). To act on the one there, run with ${reach.join(', or ')}`,
+    );
   }
   return out;
 }

@@ -29,10 +29,7 @@ export function pauseArch(arch: string): PauseArch {
     case 'aarch64':
       return 'arm64';
     default:
-      throw new Error(
-        `runpod's built-in infra image supports amd64 and arm64, not ${JSON.stringify(arch)}; ` +
-          'pass --infra-image <ref> (e.g. registry.k8s.io/pause:3.10)',
-      );
+      throw new Error(`runpod's built-in infra image supports amd64 and arm64, not ${JSON.stringify(arch)}; ` + 'pass --infra-image <ref> (e.g. registry.k8s.io/pause:3.10)');
   }
 }
 
@@ -50,39 +47,100 @@ if (WAIT_SET !== 0x14002) throw new Error('pause: sigset constant out of step wi
  */
 const AMD64_CODE = Buffer.from([
   // 0x00: the sigset, kept on the stack
-  0x68, 0x02, 0x40, 0x01, 0x00, //       push   0x14002
+  0x68,
+  0x02,
+  0x40,
+  0x01,
+  0x00, //       push   0x14002
   // 0x05: rt_sigprocmask(SIG_BLOCK, rsp, NULL, 8)
-  0x31, 0xff, //                         xor    edi, edi          ; SIG_BLOCK = 0
-  0x48, 0x89, 0xe6, //                   mov    rsi, rsp
-  0x31, 0xd2, //                         xor    edx, edx
-  0x41, 0xba, 0x08, 0x00, 0x00, 0x00, // mov    r10d, 8           ; sizeof(sigset_t)
-  0xb8, 0x0e, 0x00, 0x00, 0x00, //       mov    eax, 14
-  0x0f, 0x05, //                         syscall
+  0x31,
+  0xff, //                         xor    edi, edi          ; SIG_BLOCK = 0
+  0x48,
+  0x89,
+  0xe6, //                   mov    rsi, rsp
+  0x31,
+  0xd2, //                         xor    edx, edx
+  0x41,
+  0xba,
+  0x08,
+  0x00,
+  0x00,
+  0x00, // mov    r10d, 8           ; sizeof(sigset_t)
+  0xb8,
+  0x0e,
+  0x00,
+  0x00,
+  0x00, //       mov    eax, 14
+  0x0f,
+  0x05, //                         syscall
   // 0x19 wait: rt_sigtimedwait(rsp, NULL, NULL, 8)
-  0x48, 0x89, 0xe7, //                   mov    rdi, rsp
-  0x31, 0xf6, //                         xor    esi, esi
-  0x31, 0xd2, //                         xor    edx, edx          ; no timeout: wait for ever
-  0x41, 0xba, 0x08, 0x00, 0x00, 0x00, // mov    r10d, 8           ; reap clears r10, so set it each time
-  0xb8, 0x80, 0x00, 0x00, 0x00, //       mov    eax, 128
-  0x0f, 0x05, //                         syscall
-  0x83, 0xf8, 0x11, //                   cmp    eax, 17           ; SIGCHLD
-  0x74, 0x0d, //                         je     reap (0x3f)
-  0x85, 0xc0, //                         test   eax, eax
-  0x7e, 0xe3, //                         jle    wait (0x19)       ; -errno: wait again
+  0x48,
+  0x89,
+  0xe7, //                   mov    rdi, rsp
+  0x31,
+  0xf6, //                         xor    esi, esi
+  0x31,
+  0xd2, //                         xor    edx, edx          ; no timeout: wait for ever
+  0x41,
+  0xba,
+  0x08,
+  0x00,
+  0x00,
+  0x00, // mov    r10d, 8           ; reap clears r10, so set it each time
+  0xb8,
+  0x80,
+  0x00,
+  0x00,
+  0x00, //       mov    eax, 128
+  0x0f,
+  0x05, //                         syscall
+  0x83,
+  0xf8,
+  0x11, //                   cmp    eax, 17           ; SIGCHLD
+  0x74,
+  0x0d, //                         je     reap (0x3f)
+  0x85,
+  0xc0, //                         test   eax, eax
+  0x7e,
+  0xe3, //                         jle    wait (0x19)       ; -errno: wait again
   // 0x36: SIGINT or SIGTERM: exit_group(0)
-  0x31, 0xff, //                         xor    edi, edi
-  0xb8, 0xe7, 0x00, 0x00, 0x00, //       mov    eax, 231
-  0x0f, 0x05, //                         syscall
+  0x31,
+  0xff, //                         xor    edi, edi
+  0xb8,
+  0xe7,
+  0x00,
+  0x00,
+  0x00, //       mov    eax, 231
+  0x0f,
+  0x05, //                         syscall
   // 0x3f reap: wait4(-1, NULL, WNOHANG, NULL)
-  0x48, 0x83, 0xcf, 0xff, //             or     rdi, -1
-  0x31, 0xf6, //                         xor    esi, esi
-  0xba, 0x01, 0x00, 0x00, 0x00, //       mov    edx, 1            ; WNOHANG
-  0x45, 0x31, 0xd2, //                   xor    r10d, r10d
-  0xb8, 0x3d, 0x00, 0x00, 0x00, //       mov    eax, 61
-  0x0f, 0x05, //                         syscall
-  0x85, 0xc0, //                         test   eax, eax
-  0x7f, 0xe7, //                         jg     reap (0x3f)       ; reaped one: there may be more
-  0xeb, 0xbf, //                         jmp    wait (0x19)       ; 0: none left; <0: no children
+  0x48,
+  0x83,
+  0xcf,
+  0xff, //             or     rdi, -1
+  0x31,
+  0xf6, //                         xor    esi, esi
+  0xba,
+  0x01,
+  0x00,
+  0x00,
+  0x00, //       mov    edx, 1            ; WNOHANG
+  0x45,
+  0x31,
+  0xd2, //                   xor    r10d, r10d
+  0xb8,
+  0x3d,
+  0x00,
+  0x00,
+  0x00, //       mov    eax, 61
+  0x0f,
+  0x05, //                         syscall
+  0x85,
+  0xc0, //                         test   eax, eax
+  0x7f,
+  0xe7, //                         jg     reap (0x3f)       ; reaped one: there may be more
+  0xeb,
+  0xbf, //                         jmp    wait (0x19)       ; 0: none left; <0: no children
 ]);
 
 /**

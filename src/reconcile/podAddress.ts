@@ -18,7 +18,10 @@ export function stalePodIP(plannedEnv: readonly string[] | undefined, instanceEn
   for (const entry of plannedEnv) {
     if (!entry.includes(podIP)) continue;
     const name = entry.slice(0, entry.indexOf('='));
-    const value = entry.slice(entry.indexOf('=') + 1).split(podIP).join(infraIP);
+    const value = entry
+      .slice(entry.indexOf('=') + 1)
+      .split(podIP)
+      .join(infraIP);
     // Another engine-time value beside it (the host's IP, the node's name) is not known here: left alone.
     if (value.includes('\u0000runpod:')) continue;
     const seen = now.get(name);

@@ -38,7 +38,13 @@ export async function stopInKillPodOrder<T extends StopTarget>(
     await settle([...targets.filter((t) => t.kind === 'app'), ...sidecars, ...targets.filter((t) => t.kind === 'infra')], 0);
     return;
   }
-  await settle(targets.filter((t) => t.kind === 'app'), Math.max(0, graceSeconds));
+  await settle(
+    targets.filter((t) => t.kind === 'app'),
+    Math.max(0, graceSeconds),
+  );
   for (const s of sidecars) await settle([s], remainingGrace(graceSeconds, deadline, now()));
-  await settle(targets.filter((t) => t.kind === 'infra'), remainingGrace(graceSeconds, deadline, now()));
+  await settle(
+    targets.filter((t) => t.kind === 'infra'),
+    remainingGrace(graceSeconds, deadline, now()),
+  );
 }

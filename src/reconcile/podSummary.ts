@@ -124,11 +124,13 @@ export function readinessWork(c: ContainerInstance, now: number): ReadinessWork 
   const { startup, readiness } = c.probes;
   const run: ProbeSpec[] = [];
   if (startup && up < startupBudgetMs(startup)) {
-    if (up < startup.initialDelayMs) return { verdict: { ok: false, message: `not started: ${probeName(startup)} waits its initialDelaySeconds (${startup.initialDelayMs / 1000}s)` } };
+    if (up < startup.initialDelayMs)
+      return { verdict: { ok: false, message: `not started: ${probeName(startup)} waits its initialDelaySeconds (${startup.initialDelayMs / 1000}s)` } };
     run.push(startup);
   }
   if (readiness) {
-    if (up < readiness.initialDelayMs) return { verdict: { ok: false, message: `not ready: ${probeName(readiness)} waits its initialDelaySeconds (${readiness.initialDelayMs / 1000}s)` } };
+    if (up < readiness.initialDelayMs)
+      return { verdict: { ok: false, message: `not ready: ${probeName(readiness)} waits its initialDelaySeconds (${readiness.initialDelayMs / 1000}s)` } };
     run.push(readiness);
   }
   if (run.length === 0) return { verdict: { ok: true, message: `started: up for ${Math.floor(up / 1000)}s, past its startup probe's budget` } };
@@ -258,7 +260,10 @@ export function summarizePods(inspected: ContainerInspect[], readiness: Readines
       namespace,
       name,
       uid,
-      phase: podPhase(infra, containers.map((c) => c.current)),
+      phase: podPhase(
+        infra,
+        containers.map((c) => c.current),
+      ),
       ...(infra ? { createdAt: infra.createdAt, infra } : {}),
       ...(infra?.ip ? { ip: infra.ip } : {}),
       ports: publishedPorts(infraInfo),

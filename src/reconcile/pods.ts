@@ -97,7 +97,13 @@ export async function findPods(engine: ContainerReader, refs?: PodRef[], options
   // The selector first, so that only the pods it keeps are probed.
   if (selector) {
     const kept = new Set((await findPods(engine, refs)).filter((p) => selectorMatches(selector, p.labels)).map((p) => `${p.namespace}/${p.name}`));
-    return probe ? findPods(engine, [...kept].map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) })), { probe }) : (await findPods(engine, refs)).filter((p) => kept.has(`${p.namespace}/${p.name}`));
+    return probe
+      ? findPods(
+          engine,
+          [...kept].map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) })),
+          { probe },
+        )
+      : (await findPods(engine, refs)).filter((p) => kept.has(`${p.namespace}/${p.name}`));
   }
   if (!refs) return summarize(await inspectAll(engine, [managedSelector]), probe);
   const found = await Promise.all(refs.map(async (r) => (await summarize(await inspectAll(engine, podSelector(r.namespace, r.name)), probe))[0]));
@@ -127,7 +133,8 @@ export function pickContainer(pod: PodSummary, name: string | undefined, command
     ]);
   }
   const c = pod.containers.find((x) => x.name === name) ?? pod.initContainers.find((x) => x.name === name);
-  if (!c) throw new NotFoundError(`container ${name} not found in pod ${pod.namespace}/${pod.name}; its containers: ${names || 'none'}${inits ? `; its init containers: ${inits}` : ''}`);
+  if (!c)
+    throw new NotFoundError(`container ${name} not found in pod ${pod.namespace}/${pod.name}; its containers: ${names || 'none'}${inits ? `; its init containers: ${inits}` : ''}`);
   return c;
 }
 

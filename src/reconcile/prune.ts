@@ -28,7 +28,13 @@ export type PruneScope = 'source' | 'all';
  * (any attempt); one with no infra container left, or from stdin, has none and goes only under "all". keepOwners:
  * the namespace/kind/name of this run's workloads, whose pods are theirs to keep or remove.
  */
-export function selectPrunable(containers: ContainerSummary[], keep: ReadonlySet<string>, scope: PruneScope, sources: ReadonlySet<string>, keepOwners: ReadonlySet<string> = new Set()): PrunedPod[] {
+export function selectPrunable(
+  containers: ContainerSummary[],
+  keep: ReadonlySet<string>,
+  scope: PruneScope,
+  sources: ReadonlySet<string>,
+  keepOwners: ReadonlySet<string> = new Set(),
+): PrunedPod[] {
   const pods = new Map<string, { namespace: string; name: string; sources: Set<string> }>();
   for (const c of containers) {
     const namespace = c.labels[Label.podNamespace];

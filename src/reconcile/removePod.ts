@@ -38,7 +38,12 @@ export interface PodDown {
  * Stop the pod within one grace period, in the kubelet's KillPod order (reconcile/podStop.ts), then remove
  * everything, then the pod's own volumes.
  */
-export async function removePod(engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort, ref: PodRef, graceOverride?: number, now: () => number = Date.now): Promise<PodDown> {
+export async function removePod(
+  engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort,
+  ref: PodRef,
+  graceOverride?: number,
+  now: () => number = Date.now,
+): Promise<PodDown> {
   const startedAt = now();
   const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
   const label = containers.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
@@ -50,22 +55,27 @@ export async function removePod(engine: ContainerLifecycle & ContainerReader & E
   // Removed as soon as stopped, each container on its own: no remove waits for another container's stop.
   const removed = new Set<string>();
   // Each stop runs the container's preStop hook first, within the seconds it is given (reconcile/hooks.ts).
-  await stopInKillPodOrder(live, grace, async (c, seconds) => {
-    const began = now();
-    const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
-    try {
-      const done = await stopGracefully(engine, c.id, seconds, c.labels);
-      if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
-    } catch (err) {
-      report.error = err instanceof Error ? err.message : String(err);
-      throw err;
-    } finally {
-      report.seconds = Math.round(now() - began) / 1000;
-      stops.push(report);
-    }
-    await engine.removeContainer(c.id, { force: true });
-    removed.add(c.id);
-  }, now);
+  await stopInKillPodOrder(
+    live,
+    grace,
+    async (c, seconds) => {
+      const began = now();
+      const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
+      try {
+        const done = await stopGracefully(engine, c.id, seconds, c.labels);
+        if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
+      } catch (err) {
+        report.error = err instanceof Error ? err.message : String(err);
+        throw err;
+      } finally {
+        report.seconds = Math.round(now() - began) / 1000;
+        stops.push(report);
+      }
+      await engine.removeContainer(c.id, { force: true });
+      removed.add(c.id);
+    },
+    now,
+  );
   await Promise.all(containers.filter((c) => !removed.has(c.id)).map((c) => engine.removeContainer(c.id, { force: true })));
   // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
   // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).

@@ -15,7 +15,6 @@ export interface TarEntry {
   mtime?: number;
 }
 
-
 function octal(value: number, width: number): string {
   return value.toString(8).padStart(width - 1, '0') + '\0';
 }
@@ -82,7 +81,11 @@ export function readTar(tar: Buffer): ReadEntry[] {
   let at = 0;
   let longName: string | undefined;
   let longLink: string | undefined;
-  const field = (h: Buffer, from: number, len: number): string => h.subarray(from, from + len).toString('utf8').replace(/\0.*$/s, '');
+  const field = (h: Buffer, from: number, len: number): string =>
+    h
+      .subarray(from, from + len)
+      .toString('utf8')
+      .replace(/\0.*$/s, '');
   const num = (h: Buffer, from: number, len: number): number => parseInt(field(h, from, len).trim() || '0', 8);
   while (at + 512 <= tar.length) {
     const h = tar.subarray(at, at + 512);

@@ -74,10 +74,7 @@ export class VolumeWork {
    * must exist with runpod's labels, not be made bare by Docker.
    */
   async ensureInfraVolumes(): Promise<void> {
-    await Promise.all([
-      ...this.plan.volumes.filter((v) => v.type === 'emptyDir').map((v) => this.ensureVolume(v as EngineVolume)),
-      this.ensureVolume(this.plan.terminationLog),
-    ]);
+    await Promise.all([...this.plan.volumes.filter((v) => v.type === 'emptyDir').map((v) => this.ensureVolume(v as EngineVolume)), this.ensureVolume(this.plan.terminationLog)]);
   }
 
   /**
@@ -87,9 +84,7 @@ export class VolumeWork {
   async prepare(c: ContainerPlan, options: CreateOptions, infraId: string | undefined, attempt: number): Promise<CreateOptions> {
     const mounts: Mounts = options.HostConfig?.Mounts ?? [];
     const used = this.plan.volumes.filter((v) => mounts.some((m) => mountUses(m, v)));
-    await Promise.all(
-      used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))),
-    );
+    await Promise.all(used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))));
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
     if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }], infraId);
     const files = this.plan.podFiles;
@@ -140,7 +135,9 @@ export class VolumeWork {
     const gateway = nets.find((n) => n.Gateway)?.Gateway ?? '';
     if (podIP !== '') return { podIP, hostIP: gateway };
     const local = this.engine.isLocal
-      ? Object.values(os.networkInterfaces()).flat().find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address ?? ''
+      ? (Object.values(os.networkInterfaces())
+          .flat()
+          .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address ?? '')
       : '';
     return { podIP: local, hostIP: local };
   }
@@ -167,7 +164,9 @@ export class VolumeWork {
       const all = await this.engine.readArchive(id, '/v/0', ownershipLimit);
       if (all === undefined) throw new VolumeSetupError(`claim ${v.claimName}: its volume ${v.engineName} could not be read to give it fsGroup ${fs.gid}`);
       if (!all.complete) {
-        throw new VolumeSetupError(`claim ${v.claimName} holds more than ${ownershipLimit / 1024 / 1024} MiB: runpod gives a claim the pod's fsGroup by rewriting it through the engine's archive endpoint, up to that size; set securityContext.fsGroupChangePolicy: OnRootMismatch once its root is owned, or chown it yourself`);
+        throw new VolumeSetupError(
+          `claim ${v.claimName} holds more than ${ownershipLimit / 1024 / 1024} MiB: runpod gives a claim the pod's fsGroup by rewriting it through the engine's archive endpoint, up to that size; set securityContext.fsGroupChangePolicy: OnRootMismatch once its root is owned, or chown it yourself`,
+        );
       }
       const entries = ownershipRewrite(readTar(all.tar), fs.gid, v.readOnly);
       if (entries.length > 0) await this.engine.putArchive(id, '/v', tarArchive(entries));
@@ -193,7 +192,11 @@ export class VolumeWork {
       // fsGroup: the group owns the directory, setgid so new files inherit it (as the kubelet sets an emptyDir up).
       const dirMode = gid !== undefined ? emptyDirMode | 0o2000 : emptyDirMode;
       const driverOpts = tmpfs
-        ? { type: 'tmpfs', device: 'tmpfs', o: [`mode=${dirMode.toString(8)}`, ...(gid !== undefined ? [`gid=${gid}`] : []), ...(v.sizeBytes !== undefined ? [`size=${v.sizeBytes}`] : [])].join(',') }
+        ? {
+            type: 'tmpfs',
+            device: 'tmpfs',
+            o: [`mode=${dirMode.toString(8)}`, ...(gid !== undefined ? [`gid=${gid}`] : []), ...(v.sizeBytes !== undefined ? [`size=${v.sizeBytes}`] : [])].join(','),
+          }
         : undefined;
       await this.engine.createVolume(v.engineName, { labels: v.labels, ...(driverOpts ? { driverOpts } : {}) });
       if (v.type === 'emptyDir' && !tmpfs) {
@@ -222,7 +225,10 @@ export class VolumeWork {
       if (text.includes('\u0000runpod:')) {
         const values = new Map<string, string>();
         for (const k of runtimeKeys(text)) values.set(k, await this.resolve(k, undefined));
-        content = Buffer.from(substituteRuntime(text, (k) => values.get(k) ?? ''), 'utf8');
+        content = Buffer.from(
+          substituteRuntime(text, (k) => values.get(k) ?? ''),
+          'utf8',
+        );
       }
       entries.push({ path: `0/${f.path}`, type: 'file', mode: f.mode, uid: f.uid, gid: f.gid, content });
     }
@@ -247,7 +253,10 @@ export class VolumeWork {
           missing.push(rel);
           continue;
         }
-        if (st.linkTarget !== '') throw new VolumeSetupError(`subPath "${s.subPath}": "${rel}" is a symlink (to ${st.linkTarget}); runpod refuses symlinks in a subPath, which could lead out of the volume`);
+        if (st.linkTarget !== '')
+          throw new VolumeSetupError(
+            `subPath "${s.subPath}": "${rel}" is a symlink (to ${st.linkTarget}); runpod refuses symlinks in a subPath, which could lead out of the volume`,
+          );
       }
       if (missing.length === 0) return;
       await this.engine.putArchive(id, '/v', tarArchive(missing.map((rel) => ({ path: `0/${rel}`, type: 'dir', mode: s.mode, uid: 0, gid: 0 }) as TarEntry)));
@@ -274,7 +283,9 @@ export class VolumeWork {
       const batch = (async (): Promise<void> => {
         const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(plan.terminationLog)]);
         const absent = await Promise.all(
-          fresh.map(async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt, plan.project))) === undefined),
+          fresh.map(
+            async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt, plan.project))) === undefined,
+          ),
         );
         const files = fresh.filter((_, i) => absent[i]).map((f) => f.file);
         if (files.length === 0) return;
@@ -346,7 +357,9 @@ function checkOwner(existing: VolumeInfo, v: EngineVolume | TerminationLogVolume
   const l = existing.labels;
   const ours = l[Label.managedBy] === managedByValue && (v.type === 'persistentVolumeClaim' ? l[VolumeLabel.claim] === v.claimName : l[Label.podUid] === plan.uid);
   if (!ours) {
-    throw new VolumeSetupError(`a volume named ${v.engineName} already exists and was not made by runpod for ${v.type === 'persistentVolumeClaim' ? `claim ${v.claimName}` : 'this pod'}; runpod does not touch it: remove or rename it`);
+    throw new VolumeSetupError(
+      `a volume named ${v.engineName} already exists and was not made by runpod for ${v.type === 'persistentVolumeClaim' ? `claim ${v.claimName}` : 'this pod'}; runpod does not touch it: remove or rename it`,
+    );
   }
 }
 
@@ -363,7 +376,13 @@ async function mkdirCause(target: string, err: NodeJS.ErrnoException): Promise<s
   if (err.code !== 'ENOENT') return err.message;
   const missing: string[] = [];
   for (let p = target; p !== path.dirname(p); p = path.dirname(p)) {
-    if (await fs.stat(p).then(() => true, () => false)) break;
+    if (
+      await fs.stat(p).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     missing.unshift(p);
   }
   for (const dir of missing) {
@@ -389,7 +408,8 @@ async function checkHostPath(engine: HostPort, v: Extract<PlannedVolume, { type:
   const stat = await fs.stat(v.path).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : fail(`cannot be read (${err.code ?? err.message})`)));
   switch (type) {
     case 'DirectoryOrCreate':
-      if (stat === undefined) await fs.mkdir(v.path, { recursive: true, mode: 0o755 }).catch(async (err: NodeJS.ErrnoException) => fail(`could not be created: ${await mkdirCause(v.path, err)}`));
+      if (stat === undefined)
+        await fs.mkdir(v.path, { recursive: true, mode: 0o755 }).catch(async (err: NodeJS.ErrnoException) => fail(`could not be created: ${await mkdirCause(v.path, err)}`));
       else if (!stat.isDirectory()) fail('is not a directory');
       return;
     case 'FileOrCreate':

@@ -32,7 +32,10 @@ export function workloadName(w: { namespace: string; ref: string }): string {
  * detail below (pods: those not of a failed workload). A workload's reason begins with its kind/name, which the
  * headline says once.
  */
-export function failureHeadline(pods: readonly { namespace: string; name: string; reason: string }[], workloads: readonly { namespace: string; ref: string; reason: string }[]): string {
+export function failureHeadline(
+  pods: readonly { namespace: string; name: string; reason: string }[],
+  workloads: readonly { namespace: string; ref: string; reason: string }[],
+): string {
   const groups = new Map<string, { pods: string[]; workloads: string[] }>();
   const group = (why: string): { pods: string[]; workloads: string[] } => {
     const g = groups.get(why) ?? { pods: [], workloads: [] };
@@ -77,7 +80,9 @@ export function failureDetail(p: PodResult, withHeadline: boolean): string[] {
   }
   // The engine's answers to the sync's actions that failed, each once (the last few: a repeating plan says the same).
   const shown = new Set(p.containers.filter((c) => !c.ok).map((c) => c.reason));
-  const failed = [...new Set(p.actions.filter((a) => !a.ok && !a.housekeeping && a.error !== undefined && !shown.has(a.error)).map((a) => `${a.action} ${a.container}: ${a.error}`))];
+  const failed = [
+    ...new Set(p.actions.filter((a) => !a.ok && !a.housekeeping && a.error !== undefined && !shown.has(a.error)).map((a) => `${a.action} ${a.container}: ${a.error}`)),
+  ];
   if (failed.length > 0) {
     lines.push('  failed actions:');
     for (const f of failed.slice(-maxFailedActions)) lines.push(`    ${f}`);

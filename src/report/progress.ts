@@ -36,7 +36,8 @@ export function progressLines(before: ProgressState, check: PodCheck): { lines: 
     const c = v.instance;
     if (was === undefined && s.state === 'absent') continue;
     if (was === undefined || was.instance !== s.instance) {
-      if (c) lines.push(`${v.name}: ${s.state}${c.state === 'exited' || c.state === 'dead' ? ` (exit code ${c.exitCode})` : ''}, instance ${c.id.slice(0, 12)} (attempt ${c.attempt})`);
+      if (c)
+        lines.push(`${v.name}: ${s.state}${c.state === 'exited' || c.state === 'dead' ? ` (exit code ${c.exitCode})` : ''}, instance ${c.id.slice(0, 12)} (attempt ${c.attempt})`);
     } else if (was.restarts !== s.restarts) {
       lines.push(`${v.name}: restarted by the engine (${s.restarts} restart${s.restarts === 1 ? '' : 's'}; ${v.reason})`);
     } else if (was.state !== s.state) {

@@ -115,7 +115,6 @@ export interface RunResult {
   services?: ServiceResult[];
 }
 
-
 function actionEntry(r: ActionResult): ActionEntry {
   return {
     action: r.action.kind,
@@ -145,7 +144,15 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
       image: p.image,
       state: c?.state ?? 'absent',
       ok: v?.ok ?? settled,
-      reason: v?.reason ?? (settled ? (p.initKind === 'sidecar' ? 'sidecar' : `completed (exit code ${c?.exitCode ?? 0})`) : outcome.admission !== undefined ? 'not created: the pod was not admitted' : 'not checked'),
+      reason:
+        v?.reason ??
+        (settled
+          ? p.initKind === 'sidecar'
+            ? 'sidecar'
+            : `completed (exit code ${c?.exitCode ?? 0})`
+          : outcome.admission !== undefined
+            ? 'not created: the pod was not admitted'
+            : 'not checked'),
       restartCount: c?.restartCount ?? 0,
       ...(p.initKind !== undefined ? { init: p.initKind } : {}),
     };
@@ -171,13 +178,14 @@ export function podResult(outcome: PodOutcome, logs: ReadonlyMap<string, string[
   const verdictList = outcome.check?.containers ?? [];
   // Kubernetes pod phases: Failed when a container terminated in failure and will not be restarted;
   // Succeeded when all terminated in success; Running when the sandbox is up and containers run.
-  const phase: PodResult['phase'] = outcome.admission !== undefined || verdictList.some((v) => v.terminal)
-    ? 'Failed'
-    : verdictList.length > 0 && verdictList.every((v) => v.ok && v.instance?.state !== 'running')
-      ? 'Succeeded'
-      : outcome.observed?.infra[0]?.state === 'running' && containers.some((c) => c.state === 'running')
-        ? 'Running'
-        : 'Pending';
+  const phase: PodResult['phase'] =
+    outcome.admission !== undefined || verdictList.some((v) => v.terminal)
+      ? 'Failed'
+      : verdictList.length > 0 && verdictList.every((v) => v.ok && v.instance?.state !== 'running')
+        ? 'Succeeded'
+        : outcome.observed?.infra[0]?.state === 'running' && containers.some((c) => c.state === 'running')
+          ? 'Running'
+          : 'Pending';
   return {
     namespace: plan.namespace,
     name: plan.name,

@@ -65,7 +65,10 @@ export function statusTable(pods: PodSummary[], now: number, wide: boolean, want
       row.push(
         all.map((c) => `${c.name}=${c.current.image}`).join(',') || '-',
         [...(p.infra ? [`POD=${shortId(p.infra.id)}`] : []), ...all.map((c) => `${c.name}=${shortId(c.current.id)}`)].join(','),
-        all.filter((c) => !c.ready).map((c) => `${c.name}: ${notReadyReason(c)}`).join('; ') || '-',
+        all
+          .filter((c) => !c.ready)
+          .map((c) => `${c.name}: ${notReadyReason(c)}`)
+          .join('; ') || '-',
       );
     }
     return row;
@@ -103,13 +106,23 @@ export function workloadRows(pods: readonly PodSummary[], wants: readonly Worklo
   const byOwner = new Map<string, PodSummary[]>();
   for (const w of wants) byOwner.set(`${w.namespace}/${w.ref}`, []);
   for (const p of pods) if (p.owner !== undefined) byOwner.set(`${p.namespace}/${p.owner}`, [...(byOwner.get(`${p.namespace}/${p.owner}`) ?? []), p]);
-  return [...byOwner].sort(([a], [b]) => a.localeCompare(b)).map(([key, list]) => {
-    const namespace = key.slice(0, key.indexOf('/'));
-    const ref = key.slice(key.indexOf('/') + 1);
-    const want = wants.find((w) => w.namespace === namespace && w.ref === ref);
-    const ready = ref.startsWith('job/') ? list.filter((p) => p.phase === 'Succeeded').length : list.filter((p) => p.readyTotal > 0 && p.readyCount === p.readyTotal).length;
-    return { namespace, ref, ready, of: want?.desired ?? list.length, ...(want?.desired !== undefined ? { desired: want.desired } : {}), ...(want?.suspended ? { suspended: true } : {}), pods: list.map((p) => p.name) };
-  });
+  return [...byOwner]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, list]) => {
+      const namespace = key.slice(0, key.indexOf('/'));
+      const ref = key.slice(key.indexOf('/') + 1);
+      const want = wants.find((w) => w.namespace === namespace && w.ref === ref);
+      const ready = ref.startsWith('job/') ? list.filter((p) => p.phase === 'Succeeded').length : list.filter((p) => p.readyTotal > 0 && p.readyCount === p.readyTotal).length;
+      return {
+        namespace,
+        ref,
+        ready,
+        of: want?.desired ?? list.length,
+        ...(want?.desired !== undefined ? { desired: want.desired } : {}),
+        ...(want?.suspended ? { suspended: true } : {}),
+        pods: list.map((p) => p.name),
+      };
+    });
 }
 
 function workloadTable(rows: readonly WorkloadRow[]): string {

@@ -46,7 +46,13 @@ export async function setUpCluster(
 }
 
 /** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
-export async function ensureServiceContainer(engine: ContainerLifecycle & ContainerReader, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<RunningService> {
+export async function ensureServiceContainer(
+  engine: ContainerLifecycle & ContainerReader,
+  service: ServiceObject,
+  project: string | undefined,
+  image: string,
+  publishAll: boolean,
+): Promise<RunningService> {
   const spec = serviceContainerSpec(service, namespaceNetwork(service.namespace, project), image, publishAll);
   const placed = await placeService(engine, service, project, spec);
   if (!placed.running) await startService(engine, placed.id, service);
@@ -58,15 +64,27 @@ export async function ensureServiceContainer(engine: ContainerLifecycle & Contai
  * spec (changed ports, type or names, or a Service that became headless or stopped being so) is made again, as a
  * Service container holds no state but its rules. Returns its id and whether it runs.
  */
-async function placeService(engine: ContainerLifecycle & ContainerReader, service: ServiceObject, project: string | undefined, spec: CreateOptions): Promise<{ id: string; running: boolean }> {
+async function placeService(
+  engine: ContainerLifecycle & ContainerReader,
+  service: ServiceObject,
+  project: string | undefined,
+  spec: CreateOptions,
+): Promise<{ id: string; running: boolean }> {
   const name = serviceContainerName(service.namespace, service.name, project);
   const wanted = spec.Labels?.[ServiceLabel.hash];
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await engine.inspectContainer(name);
     if (found !== undefined) {
       const labels = found.Config.Labels ?? {};
-      if (labels[ServiceLabel.role] !== Role.service || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
-        throw new ServiceSetupError(`a container named ${name} exists and is not runpod's container of service ${service.namespace}/${service.name}; runpod never touches it: remove or rename it`);
+      if (
+        labels[ServiceLabel.role] !== Role.service ||
+        labels[ServiceLabel.name] !== service.name ||
+        labels[ServiceLabel.namespace] !== service.namespace ||
+        !inProject(labels, project)
+      ) {
+        throw new ServiceSetupError(
+          `a container named ${name} exists and is not runpod's container of service ${service.namespace}/${service.name}; runpod never touches it: remove or rename it`,
+        );
       }
       if (labels[ServiceLabel.hash] === wanted) return { id: found.Id, running: found.State.Running };
       await engine.removeContainer(found.Id, { force: true });
@@ -79,7 +97,9 @@ async function placeService(engine: ContainerLifecycle & ContainerReader, servic
       throw err;
     }
   }
-  throw ServiceSetupError.engineFault(`the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`);
+  throw ServiceSetupError.engineFault(
+    `the container of service ${service.namespace}/${service.name} kept changing while runpod made it (another run with a different Service of that name?); run again`,
+  );
 }
 
 /** What a run would find of a Service's container, read only (--dry-run): its address if it stays as it is. */
@@ -93,12 +113,23 @@ export type ServiceFound =
  * Service says and running, keeps its address; any other is made (again) or started by a run (a stopped container
  * has no address), or, when it is not runpod's, refused.
  */
-export async function findServiceContainer(engine: ContainerReader, service: ServiceObject, project: string | undefined, image: string, publishAll: boolean): Promise<ServiceFound> {
+export async function findServiceContainer(
+  engine: ContainerReader,
+  service: ServiceObject,
+  project: string | undefined,
+  image: string,
+  publishAll: boolean,
+): Promise<ServiceFound> {
   const name = serviceContainerName(service.namespace, service.name, project);
   const found = await engine.inspectContainer(name);
   if (found === undefined) return { state: 'made', why: 'its container does not exist' };
   const labels = found.Config.Labels ?? {};
-  if (labels[ServiceLabel.role] !== Role.service || labels[ServiceLabel.name] !== service.name || labels[ServiceLabel.namespace] !== service.namespace || !inProject(labels, project)) {
+  if (
+    labels[ServiceLabel.role] !== Role.service ||
+    labels[ServiceLabel.name] !== service.name ||
+    labels[ServiceLabel.namespace] !== service.namespace ||
+    !inProject(labels, project)
+  ) {
     return { state: 'made', why: `a container named ${name} exists and is not runpod's: a run stops there` };
   }
   const wanted = serviceContainerSpec(service, namespaceNetwork(service.namespace, project), image, publishAll).Labels?.[ServiceLabel.hash];
@@ -115,13 +146,18 @@ async function startService(engine: ContainerLifecycle, id: string, service: Ser
     const port = err instanceof EngineRequestError ? takenHostPort(err.message) : undefined;
     if (port === undefined) throw err;
     const what = service.ports.some((p) => p.nodePort === port) ? `nodePort ${port}` : `host port ${port}`;
-    throw new ServiceSetupError(`service ${service.namespace}/${service.name}: its ${what} is taken on the engine host by another container or process: free it, or give the Service another nodePort (${err instanceof Error ? err.message : String(err)})`);
+    throw new ServiceSetupError(
+      `service ${service.namespace}/${service.name}: its ${what} is taken on the engine host by another container or process: free it, or give the Service another nodePort (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
 }
 
 async function addressOf(engine: ContainerReader, id: string, service: ServiceObject, project: string | undefined): Promise<string> {
   const ip = networkAddress(await engine.inspectContainer(id), service.namespace, project);
-  if (ip === undefined) throw ServiceSetupError.engineFault(`the container of service ${service.namespace}/${service.name} has no address on network ${namespaceNetwork(service.namespace, project)}; run again, or check the engine's networks`);
+  if (ip === undefined)
+    throw ServiceSetupError.engineFault(
+      `the container of service ${service.namespace}/${service.name} has no address on network ${namespaceNetwork(service.namespace, project)}; run again, or check the engine's networks`,
+    );
   return ip;
 }
 

@@ -61,12 +61,14 @@ export async function observeCluster(engine: ContainerReader, o: ClusterInput): 
   const found = new Map<string, ServiceFound>();
   const hosts = new Map<string, string>();
   await Promise.all(
-    o.services.filter((s) => !s.headless).map(async (s) => {
-      const key = `${s.namespace}/${s.name}`;
-      const f = await findServiceContainer(engine, s, o.project, o.image, o.publishAll);
-      found.set(key, f);
-      hosts.set(key, f.state === 'up' ? f.ip : `<the address of service ${key}, once made>`);
-    }),
+    o.services
+      .filter((s) => !s.headless)
+      .map(async (s) => {
+        const key = `${s.namespace}/${s.name}`;
+        const f = await findServiceContainer(engine, s, o.project, o.image, o.publishAll);
+        found.set(key, f);
+        hosts.set(key, f.state === 'up' ? f.ip : `<the address of service ${key}, once made>`);
+      }),
   );
   return { plan: await clusterPlan(engine, o, namespaces, hosts, await listServiceContainers(engine)), found };
 }
@@ -76,7 +78,13 @@ export async function observeCluster(engine: ContainerReader, o: ClusterInput): 
  * the addresses given, and the running ones earlier runs made in these namespaces, at theirs. One place, so a run
  * and --dry-run plan the pods alike.
  */
-async function clusterPlan(engine: ContainerReader, o: ClusterInput, namespaces: ReadonlySet<string>, inputHosts: ReadonlyMap<string, string>, all: readonly ServiceContainer[]): Promise<ClusterPlan> {
+async function clusterPlan(
+  engine: ContainerReader,
+  o: ClusterInput,
+  namespaces: ReadonlySet<string>,
+  inputHosts: ReadonlyMap<string, string>,
+  all: readonly ServiceContainer[],
+): Promise<ClusterPlan> {
   const hosts = new Map(inputHosts);
   const known = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   await Promise.all(

@@ -117,7 +117,11 @@ export class EndpointsController {
         const rules = serviceRules(endpoints, affinityOf(service));
         const hash = createHash('sha256').update(rules).digest('hex').slice(0, 16);
         if (marker !== undefined && marker.startedAt === info.State.StartedAt && marker.hash === hash) return;
-        await writeRules(this.engine, { containerId: c.id, service: `${service.namespace}/${service.name}`, ports: service.ports.map((p) => `${p.port}/${p.protocol}`), image: this.image }, rules);
+        await writeRules(
+          this.engine,
+          { containerId: c.id, service: `${service.namespace}/${service.name}`, ports: service.ports.map((p) => `${p.port}/${p.protocol}`), image: this.image },
+          rules,
+        );
         const next: Marker = { startedAt: info.State.StartedAt, hash, members: [...new Set(endpoints.flatMap((e) => e.backends.map((b) => `${b.uid}@${b.ip}`)))] };
         this.markers.set(c.id, next);
         await this.engine.putArchive(c.id, '/', markerTar(next));

@@ -33,7 +33,13 @@ export interface LockTiming {
  * others wait for the network (or for the lock to go, when its holder failed). lockImage is any image present
  * on the engine (a container cannot be created without one; it never runs).
  */
-export async function ensureNetwork(engine: ContainerLifecycle & ContainerReader & NetworkPort, namespace: string, project: string | undefined, lockImage: string, timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs }): Promise<NetworkInfo> {
+export async function ensureNetwork(
+  engine: ContainerLifecycle & ContainerReader & NetworkPort,
+  namespace: string,
+  project: string | undefined,
+  lockImage: string,
+  timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs },
+): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
   const existing = await inspectByName(engine, name);
   if (existing !== undefined && existing !== 'ambiguous') return checked(existing, namespace, project);
@@ -201,7 +207,10 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
   };
   const start = async (id: string): Promise<void> => {
     try {
-      await repaired(() => engine.startContainer(id), async () => (await engine.inspectContainer(id))?.Config.Image);
+      await repaired(
+        () => engine.startContainer(id),
+        async () => (await engine.inspectContainer(id))?.Config.Image,
+      );
     } catch (err) {
       if (!staleNetworkId(err)) throw err;
       const info = await engine.inspectContainer(id);
@@ -217,7 +226,11 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
   };
   return withOverrides(engine, {
     // The lock container needs an image the engine has: the one of the container being made or started.
-    createContainer: (name, options) => repaired(() => engine.createContainer(name, options), async () => options.Image),
+    createContainer: (name, options) =>
+      repaired(
+        () => engine.createContainer(name, options),
+        async () => options.Image,
+      ),
     startContainer: start,
   });
 }
@@ -228,7 +241,9 @@ export function withNetworkRepair(engine: Engine, project: string | undefined): 
  * concurrent run (or one whose start failed and is retried). Removing the network under it would fail that start.
  */
 async function networksBeingSetUp(engine: ContainerReader, namespace?: string): Promise<Set<string>> {
-  const created = (await engine.listContainers([`${Label.managedBy}=${managedByValue}`, namespace === undefined ? Label.podNamespace : `${Label.podNamespace}=${namespace}`])).filter((c) => c.state === 'created');
+  const created = (
+    await engine.listContainers([`${Label.managedBy}=${managedByValue}`, namespace === undefined ? Label.podNamespace : `${Label.podNamespace}=${namespace}`])
+  ).filter((c) => c.state === 'created');
   return new Set(created.map((c) => namespaceNetwork(c.labels[Label.podNamespace] ?? '', c.labels[Label.project])));
 }
 

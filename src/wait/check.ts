@@ -110,7 +110,12 @@ export function checkPod(input: CheckInput): PodCheck {
         const final = !restartsAfterExit(p.restart, c.exitCode);
         if (final && c.exitCode === 0) verdict(true, 'completed (exit code 0)');
         // A sync error about this container (a FailedPostStartHook that killed it) says why it exited.
-        else if (final) verdict(false, `${describeExit(c, lastExitCodes)}${killedNote(c)}${syncErrors.has(p.name) ? ` (${syncErrors.get(p.name)})` : ''} and ${describeRestart(p.restart, c.exitCode)}`, { terminal: true });
+        else if (final)
+          verdict(
+            false,
+            `${describeExit(c, lastExitCodes)}${killedNote(c)}${syncErrors.has(p.name) ? ` (${syncErrors.get(p.name)})` : ''} and ${describeRestart(p.restart, c.exitCode)}`,
+            { terminal: true },
+          );
         else verdict(false, syncError ?? describeExit(c, lastExitCodes));
         break;
       }

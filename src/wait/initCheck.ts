@@ -59,7 +59,12 @@ export function checkInitContainers(input: CheckInput): InitCheck {
       }
       continue;
     }
-    const why = c.state === 'restarting' ? `crash loop: exited with code ${c.exitCode}, restarted ${c.restartCount} times` : c.state === 'exited' || c.state === 'dead' ? `exited with code ${c.exitCode}` : c.state;
+    const why =
+      c.state === 'restarting'
+        ? `crash loop: exited with code ${c.exitCode}, restarted ${c.restartCount} times`
+        : c.state === 'exited' || c.state === 'dead'
+          ? `exited with code ${c.exitCode}`
+          : c.state;
     verdicts.push({ ...base, ok: false, healthyRunning: false, reason: syncError ?? `sidecar ${why}` });
   }
   return { verdicts, progressing: false };

@@ -81,7 +81,8 @@ export class PodLedger {
     for (const r of results) {
       this.hooks.onResult?.(this.plan, r);
       if (r.ok && r.instance !== undefined && (r.action.kind === 'create' || r.action.kind === 'createInfra')) this.created.add(r.instance);
-      if (!r.ok && r.housekeeping) this.warn(`${describeAction(r.action)} failed: ${r.error ?? 'no answer'}; it does not affect the pod, but the instance may need removing by hand`);
+      if (!r.ok && r.housekeeping)
+        this.warn(`${describeAction(r.action)} failed: ${r.error ?? 'no answer'}; it does not affect the pod, but the instance may need removing by hand`);
     }
   }
 

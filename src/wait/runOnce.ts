@@ -120,7 +120,10 @@ class ProbeKills {
     for (const [name, st] of this.status ?? []) {
       if (!st.kill || this.killedStarts.has(`${st.instanceId}@${st.startedAt}`)) continue;
       const spec = [...this.plan.initContainers, ...this.plan.containers].find((c) => c.name === name)?.probes?.[st.kill.kind];
-      kills.set(st.instanceId, { reason: `${st.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${st.kill.output}`, gracePeriodSeconds: st.kill.gracePeriodSeconds });
+      kills.set(st.instanceId, {
+        reason: `${st.kill.kind} probe (${spec ? describeHandler(spec.handler) : '?'}) failed: ${st.kill.output}`,
+        gracePeriodSeconds: st.kill.gracePeriodSeconds,
+      });
     }
     // now: the back-off before an exited (init) container runs again; probeStarted: sidecars' startup probes.
     const probeStarted = new Map([...(this.status?.values() ?? [])].map((st) => [st.instanceId, st.started] as const));
@@ -172,9 +175,12 @@ class PodRun {
     this.own = new OwnEvents(ctx.now);
     this.engine = recordingEngine(ctx.engine, this.own);
     this.ledger = new PodLedger(plan, ctx, this.wait.goal);
-    this.probes = new ProbeKills(plan, this.wait.runsProbes && ProbeManager.wanted(plan)
-      ? new ProbeManager(plan, { engine: ctx.engine, addressing: addressingFor(ctx.engine.address), onChange: () => this.waker.wake(), now: ctx.now })
-      : undefined);
+    this.probes = new ProbeKills(
+      plan,
+      this.wait.runsProbes && ProbeManager.wanted(plan)
+        ? new ProbeManager(plan, { engine: ctx.engine, addressing: addressingFor(ctx.engine.address), onChange: () => this.waker.wake(), now: ctx.now })
+        : undefined,
+    );
   }
 
   close(): void {
@@ -305,7 +311,10 @@ class PodRun {
     );
     this.subscription = await this.deadline.bound(subscribing, this.ctx.now, this.ctx.signal).catch((err: unknown) => {
       // Given up on: a subscription the engine grants later is closed at once.
-      subscribing.then((s) => s.close(), () => undefined);
+      subscribing.then(
+        (s) => s.close(),
+        () => undefined,
+      );
       throw err;
     });
   }
@@ -319,9 +328,17 @@ class PodRun {
     l.noteExits(observed);
     const probeStatus = this.probes.update(observed);
     l.check = checkPod({
-      plan: this.plan, observed, mode: this.wait.mode, previous: this.previous, createdThisRun: l.created, syncErrors: l.syncErrors,
-      lastExitCodes: l.lastExitCodes, now: this.ctx.now(), settleMs: this.ctx.settleMs,
-      ...(probeStatus ? { probes: probeStatus } : {}), probeKilled: this.probes.killed,
+      plan: this.plan,
+      observed,
+      mode: this.wait.mode,
+      previous: this.previous,
+      createdThisRun: l.created,
+      syncErrors: l.syncErrors,
+      lastExitCodes: l.lastExitCodes,
+      now: this.ctx.now(),
+      settleMs: this.ctx.settleMs,
+      ...(probeStatus ? { probes: probeStatus } : {}),
+      probeKilled: this.probes.killed,
     });
     this.previous = restartCountsOf(observed);
     l.engineError = undefined;
@@ -337,15 +354,18 @@ class PodRun {
     const announced: Action[] = [];
     const results: ActionResult[] = [];
     try {
-      await until.bound(applyActions(this.plan, decision, {
-        engine: this.engine,
-        images: this.ctx.images,
-        onAction: (a) => {
-          announced.push(a);
-          this.ledger.announced(a);
-        },
-        onResult: (r) => results.push(r),
-      }), this.ctx.now);
+      await until.bound(
+        applyActions(this.plan, decision, {
+          engine: this.engine,
+          images: this.ctx.images,
+          onAction: (a) => {
+            announced.push(a);
+            this.ledger.announced(a);
+          },
+          onResult: (r) => results.push(r),
+        }),
+        this.ctx.now,
+      );
     } catch (err) {
       // Cut short: every action that was begun has a result all the same, so the account says what was under way.
       const why = err instanceof StopWaiting ? 'cut short by --timeout' : err instanceof EngineUnreachableError ? `cut short: ${err.message}` : undefined;

@@ -39,7 +39,9 @@ export interface Judgement {
 export function failureAction(rules: readonly PodFailureRule[], exits: readonly ContainerExit[]): Judgement {
   for (const [i, rule] of rules.entries()) {
     if (rule.on !== 'exitCodes') continue;
-    const hit = exits.find((e) => e.exitCode !== 0 && (rule.containerName === undefined || e.container === rule.containerName) && rule.values.includes(e.exitCode) === (rule.operator === 'In'));
+    const hit = exits.find(
+      (e) => e.exitCode !== 0 && (rule.containerName === undefined || e.container === rule.containerName) && rule.values.includes(e.exitCode) === (rule.operator === 'In'),
+    );
     if (hit) return { action: rule.action, rule: i, exit: hit };
   }
   return { action: 'Count' };
@@ -50,7 +52,9 @@ export function jobBackoffMs(failures: number): number {
   return failures <= 0 ? 0 : Math.min(360_000, 10_000 * 2 ** (failures - 1));
 }
 
-export type Verdict = { status: 'succeeded'; reason: string } | { status: 'failed'; reason: string; why: 'PodFailurePolicy' | 'BackoffLimitExceeded' | 'MaxFailedIndexesExceeded' | 'FailedIndexes' };
+export type Verdict =
+  | { status: 'succeeded'; reason: string }
+  | { status: 'failed'; reason: string; why: 'PodFailurePolicy' | 'BackoffLimitExceeded' | 'MaxFailedIndexesExceeded' | 'FailedIndexes' };
 
 /** A Job's counts, kept as its pods finish. */
 export class JobTally {
@@ -135,20 +139,35 @@ export class JobTally {
     const { job } = this;
     if (this.failedByPolicy !== undefined) return { status: 'failed', why: 'PodFailurePolicy', reason: `${ref} failed: PodFailurePolicy (${this.failedByPolicy})` };
     if (this.failures > job.backoffLimit) {
-      return { status: 'failed', why: 'BackoffLimitExceeded', reason: `${ref} failed: BackoffLimitExceeded (${this.failures} pod${this.failures === 1 ? '' : 's'} failed, backoffLimit ${job.backoffLimit})` };
+      return {
+        status: 'failed',
+        why: 'BackoffLimitExceeded',
+        reason: `${ref} failed: BackoffLimitExceeded (${this.failures} pod${this.failures === 1 ? '' : 's'} failed, backoffLimit ${job.backoffLimit})`,
+      };
     }
     if (this.failedOnRestarts !== undefined || this.restartsExceeded()) {
       const n = this.failedOnRestarts ?? this.restartTotal();
-      return { status: 'failed', why: 'BackoffLimitExceeded', reason: `${ref} failed: BackoffLimitExceeded (its containers restarted ${n} time${n === 1 ? '' : 's'} under restartPolicy OnFailure, backoffLimit ${job.backoffLimit})` };
+      return {
+        status: 'failed',
+        why: 'BackoffLimitExceeded',
+        reason: `${ref} failed: BackoffLimitExceeded (its containers restarted ${n} time${n === 1 ? '' : 's'} under restartPolicy OnFailure, backoffLimit ${job.backoffLimit})`,
+      };
     }
     const failedIdx = [...this.failedIndexes].sort((a, b) => a - b);
     if (job.maxFailedIndexes !== undefined && failedIdx.length > job.maxFailedIndexes) {
-      return { status: 'failed', why: 'MaxFailedIndexesExceeded', reason: `${ref} failed: MaxFailedIndexesExceeded (indexes ${failedIdx.join(', ')} failed, maxFailedIndexes ${job.maxFailedIndexes})` };
+      return {
+        status: 'failed',
+        why: 'MaxFailedIndexesExceeded',
+        reason: `${ref} failed: MaxFailedIndexesExceeded (indexes ${failedIdx.join(', ')} failed, maxFailedIndexes ${job.maxFailedIndexes})`,
+      };
     }
     if (job.workQueue) {
       // completions nil: complete once some pod has succeeded and every pod has ended.
       if (this.done.size > 0 && active === 0) {
-        return { status: 'succeeded', reason: `${ref}: completed (${this.done.size} of ${job.completions} pod${job.completions === 1 ? '' : 's'} succeeded${this.failures > 0 ? `, after ${this.failures} failed` : ''}; no completions set: the first success completes the Job once every pod has ended)` };
+        return {
+          status: 'succeeded',
+          reason: `${ref}: completed (${this.done.size} of ${job.completions} pod${job.completions === 1 ? '' : 's'} succeeded${this.failures > 0 ? `, after ${this.failures} failed` : ''}; no completions set: the first success completes the Job once every pod has ended)`,
+        };
       }
       return undefined;
     }
@@ -157,7 +176,11 @@ export class JobTally {
     }
     // Every index has run out, some failed: the Job finishes as failed (FailedIndexes).
     if (failedIdx.length > 0 && this.done.size + failedIdx.length >= job.completions) {
-      return { status: 'failed', why: 'FailedIndexes', reason: `${ref} failed: FailedIndexes (indexes ${failedIdx.join(', ')} failed, each past backoffLimitPerIndex ${job.backoffLimitPerIndex ?? 0} or by a FailIndex rule; ${this.done.size} of ${job.completions} succeeded)` };
+      return {
+        status: 'failed',
+        why: 'FailedIndexes',
+        reason: `${ref} failed: FailedIndexes (indexes ${failedIdx.join(', ')} failed, each past backoffLimitPerIndex ${job.backoffLimitPerIndex ?? 0} or by a FailIndex rule; ${this.done.size} of ${job.completions} succeeded)`,
+      };
     }
     return undefined;
   }
@@ -175,7 +198,9 @@ export function tallyHistory(job: JobTerms, ref: string, history: readonly (read
       if (a.state === 'succeeded') tally.done.add(slot);
       else if (a.state === 'failed') {
         const judged = failureAction(job.failureRules, a.exits);
-        const said = judged.exit ? `${podName(slot, i)}: container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}` : `${podName(slot, i)} failed`;
+        const said = judged.exit
+          ? `${podName(slot, i)}: container ${judged.exit.container} exited with ${judged.exit.exitCode}, podFailurePolicy rule ${judged.rule}: ${judged.action}`
+          : `${podName(slot, i)} failed`;
         // Under OnFailure a failed pod is one runpod halted when the Job failed on its restarts (those count), unless
         // a container of it exited with a code its own restartPolicy and rules (Kubernetes 1.34) do not restart: that
         // pod failed by itself, and counts as a failed pod (its restarts no longer count, as the controller counts

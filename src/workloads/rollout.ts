@@ -3,10 +3,7 @@
 import type { WorkloadPlan } from './expand.js';
 
 /** One step: bring these pods to the template and wait until they are ready, or remove these, or nothing is left. */
-export type Step =
-  | { sync: string[]; reason: string }
-  | { remove: string[]; reason: string }
-  | { done: true; leftAlone: string[] };
+export type Step = { sync: string[]; reason: string } | { remove: string[]; reason: string } | { done: true; leftAlone: string[] };
 
 export interface RollingState {
   /** The pods the template wants, in order. */
@@ -42,7 +39,8 @@ export function rollingStep(replicas: number, maxSurge: number, maxUnavailable: 
   const removable = Math.min(s.old.length, readyNew + s.old.length - (replicas - maxUnavailable));
   if (removable > 0) return { remove: s.old.slice(0, removable), reason: `${readyNew} new ready (at least ${Math.max(0, replicas - maxUnavailable)} available at all times)` };
   const inPlace = pending.filter((n) => s.outdated.has(n));
-  if (inPlace.length > 0) return { sync: inPlace.slice(0, Math.max(1, maxUnavailable)), reason: `changed where it stands, at most ${Math.max(1, maxUnavailable)} at a time (maxUnavailable)` };
+  if (inPlace.length > 0)
+    return { sync: inPlace.slice(0, Math.max(1, maxUnavailable)), reason: `changed where it stands, at most ${Math.max(1, maxUnavailable)} at a time (maxUnavailable)` };
   if (pending.length === 0 && s.old.length === 0) return { done: true, leftAlone: [] };
   // Both bounds at zero cannot happen (resolveFenceposts makes maxUnavailable 1); say so rather than spin.
   return { done: true, leftAlone: [...s.old] };
@@ -81,9 +79,15 @@ export function statefulOrder(plan: WorkloadPlan, existing: readonly ExistingPod
   const ordinalOf = (name: string): number => plan.pods.find((p) => p.name === name)?.ordinal ?? byName.get(name)?.ordinal ?? 0;
   const partition = plan.update.type === 'OrderedRollingUpdate' ? plan.update.partition : Number.POSITIVE_INFINITY;
   const outdated = plan.pods.filter((p) => byName.get(p.name)?.outdated === true);
-  const update = outdated.filter((p) => (p.ordinal ?? 0) >= partition).map((p) => p.name).reverse();
+  const update = outdated
+    .filter((p) => (p.ordinal ?? 0) >= partition)
+    .map((p) => p.name)
+    .reverse();
   const leftAlone = outdated.filter((p) => (p.ordinal ?? 0) < partition).map((p) => p.name);
   const bringUp = plan.pods.filter((p) => byName.get(p.name)?.outdated !== true).map((p) => p.name);
-  const remove = existing.filter((e) => !wanted.has(e.name)).map((e) => e.name).sort((a, b) => ordinalOf(b) - ordinalOf(a));
+  const remove = existing
+    .filter((e) => !wanted.has(e.name))
+    .map((e) => e.name)
+    .sort((a, b) => ordinalOf(b) - ordinalOf(a));
   return { bringUp, update, leftAlone, remove };
 }

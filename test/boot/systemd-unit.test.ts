@@ -43,7 +43,10 @@ describe('runpod systemd: the unit passes systemd-analyze verify', () => {
     assert.equal(r.code, 0, r.stderr);
     const file = path.join(dir, 'runpod-boot-1-web-and-client.service');
     const runpodWords = `${process.execPath} ${fs.realpathSync(path.join(repoRoot, 'bin', 'runpod'))}`;
-    assert.equal(r.stdout, `wrote ${file}\nnext: systemctl daemon-reload && systemctl enable --now runpod-boot-1-web-and-client.service\nto take the pods down for good: systemctl disable --now runpod-boot-1-web-and-client.service && ${runpodWords} down --project boot-1 ${demo}\n`);
+    assert.equal(
+      r.stdout,
+      `wrote ${file}\nnext: systemctl daemon-reload && systemctl enable --now runpod-boot-1-web-and-client.service\nto take the pods down for good: systemctl disable --now runpod-boot-1-web-and-client.service && ${runpodWords} down --project boot-1 ${demo}\n`,
+    );
     assert.equal(fs.readFileSync(file, 'utf8'), printed.stdout);
     assert.deepEqual(fs.readdirSync(dir), ['runpod-boot-1-web-and-client.service'], 'no partial file left');
     assert.equal(systemdVerify(file).code, 0);

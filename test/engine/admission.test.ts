@@ -4,9 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { uniqueName } from './harness.js';
-import {
-  checkNothingLeftBehind, cleanupFile, cleanupPod, docker, must, podContainerIds, podFile, podObject, runpod, show, sleeper, toYaml, writeManifest,
-} from './run-helpers.js';
+import { checkNothingLeftBehind, cleanupFile, cleanupPod, docker, must, podContainerIds, podFile, podObject, runpod, show, sleeper, toYaml, writeManifest } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -61,7 +59,11 @@ test('two pods that fit alone but not together: the second fails, whether alread
   assert.equal(again.code, 0, `a pod already running is not refused again\n${show(again)}`);
   const rB = await runpod(['-o', 'json', fileB]);
   assert.equal(rB.code, 1, show(rB));
-  assert.match(must((JSON.parse(rB.stdout) as RunDoc).pods[0], 'b').reason, /^OutOfmemory: requests [\d.]+Gi of memory, the engine has [\d.]+Gi, [\d.]+Gi already requested$/, show(rB));
+  assert.match(
+    must((JSON.parse(rB.stdout) as RunDoc).pods[0], 'b').reason,
+    /^OutOfmemory: requests [\d.]+Gi of memory, the engine has [\d.]+Gi, [\d.]+Gi already requested$/,
+    show(rB),
+  );
   assert.deepEqual(podContainerIds(b), []);
   // Both in one input, with the first pod gone: the first in the input is admitted, the second refused.
   const down = await runpod(['down', fileA]);
@@ -71,7 +73,11 @@ test('two pods that fit alone but not together: the second fails, whether alread
   const r = await runpod(['-o', 'json', '--timeout', '60s', both]);
   assert.equal(r.code, 1, show(r));
   const doc = JSON.parse(r.stdout) as RunDoc;
-  assert.deepEqual(doc.pods.map((p) => `${p.name}:${p.status}`), [`${c}:succeeded`, `${d}:failed`], show(r));
+  assert.deepEqual(
+    doc.pods.map((p) => `${p.name}:${p.status}`),
+    [`${c}:succeeded`, `${d}:failed`],
+    show(r),
+  );
   assert.deepEqual(podContainerIds(d), []);
 });
 
@@ -92,7 +98,11 @@ test('down of a pod with a sidecar and an app container that ignore SIGTERM: wit
   assert.equal(down.code, 0, show(down));
   const pod = must((JSON.parse(down.stdout) as DownDoc).pods[0], 'pod');
   assert.equal(pod.graceSeconds, grace);
-  assert.deepEqual(pod.stops.map((s) => s.container), ['app', 'side', 'POD'], 'app containers first, the sidecar after them, the sandbox last');
+  assert.deepEqual(
+    pod.stops.map((s) => s.container),
+    ['app', 'side', 'POD'],
+    'app containers first, the sidecar after them, the sandbox last',
+  );
   const [app, side] = pod.stops;
   assert.equal(app!.graceSeconds, grace);
   assert.ok(app!.seconds >= grace - 1, `the app container was waited for (${app!.seconds}s)`);
@@ -102,7 +112,7 @@ test('down of a pod with a sidecar and an app container that ignore SIGTERM: wit
   assert.deepEqual(podContainerIds(name), []);
 });
 
-test('down --grace 4 overrides the pod\'s budget, not each container\'s', async (t) => {
+test("down --grace 4 overrides the pod's budget, not each container's", async (t) => {
   const name = uniqueName('adm-grace4');
   cleanupPod(t, name);
   const file = sidecarPod(name, 30);

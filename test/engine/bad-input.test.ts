@@ -19,7 +19,10 @@ const corpus = fs
   .filter((f) => !f.endsWith('.expect'))
   .sort();
 const expected = (file: string): string[] =>
-  fs.readFileSync(path.join(corpusDir, `${file}.expect`), 'utf8').split('\n').filter((l) => l !== '');
+  fs
+    .readFileSync(path.join(corpusDir, `${file}.expect`), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 
 /** Every pod in the corpus is named badinput-…; none may ever exist on the engine. */
 const corpusPrefix = 'badinput-';
@@ -35,7 +38,10 @@ function problemLines(stderr: string): string[] {
   const rest = lines[head]!.slice('runpod: invalid manifest: '.length);
   const many = /^(\d+) problems$/.exec(rest);
   if (!many) return [rest];
-  const out = lines.slice(head + 1).filter((l) => l.startsWith('  ')).map((l) => l.slice(2));
+  const out = lines
+    .slice(head + 1)
+    .filter((l) => l.startsWith('  '))
+    .map((l) => l.slice(2));
   assert.equal(out.length, Number(many[1]), stderr);
   return out;
 }
@@ -155,8 +161,16 @@ describe('bad input: exit 2, the exact problems, nothing on the engine changed',
     fs.writeFileSync(big, text);
     const size = fs.statSync(big).size;
     const limit = "larger than 3 MiB, the API server's request limit; refused before parsing";
-    assertRefused(await runpod(['validate', 'huge.yaml'], { cwd: tmp }), [`huge.yaml: larger than 3 MiB (${size} bytes), the API server's request limit; refused before parsing`], 'validate huge.yaml');
-    assertRefused(await runpod(['run', '--host', proxy.address, 'huge.yaml'], { cwd: tmp }), [`huge.yaml: larger than 3 MiB (${size} bytes), the API server's request limit; refused before parsing`], 'run huge.yaml');
+    assertRefused(
+      await runpod(['validate', 'huge.yaml'], { cwd: tmp }),
+      [`huge.yaml: larger than 3 MiB (${size} bytes), the API server's request limit; refused before parsing`],
+      'validate huge.yaml',
+    );
+    assertRefused(
+      await runpod(['run', '--host', proxy.address, 'huge.yaml'], { cwd: tmp }),
+      [`huge.yaml: larger than 3 MiB (${size} bytes), the API server's request limit; refused before parsing`],
+      'run huge.yaml',
+    );
     assertRefused(await runpod(['validate', '-'], { input: text }), [`<stdin>: ${limit}`], 'validate - (4 MiB)');
     assertRefused(await runpod(['run', '--host', proxy.address, '-'], { input: text }), [`<stdin>: ${limit}`], 'run - (4 MiB)');
     assert.deepEqual(proxy.requests, []);

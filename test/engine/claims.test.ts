@@ -35,8 +35,10 @@ spec:
       persistentVolumeClaim: {claimName: ${claim}}
 `;
 
-test('down --delete-claims removes the folder\'s claims with its pods already gone, and nothing else', async (t) => {
-  const w = keyedWorkspace(t, 'claims', { 'other.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: keep-me}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}\n' });
+test("down --delete-claims removes the folder's claims with its pods already gone, and nothing else", async (t) => {
+  const w = keyedWorkspace(t, 'claims', {
+    'other.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: keep-me}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}\n',
+  });
   const up = await w.run('--timeout', '2m', stack);
   assert.equal(up.code, 0, show(up));
   const other = await w.run(w.file('other.yaml'));
@@ -54,7 +56,7 @@ test('down --delete-claims removes the folder\'s claims with its pods already go
   const gone = await w.run('down', '--delete-claims', stack);
   assert.equal(gone.code, 0, show(gone));
   for (const c of claims) assert.match(gone.stdout, new RegExp(`claim volume ${c.replace(/\./g, '\\.')}: removed`), show(gone));
-  assert.deepEqual(claimsUnder(w.key), [foreign, `pvc_default.${w.key}_keep-me`].sort(), 'a claim of another manifest and a volume not runpod\'s stay');
+  assert.deepEqual(claimsUnder(w.key), [foreign, `pvc_default.${w.key}_keep-me`].sort(), "a claim of another manifest and a volume not runpod's stay");
   docker(['volume', 'rm', foreign]);
 });
 
@@ -65,7 +67,10 @@ test('down --delete-claims removes a claim mounted with a subPath, but not while
   // The engine lists a subPath mount as a bind of a directory of the volume.
   const api = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=api']);
   const mounts = JSON.parse(docker(['inspect', '--format', '{{json .Mounts}}', api])) as { Type: string; Source: string }[];
-  assert.ok(mounts.some((m) => m.Type === 'bind' && m.Source.includes(`pvc_default.${w.key}_uploads`)), JSON.stringify(mounts));
+  assert.ok(
+    mounts.some((m) => m.Type === 'bind' && m.Source.includes(`pvc_default.${w.key}_uploads`)),
+    JSON.stringify(mounts),
+  );
   docker(['exec', api, 'sh', '-c', 'echo kept > /srv/uploads/file']);
 
   const some = await w.run('down', '--delete-claims', stack);
@@ -87,7 +92,11 @@ test('a run with a command under a fixed key removes its claims at its end; --ke
   const inDb = (script: string): string[] => [process.execPath, runpodBin, 'exec', 'database-0', '--', 'sh', '-c', script];
   const write = await w.run('--timeout', '2m', '--keep-claims', stack, '--', ...inDb('echo ci-1 > /var/lib/db/mark'));
   assert.equal(write.code, 0, show(write));
-  assert.match(write.stderr, new RegExp(`--keep-claims: keeping pvc_default\\.${w.key}_data-database-0, pvc_default\\.${w.key}_uploads; remove with: runpod down --project ${w.key} --delete-claims `), show(write));
+  assert.match(
+    write.stderr,
+    new RegExp(`--keep-claims: keeping pvc_default\\.${w.key}_data-database-0, pvc_default\\.${w.key}_uploads; remove with: runpod down --project ${w.key} --delete-claims `),
+    show(write),
+  );
   assert.equal(claimsUnder(w.key).length, 2, 'kept, as asked');
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`]), '', 'the pods went');
 

@@ -6,9 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { freePort, keyedWorkspace, uniqueName } from './harness.js';
-import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, inspect, must, podContainerIds, podFile, runpod, show, sleeper,
-} from './run-helpers.js';
+import { busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, inspect, must, podContainerIds, podFile, runpod, show, sleeper } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -58,7 +56,10 @@ test('an app instance exited 137 that still has restart policy always, the infra
   assert.equal(r.code, 0, show(r));
   const doc = JSON.parse(r.stdout) as RunDoc;
   const pod = must(doc.pods[0], 'pod');
-  assert.deepEqual(pod.actions.map((a) => `${a.action}:${a.container}:${a.ok}${a.housekeeping ? ':housekeeping' : ''}`).sort(), ['create:main:true', 'retire:main:true:housekeeping']);
+  assert.deepEqual(pod.actions.map((a) => `${a.action}:${a.container}:${a.ok}${a.housekeeping ? ':housekeeping' : ''}`).sort(), [
+    'create:main:true',
+    'retire:main:true:housekeeping',
+  ]);
   const [newest, old] = instancesOf(name, 'main');
   assert.equal(must(newest, 'newest').State.Running, true);
   assert.equal(must(old, 'old').Id, id);
@@ -106,7 +107,10 @@ test('an old instance the engine marked dead, with restart policy always: the po
   const pod = must((JSON.parse(r.stdout) as RunDoc).pods[0], 'pod');
   // At most the one sleep while the new instance settles; before, the retire spent all ten.
   assert.ok(pod.retries <= 1, show(r));
-  const create = must(pod.actions.find((a) => a.action === 'create'), 'create');
+  const create = must(
+    pod.actions.find((a) => a.action === 'create'),
+    'create',
+  );
   assert.equal(create.ok, true);
   // The dead instance cannot be retired, and its removal fails as the engine says: a warning, not the pod's failure.
   const tidy = pod.actions.filter((a) => a.housekeeping);
@@ -176,7 +180,7 @@ test('an image absent under --pull never: exit 1 within a few syncs, naming the 
   assert.ok(failed.length > 0 && failed.every((a) => a.container === 'app' && /not present/.test(a.error ?? '')), show(r));
 });
 
-test('a command the image does not have, under restartPolicy Always: exit 1 within a few syncs with the engine\'s words', async (t) => {
+test("a command the image does not have, under restartPolicy Always: exit 1 within a few syncs with the engine's words", async (t) => {
   const name = uniqueName('cv-command');
   cleanupPod(t, name);
   const file = podFile({ name, containers: [sleeper('side'), { name: 'app', image: busybox, command: ['/no/such/program'] }] });

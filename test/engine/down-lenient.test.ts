@@ -29,14 +29,22 @@ test('down and status of a folder with refused files act on the pods they can na
   // The pod of odd.yaml is named (only its name is read) but was never run: not found, exit 1, after the others.
   assert.equal(status.code, 1, show(status));
   const doc = JSON.parse(status.stdout) as { pods: { name: string }[] };
-  assert.deepEqual(doc.pods.map((p) => p.name), [name], show(status));
+  assert.deepEqual(
+    doc.pods.map((p) => p.name),
+    [name],
+    show(status),
+  );
   assert.match(status.stderr, new RegExp(`^runpod: ${escapeRegex(path.join(dir, 'deploy.yaml'))}:2: kind Widget: .*; skipped$`, 'm'), show(status));
 
   const down = await runpod(['down', dir]);
   assert.equal(down.code, 0, show(down));
   assert.deepEqual(podContainerIds(name), [], 'the good pod is gone');
   assert.match(down.stdout, new RegExp(`^default/${name}: removed `, 'm'), show(down));
-  assert.match(down.stderr, new RegExp(`^runpod: ${escapeRegex(path.join(dir, 'deploy.yaml'))}:2: kind Widget: not a Pod; runpod names no pods from it; skipped$`, 'm'), show(down));
+  assert.match(
+    down.stderr,
+    new RegExp(`^runpod: ${escapeRegex(path.join(dir, 'deploy.yaml'))}:2: kind Widget: not a Pod; runpod names no pods from it; skipped$`, 'm'),
+    show(down),
+  );
 
   // Nothing left to name: only the refused files, and the pod is gone from the engine.
   fs.rmSync(good);

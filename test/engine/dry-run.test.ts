@@ -16,7 +16,13 @@ interface PlanDoc {
 
 const inRepo = (...parts: string[]): string => path.join(repoRoot, ...parts);
 const listed = (dir: string, keep: (e: fs.Dirent) => boolean): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).filter(keep).map((e) => path.join(dir, e.name)).sort() : [];
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter(keep)
+        .map((e) => path.join(dir, e.name))
+        .sort()
+    : [];
 
 /** What a run can bring up: each manifest of manifests/, each folder of test/fixtures. */
 const runnable = [
@@ -75,7 +81,9 @@ test('--dry-run creates nothing: a Service container a run would make again is s
   assert.equal(up.code, 0, show(up));
   const svc = `runpod_svc_api_default.${w.key}`;
   docker(['rm', '-f', svc]);
-  const before = docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`]).split('\n').sort();
+  const before = docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`])
+    .split('\n')
+    .sort();
   const dry = await w.run('--dry-run', '-o', 'json', stack);
   assert.equal(dry.code, 0, show(dry));
   const plan = JSON.parse(dry.stdout) as PlanDoc;
@@ -83,10 +91,20 @@ test('--dry-run creates nothing: a Service container a run would make again is s
   // Its address is known only once a run makes it: the pods' API_SERVICE_HOST says so (no pod is replaced for it:
   // the Service variables are no part of a container's hash, as in the kubelet's).
   assert.match(dry.stdout, /API_SERVICE_HOST=<the address of service default\/api, once made>/);
-  assert.deepEqual(docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`]).split('\n').sort(), before, 'nothing was created or removed');
+  assert.deepEqual(
+    docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`])
+      .split('\n')
+      .sort(),
+    before,
+    'nothing was created or removed',
+  );
   assert.equal(docker(['ps', '-aq', '--filter', `name=^${svc}$`]), '');
   const run = await w.run(stack);
   assert.equal(run.code, 0, show(run));
   const rerun = await w.run('--dry-run', '-o', 'json', stack);
-  assert.deepEqual((JSON.parse(rerun.stdout) as PlanDoc).pods.flatMap((p): unknown[] => (Array.isArray(p.actions) ? p.actions : [p.actions])), [], 'converged again');
+  assert.deepEqual(
+    (JSON.parse(rerun.stdout) as PlanDoc).pods.flatMap((p): unknown[] => (Array.isArray(p.actions) ? p.actions : [p.actions])),
+    [],
+    'converged again',
+  );
 });

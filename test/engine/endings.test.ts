@@ -55,14 +55,20 @@ spec:
           persistentVolumeClaim: {claimName: data}
 `;
 
-for (const [second, delayMs, exit] of [['SIGTERM', 3_000, 130], ['SIGINT', 2_000, 130]] as const) {
+for (const [second, delayMs, exit] of [
+  ['SIGTERM', 3_000, 130],
+  ['SIGINT', 2_000, 130],
+] as const) {
   test(`a scoped run cancelled by SIGINT, then ${second} ${delayMs / 1000} s later (and SIGKILL 10 s after the first, as CI): nothing of its key is left`, async (t) => {
     const w = keyedWorkspace(t, 'cancel', { 'stack.yaml': stack });
     const marker = path.join(w.dir, 'command-started');
     let pid = 0;
     const run = runpod(['--project', w.key, w.dir, '--', 'sh', '-c', `touch '${marker}'; sleep 300`], { onSpawn: (p) => (pid = p), timeoutMs: 240_000 });
     await eventually('the command started', () => (fs.existsSync(marker) ? true : undefined), 180_000);
-    assert.ok(leftUnder(w.key).some((x) => x.startsWith('container k8s_web_')), 'the pods are up while the command runs');
+    assert.ok(
+      leftUnder(w.key).some((x) => x.startsWith('container k8s_web_')),
+      'the pods are up while the command runs',
+    );
     process.kill(pid, 'SIGINT');
     await sleep(delayMs);
     if (alive(pid)) process.kill(pid, second);
@@ -75,7 +81,13 @@ for (const [second, delayMs, exit] of [['SIGTERM', 3_000, 130], ['SIGINT', 2_000
     assert.deepEqual(leftUnder(w.key), [], `left under ${w.key}\n${show(r)}`);
     assert.equal(r.signal, null, `runpod ended by itself before SIGKILL\n${show(r)}`);
     assert.equal(r.code, exit, show(r));
-    assert.match(r.stderr, new RegExp(`a second ${second}: fast takedown, killing default/web-\\S+, default/web-\\S+ now without their grace period; if runpod is stopped before it ends, remove what is left with: runpod down --project ${w.key} --delete-claims `), show(r));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `a second ${second}: fast takedown, killing default/web-\\S+, default/web-\\S+ now without their grace period; if runpod is stopped before it ends, remove what is left with: runpod down --project ${w.key} --delete-claims `,
+      ),
+      show(r),
+    );
     assert.match(r.stderr, /fast takedown done in [\d.]+s: nothing of this run is left/, show(r));
   });
 }
@@ -90,7 +102,11 @@ test('a single SIGINT: the takedown says which pods it waits for and how much gr
   const r = await run;
   assert.equal(r.code, 130, show(r));
   assert.match(r.stderr, /taking down default\/web-\S+, default\/web-\S+ \(within each pod's grace period; a second Ctrl-C or SIGTERM kills them at once\)/, show(r));
-  assert.match(r.stderr, /taking down: waiting for default\/web-\S+(, default\/web-\S+)? to stop \((\d+s of the grace period left|grace period over, being killed and removed)/, show(r));
+  assert.match(
+    r.stderr,
+    /taking down: waiting for default\/web-\S+(, default\/web-\S+)? to stop \((\d+s of the grace period left|grace period over, being killed and removed)/,
+    show(r),
+  );
   assert.deepEqual(leftUnder(w.key), [], show(r));
 });
 
@@ -167,7 +183,11 @@ spec:
   });
   const r = await w.run('--timeout', '40s', w.file('crash.yaml'));
   assert.equal(r.code, 1, show(r));
-  assert.match(r.stderr, /runpod: deployment\/crash failed: pod default\/crash-\S+: app: crash loop: restarted [7-9] times in a row without coming up, last exit code 3 \(--crash-loop-limit 7\)/, show(r));
+  assert.match(
+    r.stderr,
+    /runpod: deployment\/crash failed: pod default\/crash-\S+: app: crash loop: restarted [7-9] times in a row without coming up, last exit code 3 \(--crash-loop-limit 7\)/,
+    show(r),
+  );
   assert.match(r.stderr, /no database/, `the last log lines are shown\n${show(r)}`);
 });
 
@@ -221,14 +241,20 @@ spec:
 });
 
 test('a missing engine is said at once, with its address and why, and --timeout ends the wait (124)', async () => {
-  const r = await runpod(['--host', 'unix:///nonexistent.sock', '--timeout', '3s', '-'], { input: `apiVersion: v1
+  const r = await runpod(['--host', 'unix:///nonexistent.sock', '--timeout', '3s', '-'], {
+    input: `apiVersion: v1
 kind: Pod
 metadata: {name: nowhere}
 spec:
   containers: [{name: c, image: ${busybox}}]
-` });
+`,
+  });
   assert.equal(r.code, 124, show(r));
   const first = r.stderr.split('\n')[0] ?? '';
-  assert.match(first, /waiting for the Docker engine at unix:\/\/\/nonexistent\.sock: ping: ENOENT .*\(no socket at that path: is dockerd running, and is the path right\?\); trying again until --timeout, 3s from now/, show(r));
+  assert.match(
+    first,
+    /waiting for the Docker engine at unix:\/\/\/nonexistent\.sock: ping: ENOENT .*\(no socket at that path: is dockerd running, and is the path right\?\); trying again until --timeout, 3s from now/,
+    show(r),
+  );
   assert.match(r.stderr, /runpod: --timeout passed while waiting for the Docker engine at unix:\/\/\/nonexistent\.sock/, show(r));
 });

@@ -63,20 +63,22 @@ test('appArmorProfile on an AppArmor host: apparmor=<profile> on the container',
   assert.ok(c.HostConfig.SecurityOpt?.includes('apparmor=unconfined'), JSON.stringify(c.HostConfig.SecurityOpt));
 });
 
-test('seccompProfile Localhost: a profile from --seccomp-profile-root that denies mkdir, and one that allows all', { skip: hasSeccomp ? false : 'this engine has no seccomp' }, async (t) => {
+test('seccompProfile Localhost: a profile from --seccomp-profile-root that denies mkdir, and one that allows all', {
+  skip: hasSeccomp ? false : 'this engine has no seccomp',
+}, async (t) => {
   const name = uniqueName('engv-sc');
   const key = keyed(t, name);
   const root = tempDir(t);
   fs.mkdirSync(path.join(root, 'profiles'));
   // SCMP_ACT_ERRNO answers the call with EPERM ("Operation not permitted"); busybox mkdir uses mkdir or mkdirat.
-  fs.writeFileSync(path.join(root, 'profiles', 'deny-mkdir.json'), JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['mkdir', 'mkdirat'], action: 'SCMP_ACT_ERRNO' }] }, null, 2));
+  fs.writeFileSync(
+    path.join(root, 'profiles', 'deny-mkdir.json'),
+    JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['mkdir', 'mkdirat'], action: 'SCMP_ACT_ERRNO' }] }, null, 2),
+  );
   fs.writeFileSync(path.join(root, 'allow-all.json'), JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW' }));
   const pod = podObject({
     name,
-    containers: [
-      sleeper('denied', { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/deny-mkdir.json' } } }),
-      sleeper('allowed'),
-    ],
+    containers: [sleeper('denied', { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/deny-mkdir.json' } } }), sleeper('allowed')],
   });
   // The pod's profile reaches the containers that set none.
   (pod.spec as Record<string, unknown>).securityContext = { seccompProfile: { type: 'Localhost', localhostProfile: 'allow-all.json' } };
@@ -107,7 +109,11 @@ test('seccompProfile Localhost: a missing or non-JSON profile is a manifest prob
   cleanupFile(t, file);
   const r = await runpod(['--project', key, '--seccomp-profile-root', root, file]);
   assert.equal(r.code, 2, show(r));
-  assert.match(r.stderr, new RegExp(`${file}:\\d+ spec\\.containers\\[0\\]\\.securityContext\\.seccompProfile\\.localhostProfile: seccomp profile ${path.join(root, 'missing.json')}: no such file`), show(r));
+  assert.match(
+    r.stderr,
+    new RegExp(`${file}:\\d+ spec\\.containers\\[0\\]\\.securityContext\\.seccompProfile\\.localhostProfile: seccomp profile ${path.join(root, 'missing.json')}: no such file`),
+    show(r),
+  );
   assert.match(r.stderr, new RegExp(`spec\\.containers\\[1\\].*${path.join(root, 'broken.json')}: not JSON`), show(r));
   nothingUnder(key);
   // validate reads the profiles too (they are files on this machine), and refuses alike.
@@ -137,7 +143,11 @@ test('recursiveReadOnly on this engine: Enabled refused before Engine API 1.44; 
     assert.ok(r.code === 0 || r.code === 1, show(r));
   } else {
     assert.equal(r.code, 2, show(r));
-    assert.match(r.stderr, /recursiveReadOnly: Enabled needs recursively read-only mounts, which Docker .* \(Engine API 1\.\d+\) does not have; Docker 25 or later \(Engine API 1\.44\) does/, show(r));
+    assert.match(
+      r.stderr,
+      /recursiveReadOnly: Enabled needs recursively read-only mounts, which Docker .* \(Engine API 1\.\d+\) does not have; Docker 25 or later \(Engine API 1\.44\) does/,
+      show(r),
+    );
     nothingUnder(key);
   }
   await runpod(['down', '--project', key, '--all', '--grace', '0s']);
@@ -152,7 +162,9 @@ test('recursiveReadOnly on this engine: Enabled refused before Engine API 1.44; 
   assert.match(touch.stderr, /Read-only file system/);
 });
 
-test('image volumes: refused before Engine API 1.48, naming the engine and Docker 28; nothing is created', { skip: apiAtLeast(48) ? 'this engine has image mounts' : false }, async (t) => {
+test('image volumes: refused before Engine API 1.48, naming the engine and Docker 28; nothing is created', {
+  skip: apiAtLeast(48) ? 'this engine has image mounts' : false,
+}, async (t) => {
   const name = uniqueName('engv-img');
   const key = keyed(t, name);
   const p = podObject({ name, containers: [sleeper('app', { volumeMounts: [{ name: 'tools', mountPath: '/tools' }] })] });
@@ -161,7 +173,11 @@ test('image volumes: refused before Engine API 1.48, naming the engine and Docke
   cleanupFile(t, file);
   const r = await runpod(['--project', key, file]);
   assert.equal(r.code, 2, show(r));
-  assert.match(r.stderr, new RegExp(`${file}:\\d+ spec\\.volumes\\[0\\]\\.image: ${engineName.replace(/[.()+]/g, '\\$&')} has no image mounts; Docker 28 or later \\(Engine API 1\\.48\\) does`), show(r));
+  assert.match(
+    r.stderr,
+    new RegExp(`${file}:\\d+ spec\\.volumes\\[0\\]\\.image: ${engineName.replace(/[.()+]/g, '\\$&')} has no image mounts; Docker 28 or later \\(Engine API 1\\.48\\) does`),
+    show(r),
+  );
   nothingUnder(key);
   // validate asks no engine: it accepts the field and says it depends on one.
   const v = await runpod(['validate', file]);

@@ -19,8 +19,12 @@ after(async () => {
 /** Labelled containers of one pod on the second engine: "name attempt state" per line, sorted. */
 function podInstances(pod: string): string[] {
   const out = engine.docker([
-    'ps', '-a', '--filter', `label=io.kubernetes.pod.name=${pod}`,
-    '--format', '{{.Label "io.kubernetes.container.name"}} {{.Label "io.kubernetes.container.restartCount"}} {{.State}}',
+    'ps',
+    '-a',
+    '--filter',
+    `label=io.kubernetes.pod.name=${pod}`,
+    '--format',
+    '{{.Label "io.kubernetes.container.name"}} {{.Label "io.kubernetes.container.restartCount"}} {{.State}}',
   ]);
   return out ? out.split('\n').sort() : [];
 }
@@ -101,7 +105,18 @@ describe('gc and down --all on an engine of their own', () => {
     const goneUid = engine.docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.uid"}}', containerId(gone, 'POD')]);
     engine.docker(['stop', '-t', '0', containerId(gone, 'main'), containerId(gone, 'POD')]);
     const managed = ['--label', 'app.kubernetes.io/managed-by=runpod'];
-    engine.docker(['volume', 'create', ...managed, '--label', `io.kubernetes.pod.uid=${goneUid}`, '--label', `io.kubernetes.pod.name=${gone}`, '--label', 'io.kubernetes.pod.namespace=default', `${gone}-data`]);
+    engine.docker([
+      'volume',
+      'create',
+      ...managed,
+      '--label',
+      `io.kubernetes.pod.uid=${goneUid}`,
+      '--label',
+      `io.kubernetes.pod.name=${gone}`,
+      '--label',
+      'io.kubernetes.pod.namespace=default',
+      `${gone}-data`,
+    ]);
     engine.docker(['volume', 'create', ...managed, `${gone}-claim`]);
     engine.docker(['volume', 'create', '--label', `io.kubernetes.pod.uid=${goneUid}`, `${gone}-foreign`]);
 
@@ -124,7 +139,7 @@ describe('gc and down --all on an engine of their own', () => {
     assert.match(r.stdout, new RegExp(`removed container k8s_POD_${gone}_default_.*no longer exists`), show(r));
     assert.match(r.stdout, new RegExp(`removed volume ${gone}-data`), show(r));
     const volumes = engine.docker(['volume', 'ls', '-q']).split('\n');
-    assert.ok(!volumes.includes(`${gone}-data`), 'the gone pod\'s volume was removed');
+    assert.ok(!volumes.includes(`${gone}-data`), "the gone pod's volume was removed");
     assert.ok(volumes.includes(`${gone}-claim`) && volumes.includes(`${gone}-foreign`), 'other volumes stay');
 
     // No dead instance kept at all: still never the running one.
@@ -143,7 +158,12 @@ describe('gc and down --all on an engine of their own', () => {
     const writer = engine.docker(['create', '--label', 'io.runpod.role=service-rules', '--name', `${u}-rules`, busybox, 'true']);
     const live = engine.docker(['run', '-d', '--label', 'io.runpod.role=service-rules', '--name', `${u}-live`, busybox, 'sleep', '600']);
     const other = engine.docker(['create', '--label', 'io.runpod.role=something-else', '--name', `${u}-other`, busybox, 'true']);
-    const present = (): string[] => engine.docker(['ps', '-aq', '--no-trunc', '--filter', `name=${u}`]).split('\n').filter((x) => x !== '').sort();
+    const present = (): string[] =>
+      engine
+        .docker(['ps', '-aq', '--no-trunc', '--filter', `name=${u}`])
+        .split('\n')
+        .filter((x) => x !== '')
+        .sort();
 
     const young = await runpod(['gc', ...host()]);
     assert.equal(young.code, 0, show(young));
@@ -159,7 +179,8 @@ describe('gc and down --all on an engine of their own', () => {
 
   test('gc removes the pods of a Job once its ttlSecondsAfterFinished has passed since it finished, not before', async () => {
     const name = uniqueName('ttl');
-    const file = writeManifest(`apiVersion: batch/v1
+    const file = writeManifest(
+      `apiVersion: batch/v1
 kind: Job
 metadata: {name: ${name}}
 spec:
@@ -169,10 +190,16 @@ spec:
       restartPolicy: Never
       terminationGracePeriodSeconds: 0
       containers: [{name: main, image: ${busybox}, command: [sh, -c, 'echo done']}]
-`, 'job.yaml');
+`,
+      'job.yaml',
+    );
     const r = await runpod([...host(), '--timeout', '60s', file]);
     assert.equal(r.code, 0, show(r));
-    const pods = (): string[] => engine.docker(['ps', '-a', '--filter', `label=io.runpod.owner=job/${name}`, '--format', '{{.Label "io.kubernetes.pod.name"}}']).split('\n').filter(Boolean);
+    const pods = (): string[] =>
+      engine
+        .docker(['ps', '-a', '--filter', `label=io.runpod.owner=job/${name}`, '--format', '{{.Label "io.kubernetes.pod.name"}}'])
+        .split('\n')
+        .filter(Boolean);
     assert.equal(new Set(pods()).size, 1);
     // A --min-age no dead container reaches: only the ttl can remove anything.
     const early = await runpod(['gc', ...host(), '--min-age', '1000h']);
@@ -194,8 +221,10 @@ spec:
 
   test("gc --claims removes the claims no pod uses any more, older than --min-age, and --dry-run says so; a claim a pod mounts (even by a subPath) and a volume not runpod's stay", async () => {
     const u = uniqueName('gc-claims');
-    const claim = (name: string): string => `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: ${name}}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}\n`;
-    const file = writeManifest(`${claim(`${u}-free`)}---\n${claim(`${u}-used`)}---
+    const claim = (name: string): string =>
+      `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: ${name}}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}\n`;
+    const file = writeManifest(
+      `${claim(`${u}-free`)}---\n${claim(`${u}-used`)}---
 apiVersion: v1
 kind: Pod
 metadata: {name: ${u}}
@@ -207,12 +236,19 @@ spec:
       command: [sh, -c, 'echo in-use > /data/file; exec sleep 3600']
       volumeMounts: [{name: data, mountPath: /data, subPath: sub}]
   volumes: [{name: data, persistentVolumeClaim: {claimName: ${u}-used}}]
-`, 'claims.yaml');
+`,
+      'claims.yaml',
+    );
     const r = await runpod([...host(), '--timeout', '60s', file]);
     assert.equal(r.code, 0, show(r));
     const foreign = `pvc_default_${u}-foreign`;
     engine.docker(['volume', 'create', '--label', 'io.runpod.volume.type=persistentVolumeClaim', '--label', `io.runpod.pvc.name=${u}-foreign`, foreign]);
-    const volumes = (): string[] => engine.docker(['volume', 'ls', '-q']).split('\n').filter((v) => v.includes(u)).sort();
+    const volumes = (): string[] =>
+      engine
+        .docker(['volume', 'ls', '-q'])
+        .split('\n')
+        .filter((v) => v.includes(u))
+        .sort();
     const all = [`pvc_default_${u}-free`, `pvc_default_${u}-used`, foreign].sort();
     assert.deepEqual(volumes(), all);
 
@@ -223,7 +259,11 @@ spec:
     // Without --claims: kept, and said so.
     const plain = await runpod(['gc', ...host(), '--min-age', '0s', '--dry-run']);
     assert.equal(plain.code, 0, show(plain));
-    assert.match(plain.stderr, new RegExp(`gc: kept 1 claim volume no pod uses any more \\(pvc_default_${u}-free\\): their data stays unless asked; runpod gc --claims removes them`), show(plain));
+    assert.match(
+      plain.stderr,
+      new RegExp(`gc: kept 1 claim volume no pod uses any more \\(pvc_default_${u}-free\\): their data stays unless asked; runpod gc --claims removes them`),
+      show(plain),
+    );
     const dry = await runpod(['gc', ...host(), '--claims', '--min-age', '0s', '--dry-run']);
     assert.equal(dry.code, 0, show(dry));
     assert.match(dry.stdout, new RegExp(`would remove claim volume pvc_default_${u}-free \\(created .* ago\\): no pod uses claim default/${u}-free any more`), show(dry));
@@ -249,7 +289,10 @@ spec:
   test('down --all removes every runpod pod in every namespace, and nothing else', async () => {
     const a = uniqueName('all-a');
     const b = uniqueName('all-b');
-    for (const [name, ns] of [[a, 'default'], [b, 'other']] as const) {
+    for (const [name, ns] of [
+      [a, 'default'],
+      [b, 'other'],
+    ] as const) {
       const r = await runpod([...host(), '-n', ns, '--timeout', '60s', podFile({ name, containers: [sleeper('main')] })]);
       assert.equal(r.code, 0, show(r));
     }

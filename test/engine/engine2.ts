@@ -61,7 +61,10 @@ function makeCertificates(dir: string): { server: string; client: string; caOnly
   const issue = (name: string, ext: string): void => {
     openssl(['req', '-new', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], ca);
     fs.writeFileSync(path.join(ca, `${name}.ext`), ext);
-    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}-cert.pem`], ca);
+    openssl(
+      ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}-cert.pem`],
+      ca,
+    );
   };
   // The server name the client checks is the address it dials: 127.0.0.1.
   issue('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
@@ -79,7 +82,9 @@ function makeCertificates(dir: string): { server: string; client: string; caOnly
 
 /** Subnets already routed on this host (the main engine's 172.17/16 among them). */
 function routedPrefixes(): string[] {
-  return spawnSync('ip', ['-4', 'route'], { encoding: 'utf8' }).stdout.split('\n').map((l) => l.split(' ')[0] ?? '');
+  return spawnSync('ip', ['-4', 'route'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((l) => l.split(' ')[0] ?? '');
 }
 
 /** A bridge interface for the second engine alone, on a /24 in 10.213.0.0/16 that no route uses yet. */
@@ -89,7 +94,11 @@ function makeBridge(tag: string): string {
   const free = Array.from({ length: 256 }, (_, i) => i).filter((n) => !taken.includes(`10.213.${n}.0/24`));
   const n = free[Math.floor(Math.random() * free.length)];
   if (n === undefined) throw new Error('no free /24 in 10.213.0.0/16 for the second engine');
-  for (const args of [['link', 'add', name, 'type', 'bridge'], ['addr', 'add', `10.213.${n}.1/24`, 'dev', name], ['link', 'set', name, 'up']]) {
+  for (const args of [
+    ['link', 'add', name, 'type', 'bridge'],
+    ['addr', 'add', `10.213.${n}.1/24`, 'dev', name],
+    ['link', 'set', name, 'up'],
+  ]) {
     const r = spawnSync('ip', args, { encoding: 'utf8' });
     if (r.status !== 0) {
       spawnSync('ip', ['link', 'del', name]);
@@ -112,26 +121,49 @@ export async function startEngine2(options: Engine2Options = {}): Promise<Engine
   const port = options.tls ? await freePort() : undefined;
   const bridge = makeBridge(tag);
   const args = [
-    '--data-root', path.join(dir, 'data'),
-    '--exec-root', path.join(dir, 'exec'),
-    '--pidfile', pidFile,
-    '-H', `unix://${sock}`,
+    '--data-root',
+    path.join(dir, 'data'),
+    '--exec-root',
+    path.join(dir, 'exec'),
+    '--pidfile',
+    pidFile,
+    '-H',
+    `unix://${sock}`,
     // Its own containerd namespaces, so even a shared containerd could not mix its containers with the main one's.
-    '--containerd-namespace', `runpod-${tag}`,
-    '--containerd-plugins-namespace', `runpod-${tag}-plugins`,
-    '--bridge', bridge, '--iptables=false', '--ip-masq=false', '--ip-forward=false',
-    '--log-level', 'warn',
+    '--containerd-namespace',
+    `runpod-${tag}`,
+    '--containerd-plugins-namespace',
+    `runpod-${tag}-plugins`,
+    '--bridge',
+    bridge,
+    '--iptables=false',
+    '--ip-masq=false',
+    '--ip-forward=false',
+    '--log-level',
+    'warn',
     ...(certs && port
-      ? ['-H', `tcp://127.0.0.1:${port}`, '--tlsverify',
-         '--tlscacert', path.join(certs.server, 'ca.pem'),
-         '--tlscert', path.join(certs.server, 'server-cert.pem'),
-         '--tlskey', path.join(certs.server, 'server-key.pem')]
+      ? [
+          '-H',
+          `tcp://127.0.0.1:${port}`,
+          '--tlsverify',
+          '--tlscacert',
+          path.join(certs.server, 'ca.pem'),
+          '--tlscert',
+          path.join(certs.server, 'server-cert.pem'),
+          '--tlskey',
+          path.join(certs.server, 'server-key.pem'),
+        ]
       : []),
   ];
   let pid: number | undefined;
 
   const docker = (dargs: string[], input?: Buffer): string =>
-    execFileSync('docker', ['-H', `unix://${sock}`, ...dargs], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, DOCKER_HOST: '', DOCKER_CONTEXT: '' } }).trim();
+    execFileSync('docker', ['-H', `unix://${sock}`, ...dargs], {
+      encoding: 'utf8',
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, DOCKER_HOST: '', DOCKER_CONTEXT: '' },
+    }).trim();
 
   const launch = async (): Promise<void> => {
     const log = fs.openSync(logFile, 'a');
@@ -210,7 +242,11 @@ export async function startEngine2(options: Engine2Options = {}): Promise<Engine
       }
       await halt();
       // Anything still mounted under the state directory (a daemon that died hard) would make rm fail.
-      const mounts = fs.readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '').filter((m) => m.startsWith(`${dir}/`));
+      const mounts = fs
+        .readFileSync('/proc/mounts', 'utf8')
+        .split('\n')
+        .map((l) => l.split(' ')[1] ?? '')
+        .filter((m) => m.startsWith(`${dir}/`));
       for (const m of mounts.sort().reverse()) spawnSync('umount', ['-l', m]);
       fs.rmSync(dir, { recursive: true, force: true });
       spawnSync('ip', ['link', 'del', bridge]);

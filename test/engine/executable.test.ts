@@ -119,7 +119,10 @@ test('the executable runs the demo pod, shows it, reads its logs, takes it down,
   const status = await run(exe, ['status', ...p, '-o', 'json']);
   assert.equal(status.code, 0, said(status));
   const pods = (JSON.parse(status.stdout) as { pods: { name: string; phase: string }[] }).pods;
-  assert.deepEqual(pods.map((pod) => [pod.name, pod.phase]), [['web-and-client', 'Running']]);
+  assert.deepEqual(
+    pods.map((pod) => [pod.name, pod.phase]),
+    [['web-and-client', 'Running']],
+  );
   // The same document as bin/runpod's, but for the AGE a second later.
   const text = await run(exe, ['status', ...p]);
   assert.match(text.stdout, /default\/web-and-client\s+Running\s+2\/2/);

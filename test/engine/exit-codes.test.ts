@@ -38,10 +38,19 @@ function leftUnder(key: string): string[] {
 async function downLineWorks(w: KeyedWorkspace, r: CliResult): Promise<void> {
   const line = new RegExp(`remove it with: (runpod down --project ${w.key} \\S.*)$`, 'm').exec(r.stderr)?.[1];
   assert.ok(line !== undefined, `no down line\n${show(r)}`);
-  const down = await runpod(line.split(' ').slice(1).map((a) => (a.startsWith("'") ? a.slice(1, -1) : a)));
+  const down = await runpod(
+    line
+      .split(' ')
+      .slice(1)
+      .map((a) => (a.startsWith("'") ? a.slice(1, -1) : a)),
+  );
   assert.equal(down.code, 0, `${line}\n${show(down)}`);
   // A claim's volume outlives `down` unless --delete-claims is said (README, claims): its data is the user's.
-  assert.deepEqual(leftUnder(w.key).filter((x) => !x.startsWith('volume pvc_')), [], `${line}\n${show(down)}`);
+  assert.deepEqual(
+    leftUnder(w.key).filter((x) => !x.startsWith('volume pvc_')),
+    [],
+    `${line}\n${show(down)}`,
+  );
 }
 
 /** A port nothing else listens on, held by this test until it ends. */
@@ -93,11 +102,12 @@ const runFaults: RunFault[] = [
   },
   {
     title: 'a hostPath of type Directory that is missing',
-    manifest: () => pod('bind', `${sleeper}      volumeMounts: [{name: h, mountPath: /h}]\n  volumes: [{name: h, hostPath: {path: /nonexistent/runpod-exit-codes, type: Directory}}]\n`),
+    manifest: () =>
+      pod('bind', `${sleeper}      volumeMounts: [{name: h, mountPath: /h}]\n  volumes: [{name: h, hostPath: {path: /nonexistent/runpod-exit-codes, type: Directory}}]\n`),
     message: /hostPath type check failed for volume "h": \/nonexistent\/runpod-exit-codes does not exist/,
   },
   {
-    title: 'a file mounted over a directory of the image (the engine answers 500 at start: still the input\'s fault)',
+    title: "a file mounted over a directory of the image (the engine answers 500 at start: still the input's fault)",
     manifest: () => pod('mnt', `${sleeper}      volumeMounts: [{name: h, mountPath: /bin}]\n  volumes: [{name: h, hostPath: {path: /etc/hostname, type: File}}]\n`),
     message: /not a directory/,
   },
@@ -124,7 +134,8 @@ const runFaults: RunFault[] = [
   },
   {
     title: "a volume of the claim's name that is not runpod's",
-    manifest: () => `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\n${pod('claim', `${sleeper}      volumeMounts: [{name: d, mountPath: /d}]\n  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n`)}`,
+    manifest: () =>
+      `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\n${pod('claim', `${sleeper}      volumeMounts: [{name: d, mountPath: /d}]\n  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n`)}`,
     before: (t, w) => {
       const name = claimVolumeName('default', 'data', w.key);
       docker(['volume', 'create', name]);
@@ -134,12 +145,30 @@ const runFaults: RunFault[] = [
   },
   {
     title: "a claim's volume the volume driver cannot mount",
-    manifest: () => `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\n${pod('drv', `${sleeper}      volumeMounts: [{name: d, mountPath: /d}]\n  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n`)}`,
+    manifest: () =>
+      `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\n${pod('drv', `${sleeper}      volumeMounts: [{name: d, mountPath: /d}]\n  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n`)}`,
     before: (_t, w) => {
       // runpod's own claim volume (its labels), made with local driver options the driver refuses at mount: the
       // keyed workspace removes it at the end.
-      const labels = ['app.kubernetes.io/managed-by=runpod', 'io.kubernetes.pod.namespace=default', `io.runpod.project=${w.key}`, 'io.runpod.pvc.name=data', 'io.runpod.volume.type=persistentVolumeClaim'];
-      docker(['volume', 'create', '-o', 'type=tmpfs', '-o', 'device=tmpfs', '-o', 'o=size=bogus,nosuchopt', ...labels.flatMap((l) => ['--label', l]), claimVolumeName('default', 'data', w.key)]);
+      const labels = [
+        'app.kubernetes.io/managed-by=runpod',
+        'io.kubernetes.pod.namespace=default',
+        `io.runpod.project=${w.key}`,
+        'io.runpod.pvc.name=data',
+        'io.runpod.volume.type=persistentVolumeClaim',
+      ];
+      docker([
+        'volume',
+        'create',
+        '-o',
+        'type=tmpfs',
+        '-o',
+        'device=tmpfs',
+        '-o',
+        'o=size=bogus,nosuchopt',
+        ...labels.flatMap((l) => ['--label', l]),
+        claimVolumeName('default', 'data', w.key),
+      ]);
     },
     message: /failed to mount local volume/,
   },
@@ -213,7 +242,11 @@ test('exit 3 only for the engine itself: lost mid-run, it names the address and 
   const w = keyedWorkspace(t, 'exits', { 'pod.yaml': pod('lost', sleeper, '  restartPolicy: Never\n') });
   const engine = cuttableEngine(t, w.dir);
   const run = w.run('--host', engine.host, '--wait', 'completed', '--retries', '3', '--max-delay', '2s', w.file('pod.yaml'));
-  await eventually('the pod runs', () => (docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=c']) ? true : undefined), 120_000);
+  await eventually(
+    'the pod runs',
+    () => (docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=c']) ? true : undefined),
+    120_000,
+  );
   engine.cut();
   const r = await run;
   assert.equal(r.code, 3, show(r));

@@ -16,8 +16,23 @@ import path from 'node:path';
 import { type Engine2, startEngine2 } from './engine2.js';
 import { type CliResult, type Inspected, alive, removePod, runpodBin, uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, inspect, must, podContainerIds, podContainers,
-  podFile, runpod, show, sleep, sleeper, type Obj,
+  busybox,
+  checkNothingLeftBehind,
+  cleanupFile,
+  cleanupPod,
+  docker,
+  dockerTry,
+  eventually,
+  inspect,
+  must,
+  podContainerIds,
+  podContainers,
+  podFile,
+  runpod,
+  show,
+  sleep,
+  sleeper,
+  type Obj,
 } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -94,7 +109,7 @@ describe('on an engine of its own that restarts, stops and freezes', () => {
 
   /** SIGTERM the second dockerd and wait until it has exited (it stops its containers first). Its state is kept. */
   const stopEngine = async (): Promise<void> => {
-    const pid = must(engine.pid(), 'the second engine\'s pid');
+    const pid = must(engine.pid(), "the second engine's pid");
     process.kill(pid, 'SIGTERM');
     await eventually('the second dockerd exited', () => (alive(pid) ? undefined : true), 60_000);
   };
@@ -212,10 +227,17 @@ describe('on an engine of its own that restarts, stops and freezes', () => {
     for (const c of after.values()) assert.equal(c.State.Running, true, `${c.Name} is ${c.State.Status}`);
     for (const c of ['web', 'client']) assert.equal(must(after.get(c), c).HostConfig.NetworkMode, `container:${infraId}`, `${c} joins the infra container`);
     const clientNow = must(after.get('client'), 'client').Id;
-    assert.equal(await eventually('localhost reaches the web server from the client', () => {
-      const body = fetchInside(docker2, clientNow, port);
-      return body === `hello-${name}` ? body : undefined;
-    }, 30_000), `hello-${name}`);
+    assert.equal(
+      await eventually(
+        'localhost reaches the web server from the client',
+        () => {
+          const body = fetchInside(docker2, clientNow, port);
+          return body === `hello-${name}` ? body : undefined;
+        },
+        30_000,
+      ),
+      `hello-${name}`,
+    );
   });
 
   test('the engine restarts after the pod is up: the pod comes back by itself, infra first, sharing its network as before', {
@@ -230,11 +252,17 @@ describe('on an engine of its own that restarts, stops and freezes', () => {
       const restartedAt = Date.now();
       await engine.restart();
       // Nothing but the engine's restart policies brings the pod back: runpod is not running.
-      const after = await eventually(`round ${round}: every container of the pod runs again`, () => {
-        const p = pod2(name);
-        return [...p.values()].every((c) => c.State.Running && Date.parse(c.State.StartedAt) >= restartedAt - 1000) && p.size === 3 ? p : undefined;
-      }, 60_000).catch((err: unknown) => {
-        const states = [...pod2(name).values()].map((c) => `${c.Name}: ${c.State.Status} started ${c.State.StartedAt} exit ${c.State.ExitCode} ${(c.State as { Error?: string }).Error ?? ''}`);
+      const after = await eventually(
+        `round ${round}: every container of the pod runs again`,
+        () => {
+          const p = pod2(name);
+          return [...p.values()].every((c) => c.State.Running && Date.parse(c.State.StartedAt) >= restartedAt - 1000) && p.size === 3 ? p : undefined;
+        },
+        60_000,
+      ).catch((err: unknown) => {
+        const states = [...pod2(name).values()].map(
+          (c) => `${c.Name}: ${c.State.Status} started ${c.State.StartedAt} exit ${c.State.ExitCode} ${(c.State as { Error?: string }).Error ?? ''}`,
+        );
         const log = fs.readFileSync(path.join(engine.dir, 'dockerd.log'), 'utf8').split('\n').slice(-15);
         throw new Error(`${String(err)} (restarted at ${new Date(restartedAt).toISOString()})\n${states.join('\n')}\n--- dockerd.log\n${log.join('\n')}`);
       });
@@ -246,10 +274,17 @@ describe('on an engine of its own that restarts, stops and freezes', () => {
         assert.equal(x.HostConfig.NetworkMode, `container:${infraId}`, `${c} still joins the infra container`);
         assert.ok(Date.parse(x.State.StartedAt) >= Date.parse(infra.State.StartedAt), `${c} started after the infra container (${x.State.StartedAt} < ${infra.State.StartedAt})`);
       }
-      assert.equal(await eventually(`round ${round}: localhost reaches the web server from the client`, () => {
-        const body = fetchInside(docker2, clientId, port);
-        return body === `hello-${name}` ? body : undefined;
-      }, 30_000), `hello-${name}`);
+      assert.equal(
+        await eventually(
+          `round ${round}: localhost reaches the web server from the client`,
+          () => {
+            const body = fetchInside(docker2, clientId, port);
+            return body === `hello-${name}` ? body : undefined;
+          },
+          30_000,
+        ),
+        `hello-${name}`,
+      );
     }
     // runpod agrees: the pod is as the manifest says, nothing to do.
     const again = await runpod([...host(), '--timeout', '120s', file], { timeoutMs: 180_000 });
@@ -268,7 +303,7 @@ describe('on an engine of its own that restarts, stops and freezes', () => {
     cleanupFile(t, file);
     const run = runpod([...host(), '--settle', '10m', '--timeout', '15s', file], { timeoutMs: 75_000 });
     await eventually('runpod created the pod on the second engine', () => (ids2(name).length >= 2 ? true : undefined), 60_000);
-    const pid = must(engine.pid(), 'the second engine\'s pid');
+    const pid = must(engine.pid(), "the second engine's pid");
     process.kill(pid, 'SIGSTOP');
     let r: Awaited<typeof run>;
     try {
@@ -307,24 +342,42 @@ describe('on the shared engine', () => {
     const apps = live.filter((c) => c.Config.Labels['io.kubernetes.container.name'] !== 'POD');
     assert.deepEqual(apps.map((c) => c.Config.Labels['io.kubernetes.container.name']).sort(), ['client', 'web'], 'one running instance of each container');
     for (const c of apps) assert.equal(c.HostConfig.NetworkMode, `container:${newInfra}`, `${c.Name} joins the new infra container`);
-    const client = must(apps.find((c) => c.Config.Labels['io.kubernetes.container.name'] === 'client'), 'client');
-    const body = await eventually('localhost reaches the web server from the client', () => {
-      const b = fetchInside(dockerTry, client.Id, port);
-      return b === `hello-${name}` ? b : undefined;
-    }, 30_000);
+    const client = must(
+      apps.find((c) => c.Config.Labels['io.kubernetes.container.name'] === 'client'),
+      'client',
+    );
+    const body = await eventually(
+      'localhost reaches the web server from the client',
+      () => {
+        const b = fetchInside(dockerTry, client.Id, port);
+        return b === `hello-${name}` ? b : undefined;
+      },
+      30_000,
+    );
     assert.equal(body, `hello-${name}`);
   });
 
   /** Every container or volume on the engine whose name mentions the pod, with the labels runpod puts on it. */
   function leftovers(name: string): { containers: { name: string; labelled: boolean }[]; volumes: { name: string; labelled: boolean }[] } {
-    const cs = docker(['ps', '-a', '--no-trunc', '--filter', `name=${name}`, '--format', '{{.Names}}\t{{.Label "app.kubernetes.io/managed-by"}}\t{{.Label "io.kubernetes.pod.name"}}']);
+    const cs = docker([
+      'ps',
+      '-a',
+      '--no-trunc',
+      '--filter',
+      `name=${name}`,
+      '--format',
+      '{{.Names}}\t{{.Label "app.kubernetes.io/managed-by"}}\t{{.Label "io.kubernetes.pod.name"}}',
+    ]);
     const helpers = docker(['ps', '-a', '--filter', 'label=io.runpod.helper', '--format', '{{.Names}}\t{{.Label "io.runpod.helper.pod"}}']);
     const vs = docker(['volume', 'ls', '--filter', `name=${name}`, '--format', '{{.Name}}\t{{.Label "app.kubernetes.io/managed-by"}}']);
     return {
       containers: [
         ...(cs ? cs.split('\n') : []).map((l) => l.split('\t')).map(([n, by, pod]) => ({ name: n!, labelled: by === 'runpod' && pod === name })),
         // Volume helpers are runpod's own and short-lived: one left behind for this pod is a leftover.
-        ...(helpers ? helpers.split('\n') : []).map((l) => l.split('\t')).filter(([, pod]) => pod?.endsWith(`/${name}`)).map(([n]) => ({ name: `${n!} (volume helper)`, labelled: false })),
+        ...(helpers ? helpers.split('\n') : [])
+          .map((l) => l.split('\t'))
+          .filter(([, pod]) => pod?.endsWith(`/${name}`))
+          .map(([n]) => ({ name: `${n!} (volume helper)`, labelled: false })),
       ],
       volumes: (vs ? vs.split('\n') : []).map((l) => l.split('\t')).map(([n, by]) => ({ name: n!, labelled: by === 'runpod' })),
     };
@@ -353,16 +406,16 @@ describe('on the shared engine', () => {
   // lifecycle.test.ts sends each signal while a crash-looping pod is waited for, and takes the pod down. Here the
   // signal comes at each stage of a run (connected, syncing, creating the infra container, creating containers,
   // waiting), and a plain re-run must converge to one healthy pod.
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     test(`${signal} at each stage of a run: exit ${code}, nothing without runpod's labels, a re-run converges to one healthy pod`, async (t) => {
       const name = uniqueName(`f-${signal.toLowerCase()}`);
       cleanupPod(t, name);
       const file = podFile({
         name,
-        containers: [
-          { ...sleeper('a'), volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] },
-          sleeper('b'),
-        ],
+        containers: [{ ...sleeper('a'), volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] }, sleeper('b')],
       });
       cleanupFile(t, file);
       // An emptyDir makes a run create a volume too (the pod's own, labelled).
@@ -406,8 +459,16 @@ describe('on the shared engine', () => {
         assert.equal(r.code, code, `signal at "${stage}"\n${show(r)}`);
         assert.match(r.stderr, new RegExp(`interrupted by ${signal}`), show(r));
         const left = leftovers(name);
-        assert.deepEqual(left.containers.filter((c) => !c.labelled), [], `a container without runpod's labels was left (signal at "${stage}")`);
-        assert.deepEqual(left.volumes.filter((v) => !v.labelled), [], `a volume without runpod's labels was left (signal at "${stage}")`);
+        assert.deepEqual(
+          left.containers.filter((c) => !c.labelled),
+          [],
+          `a container without runpod's labels was left (signal at "${stage}")`,
+        );
+        assert.deepEqual(
+          left.volumes.filter((v) => !v.labelled),
+          [],
+          `a volume without runpod's labels was left (signal at "${stage}")`,
+        );
 
         // A plain re-run from whatever the signal left converges to one healthy pod: one running instance of each
         // container, all joined to the one running infra container.
@@ -415,7 +476,10 @@ describe('on the shared engine', () => {
         assert.equal(again.code, 0, `re-run after a signal at "${stage}"\n${show(again)}`);
         const live = inspect(podContainerIds(name)).filter((c) => c.State.Running);
         assert.deepEqual(live.map((c) => c.Config.Labels['io.kubernetes.container.name']).sort(), ['POD', 'a', 'b'], live.map((c) => c.Name).join(' '));
-        const infra = must(live.find((c) => c.Config.Labels['io.kubernetes.container.name'] === 'POD'), 'infra');
+        const infra = must(
+          live.find((c) => c.Config.Labels['io.kubernetes.container.name'] === 'POD'),
+          'infra',
+        );
         for (const c of live) if (c.Id !== infra.Id) assert.equal(c.HostConfig.NetworkMode, `container:${infra.Id}`);
       }
       const third = await runpod(['--timeout', '180s', file], { timeoutMs: 240_000 });
@@ -449,7 +513,9 @@ describe('on the shared engine', () => {
   /** A pod whose container mounts a hostPath volume of the given type. */
   function hostPathPod(name: string, hostPath: string, type: string): string {
     const file = podFile({ name, containers: [{ ...sleeper('main'), volumeMounts: [{ name: 'data', mountPath: '/data' }] }] });
-    const text = fs.readFileSync(file, 'utf8').replace(/^(\s*)containers:/m, `$1volumes:\n$1  - name: data\n$1    hostPath: {path: ${JSON.stringify(hostPath)}, type: ${type}}\n$1containers:`);
+    const text = fs
+      .readFileSync(file, 'utf8')
+      .replace(/^(\s*)containers:/m, `$1volumes:\n$1  - name: data\n$1    hostPath: {path: ${JSON.stringify(hostPath)}, type: ${type}}\n$1containers:`);
     fs.writeFileSync(file, text);
     return file;
   }
@@ -457,7 +523,11 @@ describe('on the shared engine', () => {
   /** After a failed volume: no container of the pod other than (at most) its infra, and no volume of the pod. */
   function assertNothingHalfMade(name: string): void {
     const made = inspect(podContainerIds(name)).map((c) => c.Config.Labels['io.kubernetes.container.name']);
-    assert.deepEqual(made.filter((n) => n !== 'POD'), [], 'a container was created although its volume could not be prepared');
+    assert.deepEqual(
+      made.filter((n) => n !== 'POD'),
+      [],
+      'a container was created although its volume could not be prepared',
+    );
     const helpers = docker(['ps', '-a', '--filter', 'label=io.runpod.helper', '--format', '{{.Label "io.runpod.helper.pod"}}']);
     assert.ok(!helpers.split('\n').some((p) => p.endsWith(`/${name}`)), 'a volume helper container was left');
     // The pod's sandbox may stay, as the infra container does: its termination-message volume is made beside it.

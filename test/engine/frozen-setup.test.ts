@@ -90,7 +90,7 @@ test('the engine freezes during set-up and SIGTERM comes: exit 143 at once', asy
   assert.ok(Date.now() - signalled < 10_000, `took ${Date.now() - signalled} ms after SIGTERM`);
 });
 
-test('a scoped run whose engine freezes while the pods are taken down: it ends within the grace period and 30 s, with the command\'s code and the down to run', async (t) => {
+test("a scoped run whose engine freezes while the pods are taken down: it ends within the grace period and 30 s, with the command's code and the down to run", async (t) => {
   const name = uniqueName('frz-down');
   cleanupPod(t, name);
   // Grace 0: the takedown kills (POST …/kill) rather than stops; the first of either is where the engine freezes.
@@ -104,7 +104,10 @@ test('a scoped run whose engine freezes while the pods are taken down: it ends w
   assert.equal(r.signal, null, `runpod hung in the takedown and was killed\n${show(r)}`);
   assert.equal(r.code, 3, show(r));
   // Under the run's own key everything of the key is the run's: the down line takes all of it (takedown.ts downLine).
-  const advice = /could not take down everything this run made: the Docker engine at unix:\/\/.* did not finish within 30s .*; remove what is left with: runpod down (--project run-[0-9a-f]{8}) --delete-claims --all/.exec(r.stderr);
+  const advice =
+    /could not take down everything this run made: the Docker engine at unix:\/\/.* did not finish within 30s .*; remove what is left with: runpod down (--project run-[0-9a-f]{8}) --delete-claims --all/.exec(
+      r.stderr,
+    );
   assert.ok(advice, show(r));
   assert.ok(took < 90_000, `took ${took} ms`);
   // The advice works on the engine itself: the pod and its key's network go.

@@ -112,10 +112,15 @@ export function docker(args: string[]): string {
 /** Ids of every container (running or not) of a runpod pod. */
 export function podContainerIds(name: string, namespace = 'default'): string[] {
   const out = docker([
-    'ps', '-aq', '--no-trunc',
-    '--filter', 'label=app.kubernetes.io/managed-by=runpod',
-    '--filter', `label=io.kubernetes.pod.name=${name}`,
-    '--filter', `label=io.kubernetes.pod.namespace=${namespace}`,
+    'ps',
+    '-aq',
+    '--no-trunc',
+    '--filter',
+    'label=app.kubernetes.io/managed-by=runpod',
+    '--filter',
+    `label=io.kubernetes.pod.name=${name}`,
+    '--filter',
+    `label=io.kubernetes.pod.namespace=${namespace}`,
   ]);
   return out ? out.split('\n').sort() : [];
 }
@@ -127,8 +132,14 @@ export interface Inspected {
   RestartCount: number;
   Config: { Labels: Record<string, string>; Env: string[] | null; Cmd: string[] | null; Entrypoint: string[] | null; Hostname: string; Image: string };
   HostConfig: {
-    NetworkMode: string; IpcMode: string; PidMode: string; RestartPolicy: { Name: string; MaximumRetryCount: number };
-    Memory: number; NanoCpus: number; CpuShares: number; PortBindings: Record<string, { HostIp: string; HostPort: string }[]> | null;
+    NetworkMode: string;
+    IpcMode: string;
+    PidMode: string;
+    RestartPolicy: { Name: string; MaximumRetryCount: number };
+    Memory: number;
+    NanoCpus: number;
+    CpuShares: number;
+    PortBindings: Record<string, { HostIp: string; HostPort: string }[]> | null;
   };
 }
 
@@ -145,10 +156,15 @@ export function removePod(name: string, namespace = 'default'): void {
   if (ids.length > 0 || helpers) docker(['rm', '-f', '-v', ...ids, ...(helpers ? helpers.split('\n') : [])]);
   // Then the pod's own volumes (emptyDir, rendered configMap/secret files), found by runpod's volume labels.
   const volumes = docker([
-    'volume', 'ls', '-q',
-    '--filter', 'label=app.kubernetes.io/managed-by=runpod',
-    '--filter', `label=io.kubernetes.pod.name=${name}`,
-    '--filter', `label=io.kubernetes.pod.namespace=${namespace}`,
+    'volume',
+    'ls',
+    '-q',
+    '--filter',
+    'label=app.kubernetes.io/managed-by=runpod',
+    '--filter',
+    `label=io.kubernetes.pod.name=${name}`,
+    '--filter',
+    `label=io.kubernetes.pod.namespace=${namespace}`,
   ]);
   if (volumes) docker(['volume', 'rm', '-f', ...volumes.split('\n')]);
   if (namespace !== 'default') removeEmptyNetworks({ namespace });

@@ -106,9 +106,14 @@ test('--project keys any run: its own pods beside the unkeyed ones, followed by 
   const doc = JSON.parse(keyed.stdout) as { project: string; pods: { containers: { id: string }[] }[] };
   assert.equal(doc.project, key);
   // Two pods of one name: engine names carry the key in their namespace part.
-  const names = docker(['ps', '--filter', `label=io.kubernetes.pod.name=${name}`, '--format', '{{.Names}}']).split('\n').sort();
+  const names = docker(['ps', '--filter', `label=io.kubernetes.pod.name=${name}`, '--format', '{{.Names}}'])
+    .split('\n')
+    .sort();
   assert.equal(names.length, 4, names.join('\n'));
-  assert.ok(names.some((n) => n === `k8s_POD_${name}_default.${key}_${n.split('_')[4]}_0`), names.join('\n'));
+  assert.ok(
+    names.some((n) => n === `k8s_POD_${name}_default.${key}_${n.split('_')[4]}_0`),
+    names.join('\n'),
+  );
   const env = { RUNPOD_PROJECT: key };
   const status = await runpod(['status', '-o', 'json'], { env });
   assert.equal(status.code, 0, show(status));
@@ -160,7 +165,11 @@ test('--replace runs a finished one-shot pod again; a plain re-run leaves it as 
 test("--exit-code-from gives the container's own code: with --wait completed, and for a scoped run", async (t) => {
   const name = uniqueName('iso-code');
   cleanupPod(t, name);
-  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'tests', image: busybox, command: ['sh', '-c', 'sleep 1; echo failing; exit 3'] }, sleeper('helper')] });
+  const file = podFile({
+    name,
+    restartPolicy: 'Never',
+    containers: [{ name: 'tests', image: busybox, command: ['sh', '-c', 'sleep 1; echo failing; exit 3'] }, sleeper('helper')],
+  });
   cleanupFile(t, file);
   // helper never completes: --wait completed cannot hold, yet tests' code is what the script wants.
   const solo = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'tests', image: busybox, command: ['sh', '-c', 'echo failing; exit 3'] }] });
@@ -191,7 +200,11 @@ test('kubectl and docker habits: get pods, -f, -l, exec without --, stats of sev
   // theirs too.
   const own = uniqueName('habits');
   const file = podFile([
-    podObject({ name: web, labels: { app: 'web', tier: 'front', habits: own }, containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo web-log; exec sleep 3600'] }, sleeper('side')] }),
+    podObject({
+      name: web,
+      labels: { app: 'web', tier: 'front', habits: own },
+      containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo web-log; exec sleep 3600'] }, sleeper('side')],
+    }),
     podObject({ name: api, labels: { app: 'api', tier: 'back', habits: own }, containers: [{ ...sleeper('main'), command: ['sh', '-c', 'echo api-log; exec sleep 3600'] }] }),
   ]);
   cleanupFile(t, file);
@@ -223,9 +236,12 @@ test('kubectl and docker habits: get pods, -f, -l, exec without --, stats of sev
   assert.match(stats.stdout, new RegExp(`default/${api} +main`));
   const all = await runpod(['stats', '-o', 'json']);
   assert.equal(all.code, 0, show(all));
-  const listed = (JSON.parse(all.stdout) as { kind: string; pods: { name: string }[] });
+  const listed = JSON.parse(all.stdout) as { kind: string; pods: { name: string }[] };
   assert.equal(listed.kind, 'PodStatsList');
-  assert.ok([web, api].every((n) => listed.pods.some((p) => p.name === n)), all.stdout);
+  assert.ok(
+    [web, api].every((n) => listed.pods.some((p) => p.name === n)),
+    all.stdout,
+  );
   const down = await runpod(['down', '-l', `app=api,habits=${own}`]);
   assert.equal(down.code, 0, show(down));
   assert.match(down.stdout, new RegExp(`default/${api}: removed`));
@@ -240,7 +256,9 @@ test('a run that makes pods for a source already running under another key says 
   const dir = path.dirname(file);
   t.after(() => {
     for (const key of [first, second]) {
-      const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`]).split('\n').filter(Boolean);
+      const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`])
+        .split('\n')
+        .filter(Boolean);
       if (ids.length > 0) docker(['rm', '-f', ...ids]);
       removeEmptyNetworks({ key });
     }

@@ -8,18 +8,34 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { busybox, docker, keyedWorkspace, show } from './harness.js';
 
-
-
 /** A Job's containers under the key: "pod container state" per line, sorted. */
 function containersOf(key: string, job: string): string[] {
-  const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.runpod.owner=job/${job}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.Label "io.kubernetes.container.name"}} {{.State}}']);
+  const out = docker([
+    'ps',
+    '-a',
+    '--filter',
+    `label=io.runpod.project=${key}`,
+    '--filter',
+    `label=io.runpod.owner=job/${job}`,
+    '--format',
+    '{{.Label "io.kubernetes.pod.name"}} {{.Label "io.kubernetes.container.name"}} {{.State}}',
+  ]);
   return out ? out.split('\n').sort() : [];
 }
 /** Each attempt's main container as the engine kept it: started, finished, exit code, output (an assertion's message). */
 function attemptsSaid(key: string, pods: string[]): string {
   return pods
     .map((pod) => {
-      const id = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.pod.name=${pod}`, '--filter', 'label=io.kubernetes.container.name=main']);
+      const id = docker([
+        'ps',
+        '-aq',
+        '--filter',
+        `label=io.runpod.project=${key}`,
+        '--filter',
+        `label=io.kubernetes.pod.name=${pod}`,
+        '--filter',
+        'label=io.kubernetes.container.name=main',
+      ]);
       if (!id) return `${pod}: no main container`;
       const state = docker(['inspect', '-f', '{{.State.StartedAt}} {{.State.FinishedAt}} exit {{.State.ExitCode}}', ...id.split('\n')]);
       return `${pod}: ${state} ${docker(['logs', id.split('\n')[0]!]).replace(/\n/g, ' ')}`;
@@ -66,7 +82,11 @@ test('restartPolicy OnFailure: the container restarts in place until it succeeds
   assert.match(bad.stderr, /\| cannot connect/, "the failing pod's logs");
   assert.match(bad.stderr, /stopped broken-\S+ \(kept for runpod logs\)/);
   const left = containersOf(w.key, 'broken').filter((l) => !l.includes(' POD '));
-  assert.deepEqual(left.map((l) => l.split(' ').slice(1).join(' ')), ['main exited'], 'stopped for good, not restarting');
+  assert.deepEqual(
+    left.map((l) => l.split(' ').slice(1).join(' ')),
+    ['main exited'],
+    'stopped for good, not restarting',
+  );
   assert.match((await w.run('logs', 'job/broken')).stdout, /cannot connect/);
   const again = await w.run(w.file('broken.yaml'));
   assert.equal(again.code, 1, show(again));
@@ -81,7 +101,10 @@ test('suspend: true creates no pods and exits 0 with a warning; suspend false ru
   assert.equal(r.code, 0, show(r));
   assert.match(r.stderr, /warning: job\/later: suspended \(spec\.suspend: true\): no pods are created/, show(r));
   const doc = JSON.parse(r.stdout) as { workloads: { ref: string; status: string; suspended?: boolean }[] };
-  assert.deepEqual(doc.workloads.map((x) => [x.ref, x.status, x.suspended]), [['job/later', 'succeeded', true]]);
+  assert.deepEqual(
+    doc.workloads.map((x) => [x.ref, x.status, x.suspended]),
+    [['job/later', 'succeeded', true]],
+  );
   assert.deepEqual(containersOf(w.key, 'later'), []);
   // status of the manifest lists the Job, with no pods, as suspended.
   const st = await w.run('status', w.file('job.yaml'));
@@ -93,7 +116,11 @@ test('suspend: true creates no pods and exits 0 with a warning; suspend false ru
   assert.match(run.stderr, /job\/later: completed \(1 of 1 succeeded\)/);
   const done = await w.run('status', '-o', 'json', w.file('job.yaml'));
   const workloads = (JSON.parse(done.stdout) as { workloads: { ref: string; ready: number; of: number; suspended?: boolean }[] }).workloads;
-  assert.deepEqual(workloads.map((x) => [x.ref, x.ready, x.of, x.suspended]), [['job/later', 1, 1, undefined]], 'READY: succeeded pods of completions');
+  assert.deepEqual(
+    workloads.map((x) => [x.ref, x.ready, x.of, x.suspended]),
+    [['job/later', 1, 1, undefined]],
+    'READY: succeeded pods of completions',
+  );
 });
 
 test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before the ttl runs nothing, one after it removes them and runs the Job anew', async (t) => {
@@ -103,7 +130,16 @@ test('ttlSecondsAfterFinished 15: the pods stay after the run; a re-run before t
   assert.match(first.stderr, /its pods stay until ttlSecondsAfterFinished 15 has passed; then runpod gc, or running it again, removes them/, show(first));
   const pods = podNames(w.key, 'short');
   assert.equal(pods.length, 1);
-  const label = docker(['ps', '-a', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=main', '--format', '{{.Label "io.runpod.job.ttl-seconds-after-finished"}}']);
+  const label = docker([
+    'ps',
+    '-a',
+    '--filter',
+    `label=io.runpod.project=${w.key}`,
+    '--filter',
+    'label=io.kubernetes.container.name=main',
+    '--format',
+    '{{.Label "io.runpod.job.ttl-seconds-after-finished"}}',
+  ]);
   assert.equal(label, '15', 'the ttl is on the pod for runpod gc');
   const soon = await w.run(w.file('job.yaml'));
   assert.equal(soon.code, 0, show(soon));
@@ -137,7 +173,11 @@ test("--replace runs a completed Job again, and a failed one; a failed Job's pla
   assert.match(dryPlain.stdout, /actions: none \(job\/done completed in an earlier run: it runs nothing\)/, show(dryPlain));
   const dryReplace = await w.run('--dry-run', '--replace', w.file('done.yaml'));
   assert.match(dryReplace.stdout, /default\/job\/done: --replace: taking down its pods \(done-\S+\), then would run it anew/, show(dryReplace));
-  assert.match(dryReplace.stdout, /would take the pod down first \(its Job runs anew\), then:\n\s+would createInfra POD: the pod does not exist\n\s+would create main: the pod does not exist/, show(dryReplace));
+  assert.match(
+    dryReplace.stdout,
+    /would take the pod down first \(its Job runs anew\), then:\n\s+would createInfra POD: the pod does not exist\n\s+would create main: the pod does not exist/,
+    show(dryReplace),
+  );
   const replaced = await w.run('--replace', w.file('done.yaml'));
   assert.equal(replaced.code, 0, show(replaced));
   assert.match(replaced.stderr, /job\/done: --replace: taking down its pods \(done-\S+\) and running it anew/, show(replaced));
@@ -149,7 +189,13 @@ test("--replace runs a completed Job again, and a failed one; a failed Job's pla
   assert.equal(failed.code, 1, show(failed));
   const again = await w.run(w.file('fails.yaml'));
   assert.equal(again.code, 1, show(again));
-  assert.match(again.stderr, new RegExp(`job/fails failed in an earlier run and does not run again; its pods are kept for runpod logs --project ${w.key} job/fails; to run it again: runpod --replace --project ${w.key} \\S+fails\\.yaml`), show(again));
+  assert.match(
+    again.stderr,
+    new RegExp(
+      `job/fails failed in an earlier run and does not run again; its pods are kept for runpod logs --project ${w.key} job/fails; to run it again: runpod --replace --project ${w.key} \\S+fails\\.yaml`,
+    ),
+    show(again),
+  );
   assert.doesNotMatch(again.stderr, /nothing was created/, show(again));
   assert.doesNotMatch(again.stderr, /starting|creating container/, 'nothing runs again');
   const stillFailing = await w.run('--replace', w.file('fails.yaml'));

@@ -30,7 +30,7 @@ if (!ip) { console.error('no RUNPOD_SVC_CI_WEB_IP'); process.exit(7); }
 })().catch((e) => { console.error(e); process.exit(9); });
 `;
 
-test('runpod -k overlays/ci -- <command> reaches the Service by name; the page shows the overlay\'s ConfigMap, Secret, image and patch', async (t) => {
+test("runpod -k overlays/ci -- <command> reaches the Service by name; the page shows the overlay's ConfigMap, Secret, image and patch", async (t) => {
   const ws = workspace(t);
   const r = await ws.run('-k', 'overlays/ci', '--', process.execPath, '-e', fetchPage);
   assert.equal(r.code, 0, show(r));
@@ -54,7 +54,10 @@ test('both overlays run side by side; status -k and down -k find each by its kus
   assert.equal(status.code, 0, show(status));
   const doc = JSON.parse(status.stdout) as { pods: Array<{ namespace: string; name: string }>; services?: Array<{ name: string; namespace: string }> };
   assert.ok(doc.pods.length === 1 && doc.pods.every((p) => p.namespace === 'kz-ci' && p.name.startsWith('ci-web-')), status.stdout);
-  assert.deepEqual((doc.services ?? []).map((s) => `${s.namespace}/${s.name}`), ['kz-ci/ci-web']);
+  assert.deepEqual(
+    (doc.services ?? []).map((s) => `${s.namespace}/${s.name}`),
+    ['kz-ci/ci-web'],
+  );
 
   // The dry run of the same overlay changes nothing and shows no Secret data.
   const dry = await ws.run('-k', 'overlays/ci', '--dry-run', '-o', 'yaml');
@@ -65,13 +68,19 @@ test('both overlays run side by side; status -k and down -k find each by its kus
   assert.equal(down.code, 0, show(down));
   const after = await ws.run('status', '-o', 'json');
   const left = JSON.parse(after.stdout) as { pods: Array<{ namespace: string; name: string }> };
-  assert.ok(left.pods.every((p) => p.namespace === 'kz-dev'), after.stdout);
-  assert.ok(left.pods.some((p) => p.name.startsWith('dev-web-')), after.stdout);
+  assert.ok(
+    left.pods.every((p) => p.namespace === 'kz-dev'),
+    after.stdout,
+  );
+  assert.ok(
+    left.pods.some((p) => p.name.startsWith('dev-web-')),
+    after.stdout,
+  );
   const downDev = await ws.run('down', '-k', 'overlays/dev');
   assert.equal(downDev.code, 0, show(downDev));
 });
 
-test('--prune -k: a resource left out of the overlay goes, the rest stay as they are; the pods\' source is the kustomization root', async (t) => {
+test("--prune -k: a resource left out of the overlay goes, the rest stay as they are; the pods' source is the kustomization root", async (t) => {
   const ws = workspace(t);
   const overlay = path.join(ws.dir, 'overlays', 'prune');
   fs.mkdirSync(overlay, { recursive: true });
@@ -120,7 +129,17 @@ images:
 
   // The containers of the overlay's pods (by pod name: pr-web-…, pr-worker-…), with each one's recorded source.
   const listed = (): Array<{ id: string; pod: string; source: string }> =>
-    docker(['ps', '-a', '--no-trunc', '--filter', `label=io.runpod.project=${ws.key}`, '--filter', 'label=io.kubernetes.pod.namespace=kz-prune', '--format', '{{.ID}} {{.Label "io.kubernetes.pod.name"}} {{.Label "io.runpod.source"}}'])
+    docker([
+      'ps',
+      '-a',
+      '--no-trunc',
+      '--filter',
+      `label=io.runpod.project=${ws.key}`,
+      '--filter',
+      'label=io.kubernetes.pod.namespace=kz-prune',
+      '--format',
+      '{{.ID}} {{.Label "io.kubernetes.pod.name"}} {{.Label "io.runpod.source"}}',
+    ])
       .split('\n')
       .filter(Boolean)
       .map((line) => {
@@ -143,7 +162,11 @@ images:
   assert.equal(before.code, 0, show(before));
   const podsBefore = (JSON.parse(before.stdout) as { pods: Array<{ name: string }> }).pods.map((p) => p.name);
   assert.ok(podsBefore.some((n) => n.startsWith('pr-web-')) && podsBefore.some((n) => n.startsWith('pr-worker-')), before.stdout);
-  const sources = new Set(listed().filter((c) => c.pod.startsWith('pr-') && c.source !== '').map((c) => c.source));
+  const sources = new Set(
+    listed()
+      .filter((c) => c.pod.startsWith('pr-') && c.source !== '')
+      .map((c) => c.source),
+  );
   assert.deepEqual([...sources], [path.resolve(overlay)], [...sources].join(', '));
 
   // worker.yaml leaves the overlay's resources; the re-run with --prune takes its pods down and nothing else.

@@ -43,8 +43,7 @@ async function recorder(t: { after(fn: () => void | Promise<void>): void }): Pro
 }
 
 /** A shell line that GETs a path on the recorder through the container's default gateway. */
-const callHome = (port: number, path: string): string =>
-  `set -- $(ip route | grep ^default); wget -q -O- "http://$3:${port}${path}" >/dev/null`;
+const callHome = (port: number, path: string): string => `set -- $(ip route | grep ^default); wget -q -O- "http://$3:${port}${path}" >/dev/null`;
 
 function pod(name: string, spec: Record<string, unknown>): string {
   return writeManifest(toYaml({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec }));
@@ -147,8 +146,12 @@ test('preStop httpGet runs from the host when a changed container is replaced', 
   cleanupFile(t, second);
   const r2 = await runpod(['--timeout', '90s', second]);
   assert.equal(r2.code, 0, show(r2));
-  await eventually('the old instance\'s preStop was called', () => (rec.hits.some((h) => h.path === '/prestop-v1') ? true : undefined));
-  assert.equal(rec.hits.some((h) => h.path === '/prestop-v2'), false, 'the new instance is still running');
+  await eventually("the old instance's preStop was called", () => (rec.hits.some((h) => h.path === '/prestop-v1') ? true : undefined));
+  assert.equal(
+    rec.hits.some((h) => h.path === '/prestop-v2'),
+    false,
+    'the new instance is still running',
+  );
   const app = podContainers(name).get('app');
   assert.ok(app?.Config.Env?.includes('VERSION=v2'));
 });

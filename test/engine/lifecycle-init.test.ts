@@ -32,7 +32,12 @@ function instances(name: string): Map<string, (InspectedFull & { State: { Finish
   const out = new Map<string, (InspectedFull & { State: { FinishedAt: string } })[]>();
   for (const c of inspect(podContainerIds(name)) as (InspectedFull & { State: { FinishedAt: string } })[]) {
     const key = c.Config.Labels['io.kubernetes.container.name']!;
-    out.set(key, [...(out.get(key) ?? []), c].sort((a, b) => Number(a.Config.Labels['io.kubernetes.container.restartCount']) - Number(b.Config.Labels['io.kubernetes.container.restartCount'])));
+    out.set(
+      key,
+      [...(out.get(key) ?? []), c].sort(
+        (a, b) => Number(a.Config.Labels['io.kubernetes.container.restartCount']) - Number(b.Config.Labels['io.kubernetes.container.restartCount']),
+      ),
+    );
   }
   return out;
 }
@@ -101,7 +106,13 @@ test('an init container failing under restartPolicy Always is run again (a new i
   const r = await runpod(['-o', 'json', '--timeout', '90s', file]);
   assert.equal(r.code, 0, show(r));
   const flaky = instances(name).get('flaky') ?? [];
-  assert.deepEqual(flaky.map((c) => [c.Config.Labels['io.kubernetes.container.restartCount'], c.State.ExitCode, c.HostConfig.RestartPolicy.Name]), [['0', 1, 'no'], ['1', 0, 'no']]);
+  assert.deepEqual(
+    flaky.map((c) => [c.Config.Labels['io.kubernetes.container.restartCount'], c.State.ExitCode, c.HostConfig.RestartPolicy.Name]),
+    [
+      ['0', 1, 'no'],
+      ['1', 0, 'no'],
+    ],
+  );
   assert.match(logsOf(flaky[0]!.Id), /first try fails/);
   const result = JSON.parse(r.stdout) as { pods: { actions: { action: string; container: string; reason: string }[] }[] };
   assert.ok(
@@ -160,12 +171,14 @@ test('terminationMessagePath and FallbackToLogsOnError feed the failure report',
     { name: uniqueName('term-msg'), container: sh('writer', 'echo "config key db.url is missing" > /tmp/why; exit 2', { terminationMessagePath: '/tmp/why' }) },
     { name: uniqueName('term-logs'), container: sh('logger', 'echo noise; echo "panic: out of cheese"; exit 4', { terminationMessagePolicy: 'FallbackToLogsOnError' }) },
   ];
-  const runs = await Promise.all(pods.map(async ({ name, container }) => {
-    cleanupPod(t, name);
-    const file = podFile({ name, restartPolicy: 'Never', containers: [container] });
-    cleanupFile(t, file);
-    return runpod(['--wait', 'completed', '--timeout', '90s', file]);
-  }));
+  const runs = await Promise.all(
+    pods.map(async ({ name, container }) => {
+      cleanupPod(t, name);
+      const file = podFile({ name, restartPolicy: 'Never', containers: [container] });
+      cleanupFile(t, file);
+      return runpod(['--wait', 'completed', '--timeout', '90s', file]);
+    }),
+  );
   const [writer, logger] = runs as [CliResult, CliResult];
   assert.equal(writer.code, 1, show(writer));
   assert.match(writer.stderr, /termination message: config key db\.url is missing/, show(writer));
@@ -185,14 +198,20 @@ test('the default /dev/termination-log outlives the container (a file bound ther
         containers: [sh('app', 'echo "cannot write as $(id -u)" > /dev/termination-log; exit 3', { securityContext: { runAsUser: 1000, readOnlyRootFilesystem: true } })],
       },
     },
-    { name: uniqueName('term-init'), message: 'schema too new', spec: { initContainers: [sh('migrate', 'echo "schema too new" > /dev/termination-log; exit 5')], containers: [sleeper('app')] } },
+    {
+      name: uniqueName('term-init'),
+      message: 'schema too new',
+      spec: { initContainers: [sh('migrate', 'echo "schema too new" > /dev/termination-log; exit 5')], containers: [sleeper('app')] },
+    },
   ];
-  const runs = await Promise.all(pods.map(async ({ name, spec }) => {
-    cleanupPod(t, name);
-    const file = podFile({ name, restartPolicy: 'Never', ...spec });
-    cleanupFile(t, file);
-    return { file, r: await runpod(['--wait', 'completed', '--timeout', '90s', file]) };
-  }));
+  const runs = await Promise.all(
+    pods.map(async ({ name, spec }) => {
+      cleanupPod(t, name);
+      const file = podFile({ name, restartPolicy: 'Never', ...spec });
+      cleanupFile(t, file);
+      return { file, r: await runpod(['--wait', 'completed', '--timeout', '90s', file]) };
+    }),
+  );
   for (const [i, { name, message }] of pods.entries()) {
     const { file, r } = runs[i]!;
     assert.equal(r.code, 1, show(r));
@@ -204,7 +223,7 @@ test('the default /dev/termination-log outlives the container (a file bound ther
   }
 });
 
-test('down removes a volume helper container a cut-short run left holding the pod\'s volume, then the volume', async (t) => {
+test("down removes a volume helper container a cut-short run left holding the pod's volume, then the volume", async (t) => {
   const name = uniqueName('term-helper');
   cleanupPod(t, name);
   const file = podFile({ name, containers: [sleeper('app')] });
@@ -214,8 +233,17 @@ test('down removes a volume helper container a cut-short run left holding the po
   const volume = `runpod_${podUid('default', name)}_termination-log`;
   // What a run that a deadline or a second signal ended mid-fill leaves: a created helper mounting the volume.
   const helper = docker([
-    'create', '--label', 'app.kubernetes.io/managed-by=runpod', '--label', 'io.runpod.helper=volumes', '--label', `io.runpod.helper.pod=default/${name}`,
-    '--mount', `type=volume,source=${volume},target=/v/0`, busybox, 'true',
+    'create',
+    '--label',
+    'app.kubernetes.io/managed-by=runpod',
+    '--label',
+    'io.runpod.helper=volumes',
+    '--label',
+    `io.runpod.helper.pod=default/${name}`,
+    '--mount',
+    `type=volume,source=${volume},target=/v/0`,
+    busybox,
+    'true',
   ]).trim();
   t.after(() => dockerTry(['rm', '-f', helper]));
   const down = await runpod(['down', file]);

@@ -12,7 +12,10 @@ import { checkNothingLeftBehind, cleanupPod, dockerTry, eventually, logsOf, podC
 
 checkNothingLeftBehind();
 
-const examples = fs.readdirSync(path.join(repoRoot, 'manifests')).filter((f) => /\.ya?ml$/.test(f)).sort();
+const examples = fs
+  .readdirSync(path.join(repoRoot, 'manifests'))
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 for (const file of examples) {
   test(`example manifests/${file} runs and comes down`, async (t) => {
@@ -34,7 +37,9 @@ for (const file of examples) {
       // The page comes from the ConfigMap volume; the password file is not world-readable; the sidecar shares localhost.
       const shipper = podContainers(doc.metadata.name, namespace).get('log-shipper');
       assert.ok(shipper, 'the sidecar exists');
-      await eventually('the page from the ConfigMap is served', () => (dockerTry(['exec', shipper.Id, 'wget', '-qO-', 'http://localhost:8080/index.html']).stdout.includes('hello from a ConfigMap') ? true : undefined));
+      await eventually('the page from the ConfigMap is served', () =>
+        dockerTry(['exec', shipper.Id, 'wget', '-qO-', 'http://localhost:8080/index.html']).stdout.includes('hello from a ConfigMap') ? true : undefined,
+      );
       const web = podContainers(doc.metadata.name, namespace).get('web')!;
       assert.match(dockerTry(['exec', web.Id, 'ls', '-l', '/etc/web/password']).stdout, /^-r--r----- /);
       // Non-root, read-only root filesystem, the Secret readable by that user, the init container's work there.
@@ -80,7 +85,10 @@ test('an engine that is still starting is waited for within the retry budget', a
   assert.match(r.stderr, new RegExp(`waiting for the Docker engine at unix://${socket.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), show(r));
 });
 
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   test(`${signal} while waiting: exit ${code}, and a re-run converges`, async (t) => {
     const name = uniqueName(`sig-${signal.toLowerCase()}`);
     cleanupPod(t, name);

@@ -8,7 +8,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { keyedWorkspace, runpod, runpodBin, uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, freePort, logsOf, podContainers, podFile, show, sleeper, tempDir,
+  busybox,
+  checkNothingLeftBehind,
+  cleanupFile,
+  cleanupPod,
+  docker,
+  dockerTry,
+  eventually,
+  freePort,
+  logsOf,
+  podContainers,
+  podFile,
+  show,
+  sleeper,
+  tempDir,
 } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -25,7 +38,10 @@ async function up(t: Parameters<typeof cleanupPod>[0], spec: Parameters<typeof p
 }
 
 /** The CLI as a child whose stdout is read as it comes: for -f and --watch, which end on Ctrl-C. */
-function streaming(t: Parameters<typeof cleanupPod>[0], args: string[]): { stdout: () => string; stderr: () => string; until: (what: string, ok: (out: string) => boolean) => Promise<void>; interrupt: () => Promise<number | null> } {
+function streaming(
+  t: Parameters<typeof cleanupPod>[0],
+  args: string[],
+): { stdout: () => string; stderr: () => string; until: (what: string, ok: (out: string) => boolean) => Promise<void>; interrupt: () => Promise<number | null> } {
   const child = spawn(process.execPath, [runpodBin, ...args], { env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
@@ -68,7 +84,13 @@ test('status: phase, ready, restarts, address, ports and source; wide, json; ps 
   assert.match(header!, /^NAMESPACE\/NAME\s+PHASE\s+READY\s+RESTARTS\s+AGE\s+ADDRESS\s+PORTS\s+SOURCE$/);
   const ip = podContainers(name).get('POD')!;
   const address = docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', ip.Id]);
-  assert.match(row!, new RegExp(`^default/${name}\\s+Running\\s+2/2\\s+0\\s+\\d+s\\s+${address.replace(/\./g, '\\.')}\\s+127\\.0\\.0\\.1:${port}->80/tcp\\s+${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`), show(st));
+  assert.match(
+    row!,
+    new RegExp(
+      `^default/${name}\\s+Running\\s+2/2\\s+0\\s+\\d+s\\s+${address.replace(/\./g, '\\.')}\\s+127\\.0\\.0\\.1:${port}->80/tcp\\s+${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+    ),
+    show(st),
+  );
 
   const wide = await runpod(['ps', '-o', 'wide', `default/${name}`]);
   assert.equal(wide.code, 0, show(wide));
@@ -78,12 +100,21 @@ test('status: phase, ready, restarts, address, ports and source; wide, json; ps 
 
   const json = await runpod(['status', '-o', 'json', file]);
   assert.equal(json.code, 0, show(json));
-  const doc = JSON.parse(json.stdout) as { kind: string; pods: { name: string; phase: string; ready: string; source: string; ports: string[]; containers: { name: string; id: string; state: string }[] }[] };
+  const doc = JSON.parse(json.stdout) as {
+    kind: string;
+    pods: { name: string; phase: string; ready: string; source: string; ports: string[]; containers: { name: string; id: string; state: string }[] }[];
+  };
   assert.equal(doc.kind, 'PodStatusList');
   assert.equal(doc.pods.length, 1);
   assert.equal(doc.pods[0]!.source, file);
   assert.deepEqual(doc.pods[0]!.ports, [`127.0.0.1:${port}->80/tcp`]);
-  assert.deepEqual(doc.pods[0]!.containers.map((c) => [c.name, c.state, c.id]), [['side', 'running', side.Id], ['web', 'running', podContainers(name).get('web')!.Id]]);
+  assert.deepEqual(
+    doc.pods[0]!.containers.map((c) => [c.name, c.state, c.id]),
+    [
+      ['side', 'running', side.Id],
+      ['web', 'running', podContainers(name).get('web')!.Id],
+    ],
+  );
 
   // Without names: every pod runpod manages, this one among them.
   const all = await runpod(['status', '-o', 'yaml']);
@@ -115,7 +146,13 @@ test('logs: stdout to stdout and stderr to stderr, demultiplexed across chunks; 
   const name = uniqueName('logs');
   // 3000 interleaved lines on each stream: frames split across network chunks must not bleed into each other.
   const noisy = 'i=0; while [ $i -lt 3000 ]; do echo "out-$i"; echo "err-$i" >&2; i=$((i+1)); done; exec sleep 3600';
-  await up(t, { name, containers: [{ name: 'noisy', image: busybox, command: ['sh', '-c', noisy] }, { name: 'quiet', image: busybox, command: ['sh', '-c', 'echo only-line; exec sleep 3600'] }] });
+  await up(t, {
+    name,
+    containers: [
+      { name: 'noisy', image: busybox, command: ['sh', '-c', noisy] },
+      { name: 'quiet', image: busybox, command: ['sh', '-c', 'echo only-line; exec sleep 3600'] },
+    ],
+  });
   const id = podContainers(name).get('noisy')!.Id;
   // Its last line goes to stderr, after the last one on stdout.
   await eventually('the noisy container wrote everything', () => (logsOf(id).includes('err-2999') ? true : undefined), 20_000);
@@ -188,7 +225,14 @@ test('logs --previous reads the dead instance a restart left; without one it is 
 test('logs -f follows until the container exits, and ends on Ctrl-C (130)', async (t) => {
   const name = uniqueName('logs-follow');
   const job = 'echo first; sleep 2; echo second >&2; sleep 1; echo last; exit 0';
-  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'job', image: busybox, command: ['sh', '-c', job] }, { name: 'stay', image: busybox, command: ['sh', '-c', 'echo ready; exec sleep 3600'] }] });
+  const file = podFile({
+    name,
+    restartPolicy: 'Never',
+    containers: [
+      { name: 'job', image: busybox, command: ['sh', '-c', job] },
+      { name: 'stay', image: busybox, command: ['sh', '-c', 'echo ready; exec sleep 3600'] },
+    ],
+  });
   cleanupPod(t, name);
   cleanupFile(t, file);
   const r = await runpod(['--wait', 'none', file]);
@@ -252,14 +296,17 @@ test('exec into a container that is not running: 125', async (t) => {
 
 test('stats: CPU, memory, network and block I/O per container; -o json; --watch until Ctrl-C', async (t) => {
   const name = uniqueName('stats');
-  await up(t, { name, containers: [{ name: 'busy', image: busybox, command: ['sh', '-c', 'while true; do :; done'], resources: { limits: { cpu: '500m', memory: '64Mi' } } }, sleeper('idle')] });
+  await up(t, {
+    name,
+    containers: [{ name: 'busy', image: busybox, command: ['sh', '-c', 'while true; do :; done'], resources: { limits: { cpu: '500m', memory: '64Mi' } } }, sleeper('idle')],
+  });
   const r = await runpod(['stats', name, '-o', 'json']);
   assert.equal(r.code, 0, show(r));
   const doc = JSON.parse(r.stdout) as { kind: string; containers: { container: string; cpuPercent: number; memoryBytes: number; memoryLimitBytes: number; netRxBytes: number }[] };
   assert.equal(doc.kind, 'PodStats');
   const busy = doc.containers.find((c) => c.container === 'busy')!;
   assert.ok(busy.cpuPercent > 10, `the busy loop uses CPU: ${busy.cpuPercent}%`);
-  assert.equal(busy.memoryLimitBytes, 64 * 1024 * 1024, 'the limit is the container\'s');
+  assert.equal(busy.memoryLimitBytes, 64 * 1024 * 1024, "the limit is the container's");
   assert.ok(busy.memoryBytes > 0);
   assert.deepEqual(doc.containers.map((c) => c.container).sort(), ['busy', 'idle']);
 
@@ -272,7 +319,10 @@ test('stats: CPU, memory, network and block I/O per container; -o json; --watch 
   await watch.until('two samples', (out) => out.split('\n').length > 2);
   const out = watch.stdout();
   assert.equal(await watch.interrupt(), 130, out);
-  const samples = out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { kind: string });
+  const samples = out
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { kind: string });
   assert.ok(samples.length >= 2);
   assert.ok(samples.every((s) => s.kind === 'PodStats'));
 });
@@ -294,7 +344,14 @@ test('completion: bash and zsh scripts; pod and container names from the engine'
   const containers = await runpod(['--get-yargs-completions', 'runpod', 'exec', name, '-c', '']);
   assert.deepEqual(containers.stdout.trim().split('\n'), ['alpha', 'beta'], show(containers));
   const commands = await runpod(['--get-yargs-completions', 'runpod', 'st']);
-  assert.deepEqual(commands.stdout.trim().split('\n').filter((w) => w.startsWith('st')).sort(), ['stats', 'status']);
+  assert.deepEqual(
+    commands.stdout
+      .trim()
+      .split('\n')
+      .filter((w) => w.startsWith('st'))
+      .sort(),
+    ['stats', 'status'],
+  );
 
   // The bash script itself, as bash runs it: runpod must be on PATH under its own name.
   const bin = tempDir(t);
@@ -332,13 +389,21 @@ test('a reader that goes away ends runpod quietly, exit 141 as SIGPIPE ends kube
   assert.equal(follow.stderr, '', 'no stack, no error line');
 
   // The same in a shell pipeline, as a user writes it.
-  const shell = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" logs -f "$2" | grep -m1 ready', process.execPath, runpodBin, name], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  const shell = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" logs -f "$2" | grep -m1 ready', process.execPath, runpodBin, name], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, CI: 'true' },
+  });
   assert.equal(shell.status, 141, `${shell.stdout}\n${shell.stderr}`);
   assert.equal(shell.stdout, 'ready\n');
   assert.equal(shell.stderr, '');
 
   // exec of a command that never ends on its own: the session closes with the reader, as docker exec's does.
-  const exec = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" exec "$2" -- sh -c "while :; do echo x; done" | head -1', process.execPath, runpodBin, name], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  const exec = spawnSync('bash', ['-c', 'set -o pipefail; "$0" "$1" exec "$2" -- sh -c "while :; do echo x; done" | head -1', process.execPath, runpodBin, name], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, CI: 'true' },
+  });
   assert.deepEqual([exec.status, exec.stdout, exec.stderr], [141, 'x\n', ''], `${exec.stdout}\n${exec.stderr}`);
 });
 
@@ -347,7 +412,10 @@ test('logs reads init containers as kubectl does: -c names one, --all-containers
   // Named so that the order they ran in is not the order of their names.
   await up(t, {
     name,
-    initContainers: [{ name: 'wait-for-db', image: busybox, command: ['sh', '-c', 'echo waited'] }, { name: 'seed', image: busybox, command: ['sh', '-c', 'echo seeded'] }],
+    initContainers: [
+      { name: 'wait-for-db', image: busybox, command: ['sh', '-c', 'echo waited'] },
+      { name: 'seed', image: busybox, command: ['sh', '-c', 'echo seeded'] },
+    ],
     containers: [{ name: 'api', image: busybox, command: ['sh', '-c', 'echo api up; exec sleep 3600'] }],
   });
   const init = await runpod(['logs', name, '-c', 'wait-for-db']);
@@ -402,7 +470,10 @@ spec:
 });
 
 test("gc --project looks at that key's leftovers only (a dry run on the shared engine: nothing is removed)", async (t) => {
-  const done = 'apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 0\n  containers: [{name: main, image: ' + busybox + ', command: [sh, -c, "exit 0"]}]\n';
+  const done =
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 0\n  containers: [{name: main, image: ' +
+    busybox +
+    ', command: [sh, -c, "exit 0"]}]\n';
   const a = keyedWorkspace(t, 'gc-key', { 'pod.yaml': done });
   const b = keyedWorkspace(t, 'gc-key', { 'pod.yaml': done });
   for (const w of [a, b]) {

@@ -53,14 +53,15 @@ function parseProcStat(text: string): { pid: number; comm: string; state: string
  * about the same time, so their SIGCHLDs coalesce), waits for them to exit, then lists every process.
  */
 function orphanRun(initId: string, cleanup: string[]): { pid: number; comm: string; state: string }[] {
-  const script =
-    'for i in 1 2 3 4 5; do (sleep 0.3 &); done; sleep 2; ' +
-    'for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done';
+  const script = 'for i in 1 2 3 4 5; do (sleep 0.3 &); done; sleep 2; ' + 'for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done';
   const id = docker(['create', '--label', TEST_LABEL, '--pid', `container:${initId}`, busybox, 'sh', '-c', script]);
   cleanup.push(id);
   const out = docker(['start', '-a', id]);
   const procs = parseProcStat(out);
-  assert.ok(procs.some((p) => p.pid === 1), `PID 1 is visible:\n${out}`);
+  assert.ok(
+    procs.some((p) => p.pid === 1),
+    `PID 1 is visible:\n${out}`,
+  );
   return procs;
 }
 

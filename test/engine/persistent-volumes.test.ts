@@ -84,7 +84,9 @@ test('the PersistentVolume tutorial: the 3Gi claim binds the 10Gi hostPath PV of
 test('the single-instance stateful application tutorial: mysql PV, claim and Deployment (stand-in image) keep their data in the host directory', async (t) => {
   const w = keyedWorkspace(t, 'pv-mysql', {});
   const data = path.join(w.dir, 'mysql');
-  fs.writeFileSync(w.file('mysql.yaml'), `apiVersion: v1
+  fs.writeFileSync(
+    w.file('mysql.yaml'),
+    `apiVersion: v1
 kind: PersistentVolume
 metadata:
   name: mysql-pv-volume
@@ -145,7 +147,8 @@ spec:
       - name: mysql-persistent-storage
         persistentVolumeClaim:
           claimName: mysql-pv-claim
-`);
+`,
+  );
   const r = await w.run(w.file('mysql.yaml'));
   assert.equal(r.code, 0, show(r));
   // DirectoryOrCreate made the directory, as for a hostPath volume; the database's file is there.
@@ -155,9 +158,16 @@ spec:
   assert.equal(fs.readFileSync(path.join(data, 'ibdata'), 'utf8'), 'started password\n');
 
   // A claim asking more than the manual PV holds would stay Pending on a cluster: refused, nothing made.
-  fs.writeFileSync(w.file('big.yaml'), fs.readFileSync(w.file('mysql.yaml'), 'utf8').replace('      storage: 20Gi\n---\napiVersion: apps/v1', '      storage: 30Gi\n---\napiVersion: apps/v1'));
+  fs.writeFileSync(
+    w.file('big.yaml'),
+    fs.readFileSync(w.file('mysql.yaml'), 'utf8').replace('      storage: 20Gi\n---\napiVersion: apps/v1', '      storage: 30Gi\n---\napiVersion: apps/v1'),
+  );
   const big = await w.run(w.file('big.yaml'));
   assert.equal(big.code, 2, show(big));
-  assert.match(big.stderr, /big\.yaml:\d+ spec\.storageClassName: claim default\/mysql-pv-claim: the claim binds no PersistentVolume: class "manual" .*PersistentVolume mysql-pv-volume has capacity 20Gi, less than the 30Gi requested.*would stay Pending/, show(big));
+  assert.match(
+    big.stderr,
+    /big\.yaml:\d+ spec\.storageClassName: claim default\/mysql-pv-claim: the claim binds no PersistentVolume: class "manual" .*PersistentVolume mysql-pv-volume has capacity 20Gi, less than the 30Gi requested.*would stay Pending/,
+    show(big),
+  );
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`]), '');
 });

@@ -41,12 +41,14 @@ test("each pod's line comes when it is ready, the heartbeat names only what is s
     podObject({ name: fast, containers: [sleeper('main')] }),
     podObject({
       name: slow,
-      containers: [{
-        name: 'web',
-        image: busybox,
-        command: ['sh', '-c', 'mkdir -p /www; (sleep 16; echo ok > /www/ready) & exec httpd -f -p 8080 -h /www'],
-        readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 1 },
-      }],
+      containers: [
+        {
+          name: 'web',
+          image: busybox,
+          command: ['sh', '-c', 'mkdir -p /www; (sleep 16; echo ok > /www/ready) & exec httpd -f -p 8080 -h /www'],
+          readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 1 },
+        },
+      ],
     }),
   ]);
   cleanupFile(t, file);
@@ -59,8 +61,15 @@ test("each pod's line comes when it is ready, the heartbeat names only what is s
   const beats = lines.flatMap((l, i) => (l.includes('still waiting after') ? [{ l, i }] : []));
   assert.ok(ready >= 0, show(r));
   assert.ok(beats.length > 0, `a heartbeat while slow is awaited\n${show(r)}`);
-  assert.ok(beats.every((b) => b.i > ready && b.l.includes(`default/${slow}:`)), `only slow is awaited once fast is ready, and fast said so first\n${show(r)}`);
-  assert.match(beats[0]!.l, /still waiting after \d+s for web: not ready: readiness probe \(httpGet http:\/\/<pod>:8080\/ready\) failed: HTTP probe failed with statuscode: 404: <HTML><HEAD><TITLE>404 Not Found<\/TITLE><\/HEAD> <BODY><H1>404 Not Found<\/H1> The requested URL was not found <\/BODY><\/HTML>$/, show(r));
+  assert.ok(
+    beats.every((b) => b.i > ready && b.l.includes(`default/${slow}:`)),
+    `only slow is awaited once fast is ready, and fast said so first\n${show(r)}`,
+  );
+  assert.match(
+    beats[0]!.l,
+    /still waiting after \d+s for web: not ready: readiness probe \(httpGet http:\/\/<pod>:8080\/ready\) failed: HTTP probe failed with statuscode: 404: <HTML><HEAD><TITLE>404 Not Found<\/TITLE><\/HEAD> <BODY><H1>404 Not Found<\/H1> The requested URL was not found <\/BODY><\/HTML>$/,
+    show(r),
+  );
   // The end repeats no pod's line.
   assert.equal(lines.filter((l) => l.includes(`default/${fast}: every container is ready`)).length, 1, show(r));
 });

@@ -7,9 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { uniqueName } from './harness.js';
-import {
-  busybox, checkNothingLeftBehind, cleanupPod, podContainerIds, podContainers, podObject, runpod, show, sleeper, tempDir, toYaml, must,
-} from './run-helpers.js';
+import { busybox, checkNothingLeftBehind, cleanupPod, podContainerIds, podContainers, podObject, runpod, show, sleeper, tempDir, toYaml, must } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -84,10 +82,16 @@ test('prune runs whatever the wait outcome, but not when --timeout ended the run
 
   // A pod that fails (exits 1 under Never) is no reason to prune less.
   fs.rmSync(path.join(dir, `${gone1}.yaml`));
-  fs.writeFileSync(path.join(dir, `${broken}.yaml`), toYaml(podObject({ name: broken!, restartPolicy: 'Never', containers: [{ name: 'x', image: busybox, command: ['sh', '-c', 'exit 1'] }] })));
+  fs.writeFileSync(
+    path.join(dir, `${broken}.yaml`),
+    toYaml(podObject({ name: broken!, restartPolicy: 'Never', containers: [{ name: 'x', image: busybox, command: ['sh', '-c', 'exit 1'] }] })),
+  );
   const failed = await runpod(['--prune', '-o', 'json', dir]);
   assert.equal(failed.code, 1, show(failed));
-  assert.deepEqual((JSON.parse(failed.stdout) as RunDoc).pruned?.map((p) => p.name), [gone1]);
+  assert.deepEqual(
+    (JSON.parse(failed.stdout) as RunDoc).pruned?.map((p) => p.name),
+    [gone1],
+  );
   assert.deepEqual(podContainerIds(gone1!), []);
 
   // --timeout ends the run: nothing is pruned (an image that is not there under --pull never keeps the pod pending).

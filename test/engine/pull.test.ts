@@ -136,7 +136,6 @@ function markerIn(containerId: string): string {
   return docker(['exec', containerId, 'cat', '/marker']);
 }
 
-
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -232,7 +231,7 @@ describe('image pulls from a loopback registry', () => {
     await pullsNewContentEachRun(t, (ref) => ref, `runpod-test/latest-${rand()}:latest`);
   });
 
-  test('a fixed tag defaults to IfNotPresent: the local image is used, not the registry\'s', async (t) => {
+  test("a fixed tag defaults to IfNotPresent: the local image is used, not the registry's", async (t) => {
     const m = made(t);
     const name = uniqueName('pull-ifnp');
     const repoTag = `runpod-test/ifnp-${rand()}:v1`;
@@ -288,7 +287,11 @@ describe('image pulls from a loopback registry', () => {
 
     const strict = await runpod([file, '--pull', 'always', ...FAIL]);
     assert.equal(strict.code, 1, show(strict));
-    assert.match(strict.stderr, new RegExp(`cannot pull image ${escapeRe(repo)}: .*connection refused; image ${escapeRe(repo)} is on the engine: --pull missing runs it without asking the registry`), show(strict));
+    assert.match(
+      strict.stderr,
+      new RegExp(`cannot pull image ${escapeRe(repo)}: .*connection refused; image ${escapeRe(repo)} is on the engine: --pull missing runs it without asking the registry`),
+      show(strict),
+    );
     removePod(name);
 
     const r = await runpod([file, ...OK]);
@@ -373,7 +376,7 @@ describe('image pulls from a loopback registry', () => {
     await refusesAbsent(t, 'Never', []);
   });
 
-  test('--pull never overrides a manifest\'s Always', async (t) => {
+  test("--pull never overrides a manifest's Always", async (t) => {
     await refusesAbsent(t, 'Always', ['--pull', 'never']);
   });
 
@@ -403,10 +406,10 @@ describe('image pulls from a loopback registry', () => {
     const r2 = await runpod([always, ...OK, '--pull', 'missing']);
     assert.equal(r2.code, 0, show(r2));
     assert.doesNotMatch(r2.stderr, /pulling/, show(r2));
-    assert.equal(containerImageId(podContainers(presentPod).main.Id), b.id, 'the local image, not the registry\'s');
+    assert.equal(containerImageId(podContainers(presentPod).main.Id), b.id, "the local image, not the registry's");
   });
 
-  test('--pull always overrides IfNotPresent and Never: a stale local image is replaced by the registry\'s', async (t) => {
+  test("--pull always overrides IfNotPresent and Never: a stale local image is replaced by the registry's", async (t) => {
     const m = made(t);
     const ifnpPod = uniqueName('pull-always-o1');
     const neverPod = uniqueName('pull-always-o2');
@@ -424,7 +427,10 @@ describe('image pulls from a loopback registry', () => {
     docker(['tag', b.ref, ref1]);
     docker(['tag', b.ref, ref2]);
 
-    for (const [pod, ref, policy] of [[ifnpPod, ref1, 'IfNotPresent'], [neverPod, ref2, 'Never']] as const) {
+    for (const [pod, ref, policy] of [
+      [ifnpPod, ref1, 'IfNotPresent'],
+      [neverPod, ref2, 'Never'],
+    ] as const) {
       const file = writeManifest(podManifest(pod, ref, policy));
       const r = await runpod([file, ...OK, '--pull', 'always']);
       assert.equal(r.code, 0, `${policy}: ${show(r)}`);
@@ -549,7 +555,7 @@ describe('registry credentials from DOCKER_CONFIG', () => {
 });
 
 describe('the infra image', () => {
-  test('by default it is runpod\'s own pause image, labelled as runpod\'s', async (t) => {
+  test("by default it is runpod's own pause image, labelled as runpod's", async (t) => {
     const m = made(t);
     const name = uniqueName('pull-infra-default');
     m.pods.push(name);

@@ -24,14 +24,11 @@ function enginePull(ref: string, auth: RegistryAuth | undefined): Promise<{ ok: 
     if (auth !== undefined) {
       headers['X-Registry-Auth'] = Buffer.from(JSON.stringify(auth)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
     }
-    const req = request(
-      { socketPath: '/var/run/docker.sock', method: 'POST', path: `/images/create?fromImage=${encodeURIComponent(ref)}`, headers },
-      (res) => {
-        let out = '';
-        res.on('data', (d: Buffer) => (out += d.toString()));
-        res.on('end', () => resolve({ ok: res.statusCode === 200 && !out.includes('"error"'), out }));
-      },
-    );
+    const req = request({ socketPath: '/var/run/docker.sock', method: 'POST', path: `/images/create?fromImage=${encodeURIComponent(ref)}`, headers }, (res) => {
+      let out = '';
+      res.on('data', (d: Buffer) => (out += d.toString()));
+      res.on('end', () => resolve({ ok: res.statusCode === 200 && !out.includes('"error"'), out }));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -68,7 +65,7 @@ test('registry with auth: push, pull with the right password, refuse a wrong one
   assert.equal(fs.existsSync(configDir), false);
 });
 
-test('credentials resolved from the registry\'s DOCKER_CONFIG let the engine pull', async () => {
+test("credentials resolved from the registry's DOCKER_CONFIG let the engine pull", async () => {
   const password = `pw-${randomBytes(6).toString('hex')}`;
   const registry = await startRegistry({ auth: { username: 'tester', password } });
   let ref: string | undefined;

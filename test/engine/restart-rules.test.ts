@@ -18,14 +18,16 @@ test('an exit a restartPolicyRules entry matches (42 under Never) is restarted a
   const pod = podObject({
     name,
     restartPolicy: 'Never',
-    containers: [{
-      name: 'worker',
-      image: busybox,
-      command: ['sh', '-c', 'if [ -f /data/ran ]; then exec sleep 3600; fi; touch /data/ran; exit 42'],
-      restartPolicy: 'Never',
-      restartPolicyRules: rule42,
-      volumeMounts: [{ name: 'data', mountPath: '/data' }],
-    }],
+    containers: [
+      {
+        name: 'worker',
+        image: busybox,
+        command: ['sh', '-c', 'if [ -f /data/ran ]; then exec sleep 3600; fi; touch /data/ran; exit 42'],
+        restartPolicy: 'Never',
+        restartPolicyRules: rule42,
+        volumeMounts: [{ name: 'data', mountPath: '/data' }],
+      },
+    ],
   });
   (pod.spec as Obj).volumes = [{ name: 'data', emptyDir: {} }];
   const file = podFile([pod]);
@@ -64,7 +66,14 @@ test('an exit no restartPolicyRules entry matches under Never fails the pod, say
 function instances(key: string, container: string): Array<[string, string, number, number]> {
   const ids = docker(['ps', '-aq', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.container.name=${container}`]);
   if (!ids) return [];
-  return inspect(ids.split('\n')).map((c): [string, string, number, number] => [c.Config.Labels['io.kubernetes.container.restartCount'] ?? '', c.State.Status, c.State.ExitCode, Number((c as unknown as { RestartCount?: number }).RestartCount ?? 0)]).sort((a, b) => b[0].localeCompare(a[0]));
+  return inspect(ids.split('\n'))
+    .map((c): [string, string, number, number] => [
+      c.Config.Labels['io.kubernetes.container.restartCount'] ?? '',
+      c.State.Status,
+      c.State.ExitCode,
+      Number((c as unknown as { RestartCount?: number }).RestartCount ?? 0),
+    ])
+    .sort((a, b) => b[0].localeCompare(a[0]));
 }
 
 // test/e2e/apps/job.go, "containers restarted by container restart policy should not trigger PodFailurePolicy": a
@@ -104,7 +113,7 @@ spec:
   assert.ok(work[0]![3] >= 1, `the engine restarted it (on-failure): ${JSON.stringify(work)}`);
 });
 
-test('a Job: an init container with restartPolicy Never and a rule on 42 is run again on 42 (the pod\'s Never), then the Job completes', async (t) => {
+test("a Job: an init container with restartPolicy Never and a rule on 42 is run again on 42 (the pod's Never), then the Job completes", async (t) => {
   const w = keyedWorkspace(t, 'rr', {
     'job.yaml': `apiVersion: batch/v1
 kind: Job
@@ -134,5 +143,11 @@ spec:
   });
   const r = await w.run(w.file('job.yaml'), '--retries', '6', '--retry-delay', '200ms');
   assert.equal(r.code, 0, showRun(r));
-  assert.deepEqual(instances(w.key, 'setup').map((c) => c.slice(0, 3)), [['1', 'exited', 0], ['0', 'exited', 42]]);
+  assert.deepEqual(
+    instances(w.key, 'setup').map((c) => c.slice(0, 3)),
+    [
+      ['1', 'exited', 0],
+      ['0', 'exited', 42],
+    ],
+  );
 });

@@ -5,10 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { uniqueName } from './harness.js';
-import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, podContainerIds, podContainers, podFile, runpod, show, sleeper,
-  writeManifest, must,
-} from './run-helpers.js';
+import { busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, podContainerIds, podContainers, podFile, runpod, show, sleeper, writeManifest, must } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -33,10 +30,7 @@ test('a container that keeps crashing under restartPolicy Always fails the pod w
   assert.match(r.stderr, /^\s+container crasher \(/m, show(r));
   assert.match(r.stderr, new RegExp(`\\| ${marker}`), show(r));
   // Its exit code, whatever phase of the crash loop the last check happened to see it in.
-  await t.test(
-    'the failure names exit code 3',
-    () => assert.match(r.stderr, /^\s+container crasher \(.*\bexit code 3\b/m, show(r)),
-  );
+  await t.test('the failure names exit code 3', () => assert.match(r.stderr, /^\s+container crasher \(.*\bexit code 3\b/m, show(r)));
   // The healthy container is not blamed.
   assert.doesNotMatch(r.stderr, /^\s+container steady \(/m, show(r));
   // What runpod made is left for inspection, with the command that removes it.
@@ -81,7 +75,10 @@ test('restartPolicy Never: a container that exits non-zero fails the pod at once
   assert.equal(doc.exitCode, 1);
   const p = must(doc.pods[0], 'pod result');
   assert.equal(p.status, 'failed');
-  const job = must(p.containers.find((c) => c.name === 'job'), 'job result');
+  const job = must(
+    p.containers.find((c) => c.name === 'job'),
+    'job result',
+  );
   assert.equal(job.state, 'exited');
   assert.equal(job.ok, false);
   assert.equal(job.exitCode, 4);

@@ -7,8 +7,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, inspect, must, podContainerIds, podContainers,
-  podFile, podObject, runpod, show, sleeper, tempDir, toYaml,
+  busybox,
+  checkNothingLeftBehind,
+  cleanupFile,
+  cleanupPod,
+  docker,
+  dockerTry,
+  inspect,
+  must,
+  podContainerIds,
+  podContainers,
+  podFile,
+  podObject,
+  runpod,
+  show,
+  sleeper,
+  tempDir,
+  toYaml,
 } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -60,7 +75,9 @@ test('eight concurrent runs in a namespace whose network does not exist yet: one
   for (const f of files) cleanupFile(t, f);
   const runs = await Promise.all(files.map((f) => runpod([f])));
   for (const r of runs) assert.equal(r.code, 0, show(r));
-  const ids = docker(['network', 'ls', '-q', '--filter', `label=io.runpod.network.namespace=${namespace}`]).split('\n').filter((x) => x !== '');
+  const ids = docker(['network', 'ls', '-q', '--filter', `label=io.runpod.network.namespace=${namespace}`])
+    .split('\n')
+    .filter((x) => x !== '');
   assert.equal(ids.length, 1, `networks of ${namespace}: ${ids.join(' ')}`);
   for (const n of names) assertOnePod(n, ['a'], namespace);
   assert.equal(docker(['ps', '-aq', '--filter', `name=runpod_netlock_${network}`]), '', 'no creation lock is left');
@@ -107,7 +124,7 @@ test('down removes stopped and crashed instances too', async (t) => {
   assert.deepEqual(podContainerIds(name), []);
 });
 
-test('containers without runpod\'s labels are never touched, even with a pod-like name or pod labels', async (t) => {
+test("containers without runpod's labels are never touched, even with a pod-like name or pod labels", async (t) => {
   const name = uniqueName('in-foreign');
   cleanupPod(t, name);
   const lookalike = `k8s_x_${name}_default_y_0`;
@@ -119,10 +136,21 @@ test('containers without runpod\'s labels are never touched, even with a pod-lik
   docker(['create', '--name', lookalike, busybox, 'sleep', '3600']);
   // Same pod labels, but not managed by runpod.
   docker([
-    'run', '-d', '--name', labelled,
-    '--label', `io.kubernetes.pod.name=${name}`, '--label', 'io.kubernetes.pod.namespace=default',
-    '--label', 'io.kubernetes.container.name=y', '--label', 'io.kubernetes.docker.type=container',
-    busybox, 'sleep', '3600',
+    'run',
+    '-d',
+    '--name',
+    labelled,
+    '--label',
+    `io.kubernetes.pod.name=${name}`,
+    '--label',
+    'io.kubernetes.pod.namespace=default',
+    '--label',
+    'io.kubernetes.container.name=y',
+    '--label',
+    'io.kubernetes.docker.type=container',
+    busybox,
+    'sleep',
+    '3600',
   ]);
   const file = podFile({ name, containers: [sleeper('a')] });
   cleanupFile(t, file);
@@ -145,32 +173,29 @@ test('containers without runpod\'s labels are never touched, even with a pod-lik
   assert.equal(before.labelled.Status, 'running');
 });
 
-test(
-  'a foreign container holding the exact infra name is neither adopted nor started',
-  async (t) => {
-    const name = uniqueName('in-squat');
-    cleanupPod(t, name);
-    const file = podFile({ name, containers: [sleeper('a')] });
-    cleanupFile(t, file);
-    const plan = await runpod([file, '--dry-run', '-o', 'json']);
-    assert.equal(plan.code, 0, show(plan));
-    const uid = (JSON.parse(plan.stdout) as { pods: { plan: { uid: string } }[] }).pods[0]!.plan.uid;
-    const squatter = `k8s_POD_${name}_default_${uid}_0`;
-    t.after(() => dockerTry(['rm', '-f', squatter]));
-    docker(['create', '--name', squatter, busybox, 'sleep', '3600']);
+test('a foreign container holding the exact infra name is neither adopted nor started', async (t) => {
+  const name = uniqueName('in-squat');
+  cleanupPod(t, name);
+  const file = podFile({ name, containers: [sleeper('a')] });
+  cleanupFile(t, file);
+  const plan = await runpod([file, '--dry-run', '-o', 'json']);
+  assert.equal(plan.code, 0, show(plan));
+  const uid = (JSON.parse(plan.stdout) as { pods: { plan: { uid: string } }[] }).pods[0]!.plan.uid;
+  const squatter = `k8s_POD_${name}_default_${uid}_0`;
+  t.after(() => dockerTry(['rm', '-f', squatter]));
+  docker(['create', '--name', squatter, busybox, 'sleep', '3600']);
 
-    const r = await runpod([file, '--retries', '1', '--retry-delay', '100ms'], { timeoutMs: 60_000 });
-    const squat = inspect([squatter])[0]!;
-    // Not runpod's: never started, stopped or removed, and no app container joined its namespaces.
-    assert.equal(squat.State.Status, 'created', 'runpod started a container it does not own');
-    for (const c of inspect(podContainerIds(name))) {
-      assert.notEqual(c.HostConfig.NetworkMode, `container:${squat.Id}`, `${c.Name} joined the foreign container`);
-    }
-    // The pod cannot be made under its name: a failure of the pod that names the conflicting container.
-    assert.equal(r.code, 1, show(r));
-    assert.ok(r.stderr.includes(squatter), show(r));
-  },
-);
+  const r = await runpod([file, '--retries', '1', '--retry-delay', '100ms'], { timeoutMs: 60_000 });
+  const squat = inspect([squatter])[0]!;
+  // Not runpod's: never started, stopped or removed, and no app container joined its namespaces.
+  assert.equal(squat.State.Status, 'created', 'runpod started a container it does not own');
+  for (const c of inspect(podContainerIds(name))) {
+    assert.notEqual(c.HostConfig.NetworkMode, `container:${squat.Id}`, `${c.Name} joined the foreign container`);
+  }
+  // The pod cannot be made under its name: a failure of the pod that names the conflicting container.
+  assert.equal(r.code, 1, show(r));
+  assert.ok(r.stderr.includes(squatter), show(r));
+});
 
 test('--dry-run prints the plan and creates nothing', async (t) => {
   const name = uniqueName('in-dry');
@@ -191,7 +216,10 @@ test('--dry-run prints the plan and creates nothing', async (t) => {
   assert.equal(doc.kind, 'Plan');
   const p = must(doc.pods[0], 'plan');
   assert.equal(p.plan.pod, `default/${name}`);
-  assert.deepEqual(p.plan.containers.map((c) => c.name), ['a', 'b']);
+  assert.deepEqual(
+    p.plan.containers.map((c) => c.name),
+    ['a', 'b'],
+  );
   assert.deepEqual(p.actions.map((a) => a.kind).sort(), ['create', 'create', 'createInfra']);
   assert.deepEqual(podContainerIds(name), []);
 
@@ -205,19 +233,16 @@ test('--dry-run prints the plan and creates nothing', async (t) => {
   assert.deepEqual(podContainerIds(name), ids);
 });
 
-test(
-  'a manifest from stdin (-)',
-  async (t) => {
-    const name = uniqueName('in-stdin');
-    cleanupPod(t, name);
-    const r = await runpod(['-'], { input: toYaml(podObject({ name, containers: [sleeper('a')] })) });
-    assert.equal(r.code, 0, show(r));
-    assertOnePod(name, ['a']);
-    const down = await runpod(['down', '-'], { input: toYaml(podObject({ name, containers: [sleeper('a')] })) });
-    assert.equal(down.code, 0, show(down));
-    assert.deepEqual(podContainerIds(name), []);
-  },
-);
+test('a manifest from stdin (-)', async (t) => {
+  const name = uniqueName('in-stdin');
+  cleanupPod(t, name);
+  const r = await runpod(['-'], { input: toYaml(podObject({ name, containers: [sleeper('a')] })) });
+  assert.equal(r.code, 0, show(r));
+  assertOnePod(name, ['a']);
+  const down = await runpod(['down', '-'], { input: toYaml(podObject({ name, containers: [sleeper('a')] })) });
+  assert.equal(down.code, 0, show(down));
+  assert.deepEqual(podContainerIds(name), []);
+});
 
 test('a directory of manifests runs every pod in it', async (t) => {
   const first = uniqueName('in-dir-a');
@@ -231,7 +256,13 @@ test('a directory of manifests runs every pod in it', async (t) => {
   const r = await runpod([dir, '-o', 'json']);
   assert.equal(r.code, 0, show(r));
   const doc = JSON.parse(r.stdout) as { pods: { name: string; status: string }[] };
-  assert.deepEqual(doc.pods.map((p) => [p.name, p.status]).sort(), [[first, 'succeeded'], [second, 'succeeded']].sort());
+  assert.deepEqual(
+    doc.pods.map((p) => [p.name, p.status]).sort(),
+    [
+      [first, 'succeeded'],
+      [second, 'succeeded'],
+    ].sort(),
+  );
   assertOnePod(first, ['a']);
   assertOnePod(second, ['b']);
   const down = await runpod(['down', dir]);
@@ -302,4 +333,3 @@ test('the same pod name in another namespace is a separate pod', async (t) => {
   assert.deepEqual(podContainerIds(name, third), []);
   assertOnePod(name, ['a'], 'default');
 });
-

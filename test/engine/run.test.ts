@@ -6,8 +6,26 @@ import { randomBytes } from 'node:crypto';
 import yaml from 'js-yaml';
 import { uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, eventually, freePort, httpGet, logsOf,
-  must, podContainerIds, podContainers, podFile, podObject, removePod, runpod, show, sleeper, uuidShape,
+  busybox,
+  checkNothingLeftBehind,
+  cleanupFile,
+  cleanupPod,
+  docker,
+  dockerTry,
+  eventually,
+  freePort,
+  httpGet,
+  logsOf,
+  must,
+  podContainerIds,
+  podContainers,
+  podFile,
+  podObject,
+  removePod,
+  runpod,
+  show,
+  sleeper,
+  uuidShape,
   type InspectedFull,
 } from './run-helpers.js';
 
@@ -18,7 +36,12 @@ interface RunResultDoc {
   kind: string;
   exitCode: number;
   pods: {
-    namespace: string; name: string; uid: string; status: string; reason: string; changed: boolean;
+    namespace: string;
+    name: string;
+    uid: string;
+    status: string;
+    reason: string;
+    changed: boolean;
     actions: { action: string; container: string; reason: string }[];
     containers: { name: string; id?: string; state: string; ok: boolean; restartCount: number; attempt?: number; exitCode?: number }[];
   }[];
@@ -111,7 +134,10 @@ describe('names, labels and engine settings of a running pod', () => {
   });
   after(() => {
     for (const n of [name, onFailure, never]) removePod(n);
-    assert.deepEqual([name, onFailure, never].flatMap((n) => podContainerIds(n)), []);
+    assert.deepEqual(
+      [name, onFailure, never].flatMap((n) => podContainerIds(n)),
+      [],
+    );
   });
 
   test('container names follow k8s_<container>_<pod>_<namespace>_<uid>_<attempt>', () => {
@@ -293,7 +319,10 @@ test('-o json and -o yaml print one RunResult document', async (t) => {
   assert.equal(p.uid, must(pod.get('POD'), 'infra').Config.Labels['io.kubernetes.pod.uid']);
   assert.equal(p.status, 'succeeded');
   assert.equal(p.changed, true);
-  assert.deepEqual(p.containers.map((c) => c.name), ['one', 'two']);
+  assert.deepEqual(
+    p.containers.map((c) => c.name),
+    ['one', 'two'],
+  );
   for (const c of p.containers) {
     assert.equal(c.id, must(pod.get(c.name), c.name).Id);
     assert.equal(c.state, 'running');
@@ -312,6 +341,8 @@ test('-o json and -o yaml print one RunResult document', async (t) => {
   assert.equal(yp.name, name);
   assert.equal(yp.status, 'succeeded');
   assert.equal(yp.changed, false);
-  assert.deepEqual(yp.containers.map((c) => [c.name, c.id, c.state]), p.containers.map((c) => [c.name, c.id, 'running']));
+  assert.deepEqual(
+    yp.containers.map((c) => [c.name, c.id, c.state]),
+    p.containers.map((c) => [c.name, c.id, 'running']),
+  );
 });
-

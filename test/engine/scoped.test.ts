@@ -10,8 +10,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { alive, runpodBin, uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupPod, dockerTry, eventually, podContainerIds, podContainers, podObject, runpod, show, tempDir,
-  toYaml, must,
+  busybox,
+  checkNothingLeftBehind,
+  cleanupPod,
+  dockerTry,
+  eventually,
+  podContainerIds,
+  podContainers,
+  podObject,
+  runpod,
+  show,
+  tempDir,
+  toYaml,
+  must,
 } from './run-helpers.js';
 
 checkNothingLeftBehind();
@@ -79,8 +90,13 @@ test('a command reaches the pod through the variables, exits 0, and the pod is g
   const file = writeIn(tempDir(t), 'web.yaml', webPod(name, marker));
   const P = part(name);
   const r = await runpod([
-    'run', file, '--publish-all', '--',
-    process.execPath, '-e', fetchScript,
+    'run',
+    file,
+    '--publish-all',
+    '--',
+    process.execPath,
+    '-e',
+    fetchScript,
     `http://$RUNPOD_${P}_IP:$RUNPOD_${P}_HTTP_PORT/`, // the pod's own address and its named port
     'http://127.0.0.1:$RUNPOD_HOST_PORT_8080/', // the short form, and the host port the engine chose
   ]);
@@ -93,7 +109,7 @@ test('a command reaches the pod through the variables, exits 0, and the pod is g
   assert.deepEqual(podContainerIds(name), [], 'the pod is taken down after the command');
 });
 
-test("a command that exits 7 makes runpod exit 7, and the pod is gone", async (t) => {
+test('a command that exits 7 makes runpod exit 7, and the pod is gone', async (t) => {
   const name = uniqueName('scoped-exit');
   cleanupPod(t, name);
   const file = writeIn(tempDir(t), 'web.yaml', webPod(name, 'x'));
@@ -115,7 +131,10 @@ test('a command killed by a signal: runpod exits 128+N, and the pod is gone', as
   assert.deepEqual(podContainerIds(name), []);
 });
 
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   test(`${signal} during the command ends both, the pod is gone, exit ${code}`, async (t) => {
     const name = uniqueName('scoped-sig');
     cleanupPod(t, name);
@@ -125,7 +144,11 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     let pid = 0;
     // sh writes its own pid, then runs sleep as its child: the signal must end the sleep too, not orphan it.
     const run = runpod([file, '--', 'sh', '-c', `echo $$ > '${pidFile}'; sleep 300; echo survived`], { onSpawn: (p) => (pid = p) });
-    const commandPid = await eventually('the command started', () => (fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined), 60_000);
+    const commandPid = await eventually(
+      'the command started',
+      () => (fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined),
+      60_000,
+    );
     assert.equal(podContainers(name).size, 2, 'the pod is up while the command runs');
     process.kill(pid, signal);
     const r = await run;
@@ -143,11 +166,7 @@ test('a pod that never comes up: the command never runs, runpod exits 1, the pod
   const name = uniqueName('scoped-fail');
   cleanupPod(t, name);
   const dir = tempDir(t);
-  const file = writeIn(
-    dir,
-    'bad.yaml',
-    toYaml(podObject({ name, restartPolicy: 'Never', containers: [{ name: 'broken', image: busybox, command: ['sh', '-c', 'exit 3'] }] })),
-  );
+  const file = writeIn(dir, 'bad.yaml', toYaml(podObject({ name, restartPolicy: 'Never', containers: [{ name: 'broken', image: busybox, command: ['sh', '-c', 'exit 3'] }] })));
   const marker = path.join(dir, 'command-ran');
   const r = await runpod([file, '--', 'touch', marker]);
   assert.equal(r.code, 1, show(r));

@@ -11,8 +11,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { uniqueName } from './harness.js';
 import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, inspect, must, podContainerIds, podContainers, podObject,
-  runpod, show, toYaml, writeManifest, type Obj,
+  busybox,
+  checkNothingLeftBehind,
+  cleanupFile,
+  cleanupPod,
+  docker,
+  dockerTry,
+  inspect,
+  must,
+  podContainerIds,
+  podContainers,
+  podObject,
+  runpod,
+  show,
+  toYaml,
+  writeManifest,
+  type Obj,
 } from './run-helpers.js';
 import type { CliResult } from './harness.js';
 
@@ -122,7 +136,7 @@ function filesHoldingSecrets(since: string, s: Secrets, exclude: string[]): stri
   return hits;
 }
 
-test('Secret values appear in no output (--dry-run, -o json|yaml|env, -v, failure report, status, down); files are the pod user\'s only; nothing is written outside the engine', async (t) => {
+test("Secret values appear in no output (--dry-run, -o json|yaml|env, -v, failure report, status, down); files are the pod user's only; nothing is written outside the engine", async (t) => {
   const s = makeSecrets();
   const name = uniqueName('sec');
   const failing = uniqueName('sec-fail');
@@ -172,10 +186,9 @@ test('Secret values appear in no output (--dry-run, -o json|yaml|env, -v, failur
 
   // The pod really has the values (else the test proves nothing).
   const app = must(podContainers(name).get('app'), 'app');
-  const exec = (args: string[], user?: string): { status: number | null; stdout: string; stderr: string } =>
-    dockerTry(['exec', ...(user ? ['-u', user] : []), app.Id, ...args]);
+  const exec = (args: string[], user?: string): { status: number | null; stdout: string; stderr: string } => dockerTry(['exec', ...(user ? ['-u', user] : []), app.Id, ...args]);
   assert.equal(exec(['sh', '-c', 'echo "$PASSWORD|$DERIVED|$FROM_token"']).stdout.trim(), `${s.password}|before-${s.password}-after|${s.token}`);
-  assert.equal(exec(['cat', '/etc/creds/password']).stdout, s.password, 'the pod\'s user reads the secret file');
+  assert.equal(exec(['cat', '/etc/creds/password']).stdout, s.password, "the pod's user reads the secret file");
   assert.equal(exec(['cat', '/etc/creds/token']).stdout, s.token);
   assert.equal(exec(['id', '-u']).stdout.trim(), String(podUser));
 

@@ -4,9 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { uniqueName } from './harness.js';
-import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, must, podContainers, podFile, podObject, runpod, show, sleeper,
-} from './run-helpers.js';
+import { busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, must, podContainers, podFile, podObject, runpod, show, sleeper } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -69,7 +67,12 @@ test('pod and container securityContext: user, groups, no_new_privs, read-only r
   // runAsUser/runAsGroup from the pod; fsGroup and supplementalGroups as extra groups.
   assert.equal(docker(['exec', id('user'), 'id', '-u']), '1000');
   assert.equal(docker(['exec', id('user'), 'id', '-g']), '3000');
-  assert.deepEqual(docker(['exec', id('user'), 'id', '-G']).split(' ').sort(), ['3000', '4000', '5000']);
+  assert.deepEqual(
+    docker(['exec', id('user'), 'id', '-G'])
+      .split(' ')
+      .sort(),
+    ['3000', '4000', '5000'],
+  );
   // allowPrivilegeEscalation: false sets no_new_privs; readOnlyRootFilesystem refuses writes to /.
   assert.equal(status(id('user'), 'NoNewPrivs'), '1');
   const touch = dockerTry(['exec', id('user'), 'touch', '/written']);
@@ -109,7 +112,7 @@ test('seccompProfile: unset and RuntimeDefault filter, Unconfined does not', asy
   assert.equal(status(must(byName.get('unconfined'), 'unconfined').Id, 'Seccomp'), '0');
 });
 
-test('runAsNonRoot with an image that runs as root: exit 1 at once with the kubelet\'s reason, container not created', async (t) => {
+test("runAsNonRoot with an image that runs as root: exit 1 at once with the kubelet's reason, container not created", async (t) => {
   const name = uniqueName('sec-nonroot');
   cleanupPod(t, name);
   const file = podFile({ name, containers: [sleeper('app', { securityContext: { runAsNonRoot: true } })] });

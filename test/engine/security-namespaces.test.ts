@@ -7,7 +7,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { uniqueName } from './harness.js';
 import {
-  checkNothingLeftBehind, cleanupFile, cleanupPod, docker, eventually, freePort, httpGet, must, podContainers, podFile, podObject, runpod, show, sleeper,
+  checkNothingLeftBehind,
+  cleanupFile,
+  cleanupPod,
+  docker,
+  eventually,
+  freePort,
+  httpGet,
+  must,
+  podContainers,
+  podFile,
+  podObject,
+  runpod,
+  show,
+  sleeper,
   busybox,
 } from './run-helpers.js';
 
@@ -101,7 +114,7 @@ test("dnsPolicy ClusterFirst (default): the kubelet's search list and ndots:5, t
   assert.doesNotMatch(plain, /ndots:5/, plain);
 });
 
-test('shareProcessNamespace: every container sees the others\' processes, pause is PID 1', async (t) => {
+test("shareProcessNamespace: every container sees the others' processes, pause is PID 1", async (t) => {
   const name = uniqueName('sec-sharepid');
   cleanupPod(t, name);
   const pod = podObject({ name, containers: [sleeper('a'), { name: 'b', image: busybox, command: ['sleep', '4242'] }] });
@@ -124,7 +137,7 @@ test('shareProcessNamespace: every container sees the others\' processes, pause 
   assert.doesNotMatch(sh(must(podContainers(other).get('a'), 'a').Id, 'ps -o args'), /sleep 4242/);
 });
 
-test('hostNetwork, hostPID, hostIPC: the host\'s namespaces and hostname; containerPort served on the host', async (t) => {
+test("hostNetwork, hostPID, hostIPC: the host's namespaces and hostname; containerPort served on the host", async (t) => {
   const name = uniqueName('sec-host');
   cleanupPod(t, name);
   const port = await freePort();

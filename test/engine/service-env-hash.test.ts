@@ -38,7 +38,11 @@ test('a Service given another port, and a second Service added: a running and a 
   const w = keyedWorkspace(t, 'svchash', { 'db.yaml': service('db', 5432), 'pods.yaml': pods });
   const up = await w.run('--timeout', '2m', w.dir);
   assert.equal(up.code, 0, show(up));
-  const ids = (): string => docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.docker.type=container']).split('\n').sort().join(' ');
+  const ids = (): string =>
+    docker(['ps', '-aq', '--no-trunc', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.docker.type=container'])
+      .split('\n')
+      .sort()
+      .join(' ');
   const before = ids();
   const env = docker(['inspect', '--format', '{{json .Config.Env}}', ...before.split(' ')]);
   assert.match(env, /DB_SERVICE_PORT=5432/, env);

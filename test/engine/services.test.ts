@@ -12,7 +12,6 @@ import { busybox, docker, keyedWorkspace, runpod, show, uniqueName, type CliResu
 
 const perl = 'runpod-test/perl-net:1';
 
-
 interface Workspace extends KeyedWorkspace {
   /** Run a command in a pod's container (runpod exec under the key); its output and exit code. */
   exec: (pod: string, container: string, script: string, namespace?: string) => Promise<CliResult>;
@@ -114,7 +113,16 @@ ${tcpServer('db-0', 'app: db', 6543, 'data')}`,
   assert.match(resolv.stdout, /options ndots:5/);
   const env = await w.exec('app', 'client', 'env', 'data');
   const ip = /service data\/db: ClusterIP (\S+),/.exec(r.stderr)![1]!;
-  for (const line of [`DB_SERVICE_HOST=${ip}`, 'DB_SERVICE_PORT=5432', 'DB_SERVICE_PORT_PG=5432', `DB_PORT=tcp://${ip}:5432`, `DB_PORT_5432_TCP=tcp://${ip}:5432`, 'DB_PORT_5432_TCP_PROTO=tcp', 'DB_PORT_5432_TCP_PORT=5432', `DB_PORT_5432_TCP_ADDR=${ip}`]) {
+  for (const line of [
+    `DB_SERVICE_HOST=${ip}`,
+    'DB_SERVICE_PORT=5432',
+    'DB_SERVICE_PORT_PG=5432',
+    `DB_PORT=tcp://${ip}:5432`,
+    `DB_PORT_5432_TCP=tcp://${ip}:5432`,
+    'DB_PORT_5432_TCP_PROTO=tcp',
+    'DB_PORT_5432_TCP_PORT=5432',
+    `DB_PORT_5432_TCP_ADDR=${ip}`,
+  ]) {
     assert.ok(env.stdout.split('\n').includes(line), `${line} missing:\n${env.stdout}`);
   }
   const otherEnv = await w.exec('web', 'client', 'env', 'front');
@@ -137,7 +145,7 @@ ${tcpServer('db-0', 'app: db', 6543, 'data')}`,
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`]), '');
 });
 
-test('UDP: a Service port 53 reaches the pod\'s UDP port 5353', async (t) => {
+test("UDP: a Service port 53 reaches the pod's UDP port 5353", async (t) => {
   const w = workspace(t, {
     'dns.yaml': `apiVersion: v1
 kind: Service

@@ -109,7 +109,7 @@ after(() => {
 });
 
 describe('engine over ssh://', { skip }, () => {
-  test('a pod runs through ssh://root@127.0.0.1:<port> with the agent\'s key, and down removes it', async () => {
+  test("a pod runs through ssh://root@127.0.0.1:<port> with the agent's key, and down removes it", async () => {
     const name = uniqueName('ssh');
     pods.push(name);
     const file = podFile({ name, containers: [sleeper('main')] });

@@ -65,12 +65,18 @@ test('status: READY counts containers whose exec readiness probe passes, run onc
   const before = await statusDoc(name);
   assert.equal(before.phase, 'Running');
   assert.equal(before.ready, '1/2');
-  const notReady = must(before.containers.find((c) => c.name === 'gate'), 'gate');
+  const notReady = must(
+    before.containers.find((c) => c.name === 'gate'),
+    'gate',
+  );
   assert.equal(notReady.state, 'running');
   assert.equal(notReady.ready, false);
   assert.equal(notReady.readiness?.ok, false);
   assert.match(notReady.readiness!.message, /^not ready: readiness probe \(exec \[cat \/tmp\/ready\]\) failed: command exited with code 1: .*\/tmp\/ready/);
-  const web = must(before.containers.find((c) => c.name === 'web'), 'web');
+  const web = must(
+    before.containers.find((c) => c.name === 'web'),
+    'web',
+  );
   assert.equal(web.ready, true);
   assert.equal(web.readiness, undefined, 'a container without probes is not probed');
   const wide = await runpod(['status', '-o', 'wide', name]);
@@ -83,7 +89,13 @@ test('status: READY counts containers whose exec readiness probe passes, run onc
   assert.equal(await readyColumn(name), '2/2');
   const after = await statusDoc(name);
   assert.equal(after.ready, '2/2');
-  assert.deepEqual(after.containers.map((c) => [c.name, c.ready, c.readiness?.ok]), [['gate', true, true], ['web', true, undefined]]);
+  assert.deepEqual(
+    after.containers.map((c) => [c.name, c.ready, c.readiness?.ok]),
+    [
+      ['gate', true, true],
+      ['web', true, undefined],
+    ],
+  );
 
   // And back: the probe runs again at each status.
   docker(['exec', gate.Id, 'rm', '/tmp/ready']);
@@ -111,10 +123,16 @@ test('status: tcpSocket probes from the host; a sidecar counts in READY, its sta
 
   const doc = await statusDoc(name);
   assert.equal(doc.ready, '1/2');
-  const proxy = must(doc.sidecars?.find((c) => c.name === 'proxy'), 'the sidecar in status');
+  const proxy = must(
+    doc.sidecars?.find((c) => c.name === 'proxy'),
+    'the sidecar in status',
+  );
   assert.equal(proxy.ready, true, JSON.stringify(proxy));
   assert.match(proxy.readiness!.message, /^startup probe \(tcpSocket <pod>:7001\) passed: connected to /);
-  const db = must(doc.containers.find((c) => c.name === 'db'), 'db');
+  const db = must(
+    doc.containers.find((c) => c.name === 'db'),
+    'db',
+  );
   assert.equal(db.ready, false);
   assert.match(db.readiness!.message, /^not ready: readiness probe \(tcpSocket <pod>:7000\) failed: dial tcp .*:7000 .*ECONNREFUSED/);
 
@@ -155,7 +173,11 @@ spec:
     assert.match(text.stdout, /^default\s+db\s+ClusterIP\s+None\s+5432\/TCP\s*$/m, show(text));
     const json = await w.run(...args, '-o', 'json');
     const services = (JSON.parse(json.stdout) as { services?: { name: string; type: string; ip?: string }[] }).services;
-    assert.deepEqual(services?.map((s) => [s.name, s.type, s.ip]), [['db', 'headless', undefined]], show(json));
+    assert.deepEqual(
+      services?.map((s) => [s.name, s.type, s.ip]),
+      [['db', 'headless', undefined]],
+      show(json),
+    );
   }
   const down = await w.run('down', w.file('stack.yaml'));
   assert.equal(down.code, 0, show(down));

@@ -21,7 +21,11 @@ import { podFile, runpod, show, sleeper } from './run-helpers.js';
 const unitPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Values of every `Key=` line of the unit. */
-const settings = (unit: string, key: string): string[] => unit.split('\n').filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
+const settings = (unit: string, key: string): string[] =>
+  unit
+    .split('\n')
+    .filter((l) => l.startsWith(`${key}=`))
+    .map((l) => l.slice(key.length + 1));
 
 /** Run one Exec*= line as systemd would: its words exactly, the unit's environment only. */
 function runExecLine(line: string, environment: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -49,11 +53,22 @@ function runShellLine(line: string, environment: string[]): Promise<{ code: numb
 
 /** The containers made under the key, with their pod-level name and state. */
 function underKey(key: string): { name: string; container: string; state: string }[] {
-  const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.Label "io.kubernetes.container.name"}} {{.State}}']);
-  return out.split('\n').filter((l) => l !== '').map((l) => {
-    const [name, container, state] = l.split(' ');
-    return { name: name!, container: container!, state: state! };
-  }).sort((a, b) => (a.container + a.state < b.container + b.state ? -1 : a.container + a.state > b.container + b.state ? 1 : 0));
+  const out = docker([
+    'ps',
+    '-a',
+    '--filter',
+    `label=io.runpod.project=${key}`,
+    '--format',
+    '{{.Label "io.kubernetes.pod.name"}} {{.Label "io.kubernetes.container.name"}} {{.State}}',
+  ]);
+  return out
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const [name, container, state] = l.split(' ');
+      return { name: name!, container: container!, state: state! };
+    })
+    .sort((a, b) => (a.container + a.state < b.container + b.state ? -1 : a.container + a.state > b.container + b.state ? 1 : 0));
 }
 
 function removeKey(key: string): void {
@@ -64,7 +79,7 @@ function removeKey(key: string): void {
   removeEmptyNetworks({ key });
 }
 
-test('the unit\'s ExecStart brings the pod up, again repairs it; its stop runs nothing, and the down line it names takes the pod down', async (t) => {
+test("the unit's ExecStart brings the pod up, again repairs it; its stop runs nothing, and the down line it names takes the pod down", async (t) => {
   const key = uniqueName('unit');
   const name = uniqueName('booted');
   t.after(() => removeKey(key));
@@ -100,13 +115,23 @@ test('the unit\'s ExecStart brings the pod up, again repairs it; its stop runs n
   const again = await runExecLine(start, environment);
   assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
   const repaired = underKey(key);
-  assert.deepEqual(repaired.filter((c) => c.state === 'running').map((c) => c.container), ['POD', 'app', 'side']);
+  assert.deepEqual(
+    repaired.filter((c) => c.state === 'running').map((c) => c.container),
+    ['POD', 'app', 'side'],
+  );
 
   // A start with nothing wrong changes nothing (every boot runs it).
-  const before = docker(['ps', '-q', '--no-trunc', '--filter', `label=io.runpod.project=${key}`]).split('\n').sort();
+  const before = docker(['ps', '-q', '--no-trunc', '--filter', `label=io.runpod.project=${key}`])
+    .split('\n')
+    .sort();
   const unchanged = await runExecLine(start, environment);
   assert.equal(unchanged.code, 0, unchanged.stderr);
-  assert.deepEqual(docker(['ps', '-q', '--no-trunc', '--filter', `label=io.runpod.project=${key}`]).split('\n').sort(), before);
+  assert.deepEqual(
+    docker(['ps', '-q', '--no-trunc', '--filter', `label=io.runpod.project=${key}`])
+      .split('\n')
+      .sort(),
+    before,
+  );
 
   // Taken down on purpose with the line the unit names (a shell line), in the unit's environment.
   const down = await runShellLine(downLine, environment);
@@ -132,10 +157,24 @@ test("a reboot is a node reboot, not a redeploy: the unit's stop and start aroun
   const environment = settings(unit, 'Environment');
   assert.deepEqual(environment, [`DOCKER_HOST=${engine.socket}`]);
   const inPod = (container: string, ...cmd: string[]): string => engine.docker(['exec', containerOf(container), ...cmd]);
-  const containerOf = (container: string): string => engine.docker(['ps', '-q', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.container.name=${container}`]);
+  const containerOf = (container: string): string =>
+    engine.docker(['ps', '-q', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.container.name=${container}`]);
   const migrate = (): { id: string; state: string; exit: string }[] =>
-    engine.docker(['ps', '-a', '--no-trunc', '--filter', `label=io.runpod.project=${key}`, '--filter', 'label=io.kubernetes.container.name=migrate', '--format', '{{.ID}} {{.State}} {{.Status}}'])
-      .split('\n').filter(Boolean).map((l) => {
+    engine
+      .docker([
+        'ps',
+        '-a',
+        '--no-trunc',
+        '--filter',
+        `label=io.runpod.project=${key}`,
+        '--filter',
+        'label=io.kubernetes.container.name=migrate',
+        '--format',
+        '{{.ID}} {{.State}} {{.Status}}',
+      ])
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
         const [id, state, ...status] = l.split(' ');
         return { id: id!, state: state!, exit: status.join(' ').replace(/^Exited \((\d+)\).*$/, '$1') };
       });
@@ -163,13 +202,27 @@ test("a reboot is a node reboot, not a redeploy: the unit's stop and start aroun
   const again = await runExecLine(start, environment);
   assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
   assert.match(again.stderr, /job\/migrate: completed \(1 of 1 succeeded\), in an earlier run; nothing runs again/, again.stderr);
-  assert.deepEqual(migrate(), job, 'the completed Job\'s pod is the same, exited 0: it did not run again');
+  assert.deepEqual(migrate(), job, "the completed Job's pod is the same, exited 0: it did not run again");
   assert.equal(inPod('api', 'cat', '/var/cache/api/kept'), 'from-before', "the emptyDir's file survived");
   assert.equal(inPod('db', 'cat', '/var/lib/db/kept'), 'from-before', "the claim's file survived");
   assert.equal(inPod('api', 'cat', '/tmp/index.html'), 'hello-after-reboot', 'the changed manifest was applied');
   // The pod's IP is the one its infra container has now (the engine may have given it another).
   const apiPod = engine.docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.name"}}', containerOf('api')]);
-  const infraIP = engine.docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', engine.docker(['ps', '-q', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.pod.name=${apiPod}`, '--filter', 'label=io.kubernetes.container.name=POD'])]);
+  const infraIP = engine.docker([
+    'inspect',
+    '--format',
+    '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}',
+    engine.docker([
+      'ps',
+      '-q',
+      '--filter',
+      `label=io.runpod.project=${key}`,
+      '--filter',
+      `label=io.kubernetes.pod.name=${apiPod}`,
+      '--filter',
+      'label=io.kubernetes.container.name=POD',
+    ]),
+  ]);
   assert.equal(inPod('api', 'sh', '-c', 'echo $POD_IP'), infraIP);
   // And the start after that has nothing left to do.
   const dry = await runpod(['--host', engine.socket, '--project', key, '--dry-run', '-o', 'json', stack]);

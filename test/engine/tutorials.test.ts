@@ -72,7 +72,12 @@ spec:
   assert.equal(r.code, 0, show(r));
   assert.match(r.stderr, /spec\.template\.spec\.volumes\[0\]: replaced in each pod by the claim of spec\.volumeClaimTemplates\[0\]/, show(r));
   const claim = `pvc_default.${w.key}_datadir-cockroachdb-0`;
-  const mounts = docker(['inspect', '--format', '{{range .Mounts}}{{.Name}} {{.Destination}}{{"\\n"}}{{end}}', docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=cockroachdb'])]);
+  const mounts = docker([
+    'inspect',
+    '--format',
+    '{{range .Mounts}}{{.Name}} {{.Destination}}{{"\\n"}}{{end}}',
+    docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=cockroachdb']),
+  ]);
   assert.match(mounts, new RegExp(`^${claim.replace(/\./g, '\\.')} /cockroach/cockroach-data$`, 'm'), mounts);
 });
 
@@ -93,7 +98,11 @@ spec:
   const w = keyedWorkspace(t, 'tut-cron', { 'old.yaml': cron('batch/v1beta1'), 'new.yaml': cron('batch/v1') });
   const r = await w.run('--from-cronjob', 'hello', w.file('old.yaml'));
   assert.equal(r.code, 2, show(r));
-  assert.match(r.stderr, /old\.yaml:1 apiVersion: batch\/v1beta1 CronJob was removed in Kubernetes 1\.25 \(no API server serves it any more\); use apiVersion batch\/v1 \(--from-cronjob hello runs a batch\/v1 CronJob\)/, show(r));
+  assert.match(
+    r.stderr,
+    /old\.yaml:1 apiVersion: batch\/v1beta1 CronJob was removed in Kubernetes 1\.25 \(no API server serves it any more\); use apiVersion batch\/v1 \(--from-cronjob hello runs a batch\/v1 CronJob\)/,
+    show(r),
+  );
   assert.doesNotMatch(r.stderr, /no CronJob named/, show(r));
   assert.equal(docker(['ps', '-aq', '--filter', `label=io.runpod.project=${w.key}`]), '', 'nothing on the engine');
   const ok = await w.run('--from-cronjob', 'hello', w.file('new.yaml'));
@@ -101,7 +110,7 @@ spec:
   assert.match(ok.stderr, /job\/hello-manual: completed/, show(ok));
 });
 
-test("helm template output: the test hook Pod is skipped with a warning, the pre-install Job runs with the rest", async (t) => {
+test('helm template output: the test hook Pod is skipped with a warning, the pre-install Job runs with the rest', async (t) => {
   const w = keyedWorkspace(t, 'tut-helm', {
     'chart.yaml': `# Source: web/templates/deployment.yaml
 apiVersion: apps/v1
@@ -147,12 +156,19 @@ spec:
   });
   const r = await w.run(w.file('chart.yaml'));
   assert.equal(r.code, 0, show(r));
-  assert.match(r.stderr, /warning: \S*chart\.yaml:21 metadata\.annotations\["helm\.sh\/hook"\]: Pod web-test-connection skipped: a Helm test hook \(test\): helm install runs none, helm test does/, show(r));
+  assert.match(
+    r.stderr,
+    /warning: \S*chart\.yaml:21 metadata\.annotations\["helm\.sh\/hook"\]: Pod web-test-connection skipped: a Helm test hook \(test\): helm install runs none, helm test does/,
+    show(r),
+  );
   assert.match(r.stderr, /Helm hook pre-install,pre-upgrade: runs with the other objects/, show(r));
   assert.match(r.stderr, /job\/migrate: completed/, show(r));
   const pods = docker(['ps', '-a', '--filter', `label=io.runpod.project=${w.key}`, '--format', '{{.Label "io.kubernetes.pod.name"}}']).split('\n');
   assert.ok(!pods.includes('web-test-connection'), pods.join(' '));
-  assert.ok(pods.some((p) => p.startsWith('web-')), pods.join(' '));
+  assert.ok(
+    pods.some((p) => p.startsWith('web-')),
+    pods.join(' '),
+  );
 });
 
 test('fsGroup owns a claim as it owns an emptyDir (the ZooKeeper tutorial), by fsGroupChangePolicy: OnRootMismatch leaves an owned root alone, Always walks every file', async (t) => {
@@ -186,7 +202,10 @@ spec:
   };
   const up = await w.run(w.file('always.yaml'));
   assert.equal(up.code, 0, show(up));
-  assert.equal(await stat('/claim', '/claim/data', '/claim/data/myid', '/scratch'), ['/claim 2775 0 1000', '/claim/data 2755 1000 1000', '/claim/data/myid 644 1000 1000', '/scratch 2777 0 1000'].join('\n'));
+  assert.equal(
+    await stat('/claim', '/claim/data', '/claim/data/myid', '/scratch'),
+    ['/claim 2775 0 1000', '/claim/data 2755 1000 1000', '/claim/data/myid 644 1000 1000', '/scratch 2777 0 1000'].join('\n'),
+  );
   // Something of root's in the claim (an earlier pod that ran as root).
   const id = docker(['ps', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.kubernetes.container.name=zk']);
   docker(['exec', '-u', '0', id, 'sh', '-c', 'echo x > /claim/data/root-file && chown 0:0 /claim/data/root-file && chmod 600 /claim/data/root-file']);

@@ -3,9 +3,7 @@
 // secret values never appear in runpod's output.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  busybox, checkNothingLeftBehind, cleanupFile, podContainerIds, podContainers, podFile, podObject, runpod, show, sleeper, type Obj,
-} from './run-helpers.js';
+import { busybox, checkNothingLeftBehind, cleanupFile, podContainerIds, podContainers, podFile, podObject, runpod, show, sleeper, type Obj } from './run-helpers.js';
 import { cleanupPodAndVolumes, inPod, podVolumes } from './volumes-helpers.js';
 import { uniqueName } from './harness.js';
 
@@ -45,7 +43,16 @@ function webPod(name: string, cmName: string, secName: string): Obj {
     ],
   });
   (pod.spec as Obj).volumes = [
-    { name: 'config', configMap: { name: cmName, items: [{ key: 'web.conf', path: 'conf.d/web.conf', mode: 0o600 }, { key: 'level', path: 'level' }] } },
+    {
+      name: 'config',
+      configMap: {
+        name: cmName,
+        items: [
+          { key: 'web.conf', path: 'conf.d/web.conf', mode: 0o600 },
+          { key: 'level', path: 'level' },
+        ],
+      },
+    },
     { name: 'creds', secret: { secretName: secName, defaultMode: 0o644 } },
     { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
   ];
@@ -56,7 +63,11 @@ describe('configMap and secret volumes, env sources', () => {
   it('renders files with their modes and paths, secret files not world-readable, env from every source', async (t) => {
     const name = uniqueName('vol-files');
     cleanupPodAndVolumes(t, name);
-    const file = podFile([configMap(`${name}-cm`, { 'web.conf': 'listen 8080\n', level: 'debug' }), secret(`${name}-sec`, { password: secretValue }), webPod(name, `${name}-cm`, `${name}-sec`)]);
+    const file = podFile([
+      configMap(`${name}-cm`, { 'web.conf': 'listen 8080\n', level: 'debug' }),
+      secret(`${name}-sec`, { password: secretValue }),
+      webPod(name, `${name}-cm`, `${name}-sec`),
+    ]);
     cleanupFile(t, file);
     const r = await runpod([file]);
     assert.equal(r.code, 0, show(r));
@@ -84,7 +95,13 @@ describe('configMap and secret volumes, env sources', () => {
     assert.ok(ip && ip === inspectIp(infraIp), `POD_IP ${ip}`);
 
     // Secrets never printed: not in the run's output, nor in -o json, -v, or --dry-run of any format.
-    for (const args of [['-v', file], ['-o', 'json', file], ['--dry-run', file], ['--dry-run', '-o', 'json', file], ['--dry-run', '-o', 'yaml', file]]) {
+    for (const args of [
+      ['-v', file],
+      ['-o', 'json', file],
+      ['--dry-run', file],
+      ['--dry-run', '-o', 'json', file],
+      ['--dry-run', '-o', 'yaml', file],
+    ]) {
       const out = await runpod(args);
       assert.equal(out.code, 0, show(out));
       assert.ok(!`${out.stdout}${out.stderr}`.includes(secretValue), `secret printed by runpod ${args.join(' ')}:\n${show(out)}`);
@@ -93,7 +110,7 @@ describe('configMap and secret volumes, env sources', () => {
 
     const down = await runpod(['down', file]);
     assert.equal(down.code, 0, show(down));
-    assert.deepEqual(podVolumes(name), [], 'the pod\'s volumes are removed by down');
+    assert.deepEqual(podVolumes(name), [], "the pod's volumes are removed by down");
   });
 
   it('a changed ConfigMap value replaces only the container that consumes it', async (t) => {
@@ -103,10 +120,7 @@ describe('configMap and secret volumes, env sources', () => {
       configMap(`${name}-cm`, { level }),
       podObject({
         name,
-        containers: [
-          sleeper('reader', { env: [{ name: 'LEVEL', valueFrom: { configMapKeyRef: { name: `${name}-cm`, key: 'level' } } }] }),
-          sleeper('bystander'),
-        ],
+        containers: [sleeper('reader', { env: [{ name: 'LEVEL', valueFrom: { configMapKeyRef: { name: `${name}-cm`, key: 'level' } } }] }), sleeper('bystander')],
       }),
     ];
     const one = podFile(pod('info'));

@@ -15,7 +15,17 @@ export function inPod(pod: string, container: string, script: string, namespace 
 
 /** Volumes runpod made for a pod (by its labels). */
 export function podVolumes(pod: string, namespace = 'default'): string[] {
-  const out = docker(['volume', 'ls', '-q', '--filter', 'label=app.kubernetes.io/managed-by=runpod', '--filter', `label=io.kubernetes.pod.name=${pod}`, '--filter', `label=io.kubernetes.pod.namespace=${namespace}`]);
+  const out = docker([
+    'volume',
+    'ls',
+    '-q',
+    '--filter',
+    'label=app.kubernetes.io/managed-by=runpod',
+    '--filter',
+    `label=io.kubernetes.pod.name=${pod}`,
+    '--filter',
+    `label=io.kubernetes.pod.namespace=${namespace}`,
+  ]);
   return out ? out.split('\n').sort() : [];
 }
 

@@ -16,18 +16,31 @@ function withVolumes(pod: Obj, volumes: Obj[]): Obj {
 }
 
 describe('emptyDir', () => {
-  it('is shared by the pod\'s containers, kept across a re-run, tmpfs for medium Memory, removed by down', async (t) => {
+  it("is shared by the pod's containers, kept across a re-run, tmpfs for medium Memory, removed by down", async (t) => {
     const name = uniqueName('vol-empty');
     cleanupPodAndVolumes(t, name);
     const pod = withVolumes(
       podObject({
         name,
         containers: [
-          sleeper('writer', { volumeMounts: [{ name: 'shared', mountPath: '/shared' }, { name: 'mem', mountPath: '/mem' }] }),
-          sleeper('reader', { volumeMounts: [{ name: 'shared', mountPath: '/data', readOnly: true }, { name: 'shared', mountPath: '/sub', subPath: 'logs/app' }] }),
+          sleeper('writer', {
+            volumeMounts: [
+              { name: 'shared', mountPath: '/shared' },
+              { name: 'mem', mountPath: '/mem' },
+            ],
+          }),
+          sleeper('reader', {
+            volumeMounts: [
+              { name: 'shared', mountPath: '/data', readOnly: true },
+              { name: 'shared', mountPath: '/sub', subPath: 'logs/app' },
+            ],
+          }),
         ],
       }),
-      [{ name: 'shared', emptyDir: {} }, { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '2Mi' } }],
+      [
+        { name: 'shared', emptyDir: {} },
+        { name: 'mem', emptyDir: { medium: 'Memory', sizeLimit: '2Mi' } },
+      ],
     );
     const file = podFile([pod]);
     cleanupFile(t, file);

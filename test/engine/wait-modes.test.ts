@@ -23,7 +23,11 @@ test('--wait completed: exit 0 for a job that exits 0', async (t) => {
 test('--wait completed: exit 1 with the exit code and the logs for a job that exits 3', async (t) => {
   const name = uniqueName('wait-job-bad');
   cleanupPod(t, name);
-  const file = podFile({ name, restartPolicy: 'Never', containers: [{ name: 'job', image: busybox, command: ['sh', '-c', 'sleep 1; echo step one; echo "no such table" >&2; exit 3'] }] });
+  const file = podFile({
+    name,
+    restartPolicy: 'Never',
+    containers: [{ name: 'job', image: busybox, command: ['sh', '-c', 'sleep 1; echo step one; echo "no such table" >&2; exit 3'] }],
+  });
   cleanupFile(t, file);
   const r = await runpod(['--wait', 'completed', file]);
   assert.equal(r.code, 1, show(r));

@@ -6,10 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { uniqueName, type CliResult } from './harness.js';
-import {
-  busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, logsOf, must, podContainers, podFile, runpod, show,
-  type Obj,
-} from './run-helpers.js';
+import { busybox, checkNothingLeftBehind, cleanupFile, cleanupPod, docker, dockerTry, logsOf, must, podContainers, podFile, runpod, show, type Obj } from './run-helpers.js';
 
 checkNothingLeftBehind();
 
@@ -86,7 +83,7 @@ test('--wait ready returns only after an httpGet readinessProbe passes, probed f
   assert.match(log, /response:200/);
 });
 
-test('--wait ready fails with exit 1 and the probe\'s last output when readiness never passes', async (t) => {
+test("--wait ready fails with exit 1 and the probe's last output when readiness never passes", async (t) => {
   const name = uniqueName('wait-notready');
   cleanupPod(t, name);
   const file = probePod(name, {
@@ -198,17 +195,24 @@ test('a liveness failure restarts the container (restart count rises); an exec l
   assert.equal(health.Retries, 2);
 });
 
-test('a liveness failure under restartPolicy Never fails the pod with the probe\'s output', async (t) => {
+test("a liveness failure under restartPolicy Never fails the pod with the probe's output", async (t) => {
   const name = uniqueName('wait-live-never');
   cleanupPod(t, name);
-  const file = probePod(name, {
-    command: ['sleep', '3600'],
-    readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
-    livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1, failureThreshold: 1 },
-  }, 'Never');
+  const file = probePod(
+    name,
+    {
+      command: ['sleep', '3600'],
+      readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+      livenessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1, failureThreshold: 1 },
+    },
+    'Never',
+  );
   cleanupFile(t, file);
   const r = await runpod(['--wait', 'ready', file]);
   assert.equal(r.code, 1, show(r));
-  assert.match(r.stderr, /exited with code 137; killed after liveness probe \(tcpSocket <pod>:8080\) failed: dial tcp [0-9.]+:8080 \(pod IP [0-9.]+\): ECONNREFUSED and restartPolicy Never will not restart it/);
+  assert.match(
+    r.stderr,
+    /exited with code 137; killed after liveness probe \(tcpSocket <pod>:8080\) failed: dial tcp [0-9.]+:8080 \(pod IP [0-9.]+\): ECONNREFUSED and restartPolicy Never will not restart it/,
+  );
   assert.equal(dockerTry(['inspect', '-f', '{{.RestartCount}}', must(podContainers(name).get('app'), 'app').Id]).stdout.trim(), '0');
 });

@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { busybox, docker, keyedWorkspace, runpod, show } from './harness.js';
 
-
 /** A local stand-in for an image the docs use: busybox's root filesystem, serving HTTP on port 80 as nginx does. */
 function standIn(ref: string): string {
   const image = `runpod-test/${ref.replace(/^.*\//, '')}`;
@@ -43,15 +42,32 @@ function perlStandIn(): string {
   return image;
 }
 
-
 /** The id of a pod's container under the key (any state with all: a finished Job's too). */
 function containerId(key: string, pod: string, container: string, all = false): string {
-  return docker(['ps', all ? '-aq' : '-q', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.kubernetes.pod.name=${pod}`, '--filter', `label=io.kubernetes.container.name=${container}`]);
+  return docker([
+    'ps',
+    all ? '-aq' : '-q',
+    '--filter',
+    `label=io.runpod.project=${key}`,
+    '--filter',
+    `label=io.kubernetes.pod.name=${pod}`,
+    '--filter',
+    `label=io.kubernetes.container.name=${container}`,
+  ]);
 }
 
 /** The pods of a workload on the engine, by name, with whether every one of their containers runs. */
 function podsOf(key: string, owner: string): Map<string, boolean> {
-  const out = docker(['ps', '-a', '--filter', `label=io.runpod.project=${key}`, '--filter', `label=io.runpod.owner=${owner}`, '--format', '{{.Label "io.kubernetes.pod.name"}} {{.State}}']);
+  const out = docker([
+    'ps',
+    '-a',
+    '--filter',
+    `label=io.runpod.project=${key}`,
+    '--filter',
+    `label=io.runpod.owner=${owner}`,
+    '--format',
+    '{{.Label "io.kubernetes.pod.name"}} {{.State}}',
+  ]);
   const pods = new Map<string, boolean>();
   for (const line of out.split('\n').filter(Boolean)) {
     const [name, state] = line.split(' ');
@@ -102,12 +118,18 @@ test('the nginx Deployment: 3 replicas up and ready, named as its ReplicaSet wou
   const hash = names[0]!.split('-')[2]!;
   assert.deepEqual([...podsOf(w.key, 'deployment/nginx-deployment')].sort(), names.map((n) => [n, true]).sort());
   const infra = containerId(w.key, names[0]!, 'POD');
-  assert.equal(docker(['inspect', '--format', '{{.Name}}', infra]), `/k8s_POD_${names[0]}_default.${w.key}_${docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.uid"}}', infra])}_0`);
+  assert.equal(
+    docker(['inspect', '--format', '{{.Name}}', infra]),
+    `/k8s_POD_${names[0]}_default.${w.key}_${docker(['inspect', '--format', '{{index .Config.Labels "io.kubernetes.pod.uid"}}', infra])}_0`,
+  );
   const labels = docker(['inspect', '--format', '{{index .Config.Labels "pod-template-hash"}} {{index .Config.Labels "app"}} {{index .Config.Labels "io.runpod.owner"}}', infra]);
   assert.equal(labels, `${hash} nginx deployment/nginx-deployment`);
   const again = await w.run(path.join(w.dir, 'deployment.yaml'), '-o', 'json');
   assert.equal(again.code, 0, show(again));
-  assert.ok((JSON.parse(again.stdout) as { pods: { changed: boolean }[] }).pods.every((p) => !p.changed), 'a re-run changes nothing');
+  assert.ok(
+    (JSON.parse(again.stdout) as { pods: { changed: boolean }[] }).pods.every((p) => !p.changed),
+    'a re-run changes nothing',
+  );
   // kubectl's forms: status and logs of deploy/<name>.
   const status = await w.run('status', 'deploy/nginx-deployment');
   assert.equal(status.code, 0, show(status));
@@ -148,7 +170,10 @@ test('a template change rolls without ever dropping below the available minimum;
   assert.equal(rolled.code, 0, show(rolled));
   const after = (JSON.parse(rolled.stdout) as { workloads: { pods: string[]; removed: string[] }[] }).workloads[0]!;
   assert.deepEqual([...after.removed].sort(), [...before].sort(), 'every old pod went');
-  assert.ok(after.pods.every((n) => !before.includes(n)), 'new pods, under the new pod-template-hash');
+  assert.ok(
+    after.pods.every((n) => !before.includes(n)),
+    'new pods, under the new pod-template-hash',
+  );
   assert.ok(minRunning >= 3, `never fewer than 3 running (maxUnavailable 0), saw ${minRunning}`);
   assert.ok(maxPods <= 4, `never more than 4 pods (maxSurge 1), saw ${maxPods}`);
   fs.writeFileSync(file, nginxDeployment(newImage, 1, strategy));
@@ -224,12 +249,21 @@ test('the web StatefulSet: web-0, web-1, web-2 in order, each with its hostname 
   assert.ok(started[1]!.at - started[0]!.at >= 1000 && started[2]!.at - started[1]!.at >= 1000, JSON.stringify(started));
   assert.equal(docker(['exec', started[1]!.id, 'hostname']), 'web-1');
   docker(['exec', started[0]!.id, 'sh', '-c', 'echo kept > /usr/share/nginx/html/index.html']);
-  const claims = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').sort();
-  assert.deepEqual(claims, ['www-web-0', 'www-web-1', 'www-web-2'].map((c) => `pvc_default.${w.key}_${c}`));
+  const claims = docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim'])
+    .split('\n')
+    .sort();
+  assert.deepEqual(
+    claims,
+    ['www-web-0', 'www-web-1', 'www-web-2'].map((c) => `pvc_default.${w.key}_${c}`),
+  );
   const down = await w.run('down', file);
   assert.equal(down.code, 0, show(down));
   assert.equal(podsOf(w.key, 'statefulset/web').size, 0);
-  assert.equal(docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').length, 3, 'claims outlive down');
+  assert.equal(
+    docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').length,
+    3,
+    'claims outlive down',
+  );
   // Scale to 2 on the way back: web-0 finds its file; web-2 is not made again.
   fs.writeFileSync(file, webStatefulSet(image, 2));
   const back = await w.run(file, '--skip-kind', 'Service');
@@ -250,7 +284,8 @@ test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloa
     'ds.yaml': `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: agent\n        image: ${image}\n        envFrom:\n        - configMapRef: {name: agent-config}\n`,
     'rs.yaml': `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: frontend\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {tier: frontend}\n  template:\n    metadata:\n      labels: {tier: frontend}\n    spec:\n      terminationGracePeriodSeconds: 1\n      containers:\n      - name: php\n        image: ${image}\n        volumeMounts: [{name: shared, mountPath: /shared}]\n      volumes:\n      - name: shared\n        persistentVolumeClaim: {claimName: shared}\n`,
     'claim.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: shared\nspec:\n  accessModes: [ReadWriteMany]\n  resources:\n    requests: {storage: 1Gi}\n',
-    'unused-claim.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: spare\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n',
+    'unused-claim.yaml':
+      'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: spare\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n',
     'config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: agent-config\ndata:\n  LEVEL: debug\n',
     'rbac.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: agent-reader\nrules:\n- apiGroups: [""]\n  resources: [pods]\n  verbs: [get]\n',
   });
@@ -264,7 +299,11 @@ test('a folder with a DaemonSet, a ReplicaSet, a ConfigMap and RBAC: the workloa
   assert.match(docker(['exec', agentId, 'sh', '-c', 'echo $LEVEL']), /^debug$/);
   assert.equal(podsOf(w.key, 'replicaset/frontend').size, 2);
   // A claim of the input is made by the run, used by no pod or not (kubectl apply makes it).
-  const claims = () => docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').filter(Boolean).sort();
+  const claims = () =>
+    docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim'])
+      .split('\n')
+      .filter(Boolean)
+      .sort();
   assert.deepEqual(claims(), [`pvc_default.${w.key}_shared`, `pvc_default.${w.key}_spare`]);
   const down = await w.run('down', '--delete-claims', w.dir);
   assert.equal(down.code, 0, show(down));
@@ -305,10 +344,12 @@ test('Jobs: completions 3 / parallelism 2 exits 0; an Indexed Job sees its index
   assert.match(byRef.get('job/indexed')!.reason, /completed \(3 of 3 succeeded\)/);
   assert.equal(byRef.get('deployment/nginx-deployment')!.status, 'succeeded', 'the Deployment waited for ready, the Jobs for completion, in one run');
   // parallelism 2: the third pod started only after one of the first two had finished.
-  const starts = [...podsOf(w.key, 'job/work').keys()].map((n) => {
-    const id = containerId(w.key, n, 'work', true);
-    return { start: Date.parse(docker(['inspect', '--format', '{{.State.StartedAt}}', id])), end: Date.parse(docker(['inspect', '--format', '{{.State.FinishedAt}}', id])) };
-  }).sort((a, b) => a.start - b.start);
+  const starts = [...podsOf(w.key, 'job/work').keys()]
+    .map((n) => {
+      const id = containerId(w.key, n, 'work', true);
+      return { start: Date.parse(docker(['inspect', '--format', '{{.State.StartedAt}}', id])), end: Date.parse(docker(['inspect', '--format', '{{.State.FinishedAt}}', id])) };
+    })
+    .sort((a, b) => a.start - b.start);
   assert.equal(starts.length, 3);
   assert.ok(starts[2]!.start >= Math.min(starts[0]!.end, starts[1]!.end), `at most 2 at once: ${JSON.stringify(starts)}`);
   const indexed = [...podsOf(w.key, 'job/indexed').keys()].sort();
@@ -376,17 +417,23 @@ test('a Job that exhausts its backoffLimit exits 1 with the failing pod and its 
   assert.equal(r.code, 1, show(r));
   assert.match(r.stderr, /job\/fails failed: BackoffLimitExceeded \(2 pods failed, backoffLimit 1\)/, show(r));
   assert.match(r.stderr, /exit code 2/);
-  assert.match(r.stderr, /\| cannot migrate: table missing/, 'the failing pod\'s last log lines');
+  assert.match(r.stderr, /\| cannot migrate: table missing/, "the failing pod's last log lines");
   assert.match(r.stderr, /retrying after 1 failure, in 10s/, "the Job controller's back-off");
   assert.equal(podsOf(w.key, 'job/fails').size, 2, 'both attempts are kept for runpod logs');
 });
 
 test('a StatefulSet whose claims go with it (whenDeleted: Delete) loses them at down; a scoped run of its own key leaves no claim behind', async (t) => {
   const image = standIn('nginx-slim:0.24');
-  const sts = webStatefulSet(image, 1).split('---\n')[1]!.replace('  minReadySeconds: 1\n', '  minReadySeconds: 0\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n');
+  const sts = webStatefulSet(image, 1)
+    .split('---\n')[1]!
+    .replace('  minReadySeconds: 1\n', '  minReadySeconds: 0\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n');
   const claim = 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: scratch\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests: {storage: 1Gi}\n';
   const w = keyedWorkspace(t, 'wl', { 'web.yaml': sts, 'claim.yaml': claim });
-  const claims = () => docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim']).split('\n').filter(Boolean).sort();
+  const claims = () =>
+    docker(['volume', 'ls', '-q', '--filter', `label=io.runpod.project=${w.key}`, '--filter', 'label=io.runpod.volume.type=persistentVolumeClaim'])
+      .split('\n')
+      .filter(Boolean)
+      .sort();
   const up = await w.run(w.dir);
   assert.equal(up.code, 0, show(up));
   assert.deepEqual(claims(), [`pvc_default.${w.key}_scratch`, `pvc_default.${w.key}_www-web-0`]);
@@ -399,7 +446,7 @@ test('a StatefulSet whose claims go with it (whenDeleted: Delete) loses them at 
   const before = claimsOfName();
   const scoped = await runpod([w.dir, '--', 'true'], { timeoutMs: 240_000 });
   assert.equal(scoped.code, 0, show(scoped));
-  assert.deepEqual(claimsOfName(), before, 'no claim left under the scoped run\'s key');
+  assert.deepEqual(claimsOfName(), before, "no claim left under the scoped run's key");
 });
 
 test("the documentation's pi Job runs as documented, with a stand-in perl image, and its logs hold the result", async (t) => {
@@ -433,7 +480,13 @@ spec:
 });
 
 test('podFailurePolicy: an exit code that FailJob names fails the Job at once, with no retry', async (t) => {
-  const w = keyedWorkspace(t, 'wl', { 'job.yaml': jobManifest('fatal', '  backoffLimit: 6\n  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {containerName: work, operator: In, values: [42]}\n', 'echo "bad config"; exit 42') });
+  const w = keyedWorkspace(t, 'wl', {
+    'job.yaml': jobManifest(
+      'fatal',
+      '  backoffLimit: 6\n  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {containerName: work, operator: In, values: [42]}\n',
+      'echo "bad config"; exit 42',
+    ),
+  });
   const r = await w.run(path.join(w.dir, 'job.yaml'));
   assert.equal(r.code, 1, show(r));
   assert.match(r.stderr, /job\/fatal failed: PodFailurePolicy \(default\/fatal-\S+: container work exited with 42, podFailurePolicy rule 0: FailJob\)/, show(r));
@@ -478,5 +531,5 @@ spec:
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--from-cronjob nope: no CronJob named nope \(batch\/v1\) in the input/);
   assert.equal((await w.run('down', file)).code, 0);
-  assert.equal(podsOf(w.key, 'job/hello-manual').size, 0, 'down of the CronJob file takes its Job\'s pods down');
+  assert.equal(podsOf(w.key, 'job/hello-manual').size, 0, "down of the CronJob file takes its Job's pods down");
 });

@@ -269,7 +269,10 @@ for (const c of cases) {
     const got = await resolveRegistryAuth(c.image, c.env ?? home, io);
     assert.deepEqual(got, c.want);
     if (c.helperCalls !== undefined) {
-      assert.deepEqual(io.calls.map((x) => `${x.program}<-${x.input}`), c.helperCalls);
+      assert.deepEqual(
+        io.calls.map((x) => `${x.program}<-${x.input}`),
+        c.helperCalls,
+      );
     }
   });
 }

@@ -29,7 +29,11 @@ function copyInstall(t: { after: (fn: () => void) => void }): Copy {
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
   fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(root, 'package.json'));
   fs.cpSync(path.join(repoRoot, 'bin'), path.join(root, 'bin'), { recursive: true, preserveTimestamps: true });
-  fs.cpSync(path.join(repoRoot, 'dist', 'runpod'), path.join(root, 'dist', 'runpod'), { recursive: true, preserveTimestamps: true, filter: (src) => path.basename(src) !== '.cache' });
+  fs.cpSync(path.join(repoRoot, 'dist', 'runpod'), path.join(root, 'dist', 'runpod'), {
+    recursive: true,
+    preserveTimestamps: true,
+    filter: (src) => path.basename(src) !== '.cache',
+  });
   fs.mkdirSync(path.join(root, 'dist', 'src'));
   fs.copyFileSync(path.join(repoRoot, 'dist', 'src', 'bundleLoader.js'), path.join(root, 'dist', 'src', 'bundleLoader.js'));
   return { root, bin: path.join(root, 'bin', 'runpod'), beside: path.join(root, 'dist', 'runpod', '.cache', key) };

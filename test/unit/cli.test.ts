@@ -16,8 +16,18 @@ import { defaultPullPolicy, parseImageRef } from '../../src/imageRef.js';
 
 describe('parseDuration (Go/kubectl style)', () => {
   const cases: [string, number | undefined][] = [
-    ['500ms', 500], ['90s', 90_000], ['5m', 300_000], ['1h30m', 5_400_000], ['1.5s', 1500], ['2', 2000], ['0', 0],
-    ['', undefined], ['5x', undefined], ['m5', undefined], ['1h 30m', undefined], ['-1s', undefined],
+    ['500ms', 500],
+    ['90s', 90_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['1.5s', 1500],
+    ['2', 2000],
+    ['0', 0],
+    ['', undefined],
+    ['5x', undefined],
+    ['m5', undefined],
+    ['1h 30m', undefined],
+    ['-1s', undefined],
   ];
   for (const [text, want] of cases) it(`${JSON.stringify(text)} -> ${want}`, () => assert.equal(parseDuration(text), want));
 });
@@ -54,7 +64,8 @@ describe('exit code of several pods: the first that applies of 130/143, 3, 124, 
 
 describe('engine address (docker CLI rules)', () => {
   it('unix', () => assert.equal(parseEngineAddress('unix:///tmp/d.sock', {}, '/root').socketPath, '/tmp/d.sock'));
-  it('tcp without TLS defaults to 2375', () => assert.deepEqual(parseEngineAddress('tcp://10.0.0.1', {}, '/root'), { address: 'tcp://10.0.0.1', kind: 'tcp', host: '10.0.0.1', port: 2375 }));
+  it('tcp without TLS defaults to 2375', () =>
+    assert.deepEqual(parseEngineAddress('tcp://10.0.0.1', {}, '/root'), { address: 'tcp://10.0.0.1', kind: 'tcp', host: '10.0.0.1', port: 2375 }));
   it('tcp with DOCKER_TLS_VERIFY: 2376, certs from DOCKER_CERT_PATH', () => {
     const e = parseEngineAddress('tcp://h', { DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: '/certs' }, '/root');
     assert.equal(e.port, 2376);
@@ -74,21 +85,48 @@ describe('image references and pull policy defaults', () => {
   ];
   for (const [ref, want] of refs) it(ref, () => assert.deepEqual(parseImageRef(ref), want));
   // https://kubernetes.io/docs/concepts/containers/images/#imagepullpolicy-defaulting
-  const policies: [string, string][] = [['busybox', 'Always'], ['busybox:latest', 'Always'], ['busybox:1.36', 'IfNotPresent'], ['busybox@sha256:abc', 'IfNotPresent'], ['host:5000/x', 'Always']];
+  const policies: [string, string][] = [
+    ['busybox', 'Always'],
+    ['busybox:latest', 'Always'],
+    ['busybox:1.36', 'IfNotPresent'],
+    ['busybox@sha256:abc', 'IfNotPresent'],
+    ['host:5000/x', 'Always'],
+  ];
   for (const [ref, want] of policies) it(`${ref} -> ${want}`, () => assert.equal(defaultPullPolicy(ref), want));
 });
 
 describe('commandFirst: options every command has may come before its name', () => {
   const cases: [string[], string[]][] = [
-    [['-q', 'down', 'pod.yaml'], ['down', '-q', 'pod.yaml']],
-    [['-n', 'ci', '--host', 'unix:///x.sock', 'status'], ['status', '-n', 'ci', '--host', 'unix:///x.sock']],
-    [['--namespace=ci', '-v', 'logs', 'web', '-c', 'app'], ['logs', '--namespace=ci', '-v', 'web', '-c', 'app']],
+    [
+      ['-q', 'down', 'pod.yaml'],
+      ['down', '-q', 'pod.yaml'],
+    ],
+    [
+      ['-n', 'ci', '--host', 'unix:///x.sock', 'status'],
+      ['status', '-n', 'ci', '--host', 'unix:///x.sock'],
+    ],
+    [
+      ['--namespace=ci', '-v', 'logs', 'web', '-c', 'app'],
+      ['logs', '--namespace=ci', '-v', 'web', '-c', 'app'],
+    ],
     // Already first, no command at all, or an option only run has before it: as given.
-    [['down', '-q', 'pod.yaml'], ['down', '-q', 'pod.yaml']],
-    [['-q', 'pod.yaml'], ['-q', 'pod.yaml']],
-    [['--wait', 'ready', 'down'], ['--wait', 'ready', 'down']],
+    [
+      ['down', '-q', 'pod.yaml'],
+      ['down', '-q', 'pod.yaml'],
+    ],
+    [
+      ['-q', 'pod.yaml'],
+      ['-q', 'pod.yaml'],
+    ],
+    [
+      ['--wait', 'ready', 'down'],
+      ['--wait', 'ready', 'down'],
+    ],
     // The value of -n is never taken for a command.
-    [['-n', 'down', 'pod.yaml'], ['-n', 'down', 'pod.yaml']],
+    [
+      ['-n', 'down', 'pod.yaml'],
+      ['-n', 'down', 'pod.yaml'],
+    ],
   ];
   for (const [given, want] of cases) it(given.join(' '), () => assert.deepEqual(commandFirst(given), want));
 });
@@ -96,8 +134,17 @@ describe('commandFirst: options every command has may come before its name', () 
 describe('a first word that is no command and no file (kubectl and docker habits)', () => {
   const commands = new Set(['run', 'down', 'validate', 'status', 'ps', 'logs', 'exec', 'stats', 'gc', 'completion']);
   const cases: [string, string | undefined][] = [
-    ['get', 'status'], ['describe', 'status'], ['delete', 'down'], ['rm', 'down'], ['apply', 'run'], ['log', 'logs'], ['top', 'stats'],
-    ['stauts', 'status'], ['dwon', 'down'], ['valdate', 'validate'], ['banana', undefined],
+    ['get', 'status'],
+    ['describe', 'status'],
+    ['delete', 'down'],
+    ['rm', 'down'],
+    ['apply', 'run'],
+    ['log', 'logs'],
+    ['top', 'stats'],
+    ['stauts', 'status'],
+    ['dwon', 'down'],
+    ['valdate', 'validate'],
+    ['banana', undefined],
   ];
   for (const [word, want] of cases) it(`${word} -> ${want ?? 'no suggestion'}`, () => assert.equal(suggestCommand(word, commands), want));
   it('only words are taken for commands; paths are manifests', () => {
@@ -147,7 +194,11 @@ describe('--help says what a first-time user needs, and only the options a comma
   });
   it('gc --help has --project', () => assert.match(help('gc'), /--project\s+only what was made under this isolation key/));
   it('options every command has still come before any command name, used or not', () => {
-    for (const args of [['--host', 'unix:///nowhere.sock', 'validate', '--help'], ['-v', 'systemd', '--help'], ['-n', 'ci', 'gc', '--help']]) {
+    for (const args of [
+      ['--host', 'unix:///nowhere.sock', 'validate', '--help'],
+      ['-v', 'systemd', '--help'],
+      ['-n', 'ci', 'gc', '--help'],
+    ]) {
       const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'runpod'), ...args], { encoding: 'utf8' });
       assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
     }
@@ -170,7 +221,15 @@ describe('--skip-kind takes comma lists, as kubectl list flags do, and says whic
       stderr.on('data', (d: Buffer) => (err += d.toString()));
       const stdin = new PassThrough();
       stdin.end(input);
-      const code = await runCli(['validate', '-', '--skip-kind', 'NetworkPolicy,Ingress', '--skip-kind', 'Foo', ...extra], { stdout, stderr, stdin, env: {}, signal: new AbortController().signal, interruptedBy: () => undefined, now: () => 0 });
+      const code = await runCli(['validate', '-', '--skip-kind', 'NetworkPolicy,Ingress', '--skip-kind', 'Foo', ...extra], {
+        stdout,
+        stderr,
+        stdin,
+        env: {},
+        signal: new AbortController().signal,
+        interruptedBy: () => undefined,
+        now: () => 0,
+      });
       return { code, out, err };
     };
     const r = await run();

@@ -45,10 +45,16 @@ describe('engine endpoint precedence (docker CLI order)', () => {
     it(what, async () => assert.equal((await resolveEndpoint(flag, env)).address, want));
   }
 
-  it('a context brings its own TLS material; the environment\'s TLS variables do not apply to it', async () => {
+  it("a context brings its own TLS material; the environment's TLS variables do not apply to it", async () => {
     const e = await resolveEndpoint(undefined, { ...base, DOCKER_CERT_PATH: '/elsewhere', DOCKER_TLS_VERIFY: '' });
     const digest = createHash('sha256').update('remote').digest('hex');
-    assert.deepEqual(e, { address: 'tcp://ctx.example:2376', kind: 'tcp', host: 'ctx.example', port: 2376, tls: { verify: true, certPath: path.join(cfg, 'contexts', 'tls', digest, 'docker') } });
+    assert.deepEqual(e, {
+      address: 'tcp://ctx.example:2376',
+      kind: 'tcp',
+      host: 'ctx.example',
+      port: 2376,
+      tls: { verify: true, certPath: path.join(cfg, 'contexts', 'tls', digest, 'docker') },
+    });
   });
 
   it('SkipTLSVerify in the context turns verification off', async () => {

@@ -39,14 +39,20 @@ describe('the engine wait', () => {
   it('says at once which address, why and what bounds it, then a line every 10 s until the retries are spent (exit 3)', async () => {
     const s = setup();
     const backoff = new Backoff({ retries: 10, retryDelayMs: 1000, factor: 2, maxDelayMs: 30_000 });
-    const err = await connectEngine(s.engine, s.ctx, { ...s.options, backoff }).then(() => undefined, (e: unknown) => e);
+    const err = await connectEngine(s.engine, s.ctx, { ...s.options, backoff }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof EngineUnreachableError, String(err));
     assert.equal(err.exitCode, 3);
     assert.match(err.detail().join('\n'), /no answer after 10 retries in 181s \(--retries and --timeout bound the wait\)/);
     const first = s.lines[0]!;
     assert.equal(first.at, 0);
     assert.equal(first.first, true);
-    assert.match(first.line, /^waiting for the Docker engine at unix:\/\/\/nonexistent\.sock: ping: ENOENT .*\(no socket at that path: is dockerd running, and is the path right\?\); trying again for up to 3m1s more \(--retries 10, with backoff; --timeout bounds it too\)$/);
+    assert.match(
+      first.line,
+      /^waiting for the Docker engine at unix:\/\/\/nonexistent\.sock: ping: ENOENT .*\(no socket at that path: is dockerd running, and is the path right\?\); trying again for up to 3m1s more \(--retries 10, with backoff; --timeout bounds it too\)$/,
+    );
     // Then never more than 10 s without a line.
     const times = s.lines.map((l) => l.at);
     for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! <= 10, `a gap of ${times[i]! - times[i - 1]!}s after ${times[i - 1]}s: ${times.join(', ')}`);
@@ -57,11 +63,17 @@ describe('the engine wait', () => {
   it('--timeout bounds it: the lines count down to it, and it ends with 124 at the deadline', async () => {
     const s = setup();
     const backoff = new Backoff({ retries: 10, retryDelayMs: 1000, factor: 2, maxDelayMs: 30_000 });
-    const err = await connectEngine(s.engine, s.ctx, { ...s.options, backoff, deadline: s.start + 25_000 }).then(() => undefined, (e: unknown) => e);
+    const err = await connectEngine(s.engine, s.ctx, { ...s.options, backoff, deadline: s.start + 25_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof DeadlineError, String(err));
     assert.equal(s.ctx.now() - s.start, 25_000);
     assert.match(s.lines[0]!.line, /trying again until --timeout, 25s from now$/);
-    assert.deepEqual(s.lines.map((l) => l.at), [0, 10, 20]);
+    assert.deepEqual(
+      s.lines.map((l) => l.at),
+      [0, 10, 20],
+    );
     assert.match(s.lines[2]!.line, /--timeout in 5s$/);
   });
 
@@ -70,7 +82,10 @@ describe('the engine wait', () => {
     const s = setup((n) => answers[Math.min(n, answers.length - 1)]!);
     const backoff = new Backoff({ retries: 3, retryDelayMs: 1000, factor: 2, maxDelayMs: 30_000 });
     await connectEngine(s.engine, s.ctx, { ...s.options, backoff }).catch(() => undefined);
-    assert.deepEqual(s.lines.map((l) => l.at), [0, 3]);
+    assert.deepEqual(
+      s.lines.map((l) => l.at),
+      [0, 3],
+    );
     assert.match(s.lines[1]!.line, /ECONNREFUSED/);
   });
 

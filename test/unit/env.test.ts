@@ -16,7 +16,12 @@ const web: EnvPod = {
 };
 
 describe('envPart: upper-case, every other character to _', () => {
-  const cases: [string, string][] = [['web', 'WEB'], ['web-api.v2', 'WEB_API_V2'], ['db_1', 'DB_1'], ['a..b', 'A__B']];
+  const cases: [string, string][] = [
+    ['web', 'WEB'],
+    ['web-api.v2', 'WEB_API_V2'],
+    ['db_1', 'DB_1'],
+    ['a..b', 'A__B'],
+  ];
   for (const [input, want] of cases) it(`${input} -> ${want}`, () => assert.equal(envPart(input), want));
 });
 
@@ -52,7 +57,10 @@ describe('podEnvironment', () => {
       { namespace: 'a', name: 'web', ip: '10.0.0.1' },
       { namespace: 'b', name: 'web', ip: '10.0.0.2' },
     ]);
-    assert.deepEqual(env.vars, [['RUNPOD_A_WEB_IP', '10.0.0.1'], ['RUNPOD_B_WEB_IP', '10.0.0.2']]);
+    assert.deepEqual(env.vars, [
+      ['RUNPOD_A_WEB_IP', '10.0.0.1'],
+      ['RUNPOD_B_WEB_IP', '10.0.0.2'],
+    ]);
     assert.deepEqual(env.warnings, []);
   });
 
@@ -76,23 +84,14 @@ describe('podEnvironment', () => {
 });
 
 describe('shellQuote and exportLines', () => {
-  const nasty = [
-    '',
-    'plain',
-    "it's",
-    'two  spaces',
-    '$HOME `id` $(id) \\ "dq"',
-    "line1\nline2\n",
-    "'''",
-    '*; rm -rf / #',
-    'ünïcødé ✓',
-  ];
-  for (const v of nasty) it(`round-trips ${JSON.stringify(v)} through sh eval`, () => {
-    const text = exportLines({ vars: [['RUNPOD_X_SOURCE', v]], warnings: ['a warning'] });
-    const r = spawnSync('sh', ['-c', 'eval "$1"; printf %s "$RUNPOD_X_SOURCE"', 'sh', text], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout, v);
-  });
+  const nasty = ['', 'plain', "it's", 'two  spaces', '$HOME `id` $(id) \\ "dq"', 'line1\nline2\n', "'''", '*; rm -rf / #', 'ünïcødé ✓'];
+  for (const v of nasty)
+    it(`round-trips ${JSON.stringify(v)} through sh eval`, () => {
+      const text = exportLines({ vars: [['RUNPOD_X_SOURCE', v]], warnings: ['a warning'] });
+      const r = spawnSync('sh', ['-c', 'eval "$1"; printf %s "$RUNPOD_X_SOURCE"', 'sh', text], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout, v);
+    });
   it('single quotes, with an embedded quote closed and escaped', () => assert.equal(shellQuote("a'b"), `'a'\\''b'`));
   it('warnings are comments', () => assert.equal(exportLines({ vars: [['A', '1']], warnings: ['x\ny'] }), "# runpod: x y\nexport A='1'\n"));
 });

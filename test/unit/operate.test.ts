@@ -91,7 +91,10 @@ describe("planGc: the kubelet's container GC policy", () => {
     const gone = [ctr({ podUid: 'g', container: 'POD', attempt: 0, state: 'exited' }), ctr({ podUid: 'g', container: 'web', attempt: 0, state: 'exited' })];
     const plan = planGc([live, running, ...gone], [{ name: 'g-vol', podUid: 'g' }, { name: 'a-vol', podUid: 'a' }, { name: 'claim' }], policy(), now);
     assert.deepEqual(ids(plan), ['k8s_web_g_0', 'k8s_POD_g_0']);
-    assert.deepEqual(plan.volumes.map((v) => v.item.name), ['g-vol']);
+    assert.deepEqual(
+      plan.volumes.map((v) => v.item.name),
+      ['g-vol'],
+    );
   });
   it('a gone pod with a container still running keeps its infra and volumes', () => {
     const gone = [ctr({ podUid: 'g', container: 'POD', attempt: 0, state: 'exited' }), ctr({ podUid: 'g', container: 'web', attempt: 0, state: 'running' })];
@@ -111,8 +114,21 @@ describe("planGc: the kubelet's container GC policy", () => {
 
 function obs(state: string, o: Partial<ObservedContainer> = {}): ObservedContainer {
   return {
-    id: 'x', dockerName: 'x', name: 'c', attempt: 0, hash: '', podUid: 'u', state, exitCode: 0, oomKilled: false, error: '', restartCount: 0,
-    engineRestartPolicy: 'always', image: 'i', imageId: 'i', ...o,
+    id: 'x',
+    dockerName: 'x',
+    name: 'c',
+    attempt: 0,
+    hash: '',
+    podUid: 'u',
+    state,
+    exitCode: 0,
+    oomKilled: false,
+    error: '',
+    restartCount: 0,
+    engineRestartPolicy: 'always',
+    image: 'i',
+    imageId: 'i',
+    ...o,
   };
 }
 

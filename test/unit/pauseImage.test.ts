@@ -73,7 +73,10 @@ for (const { arch, machine } of ARCHES) {
 
     const padded = Math.ceil(program.length / 512) * 512;
     assert.deepEqual(tar.subarray(512, 512 + program.length), program);
-    assert.ok(tar.subarray(512 + program.length, 512 + padded).every((b) => b === 0), 'zero padding');
+    assert.ok(
+      tar.subarray(512 + program.length, 512 + padded).every((b) => b === 0),
+      'zero padding',
+    );
     assert.equal(tar.length, 512 + padded + 1024, 'two zero blocks end the archive');
     assert.ok(tar.subarray(tar.length - 1024).every((b) => b === 0));
 
@@ -130,12 +133,15 @@ test('architecture names map to the two supported; others ask for --infra-image'
   ];
   for (const [given, want] of table) assert.equal(pauseArch(given), want, given);
   for (const other of ['s390x', 'ppc64le', 'arm', 'riscv64', '386', '']) {
-    assert.throws(() => pauseArch(other), (err: Error) => {
-      assert.match(err.message, /supports amd64 and arm64/);
-      assert.match(err.message, /--infra-image <ref>/);
-      assert.match(err.message, /registry\.k8s\.io\/pause:3\.10/);
-      return true;
-    });
+    assert.throws(
+      () => pauseArch(other),
+      (err: Error) => {
+        assert.match(err.message, /supports amd64 and arm64/);
+        assert.match(err.message, /--infra-image <ref>/);
+        assert.match(err.message, /registry\.k8s\.io\/pause:3\.10/);
+        return true;
+      },
+    );
     assert.throws(() => pauseRootfsTar(other), /--infra-image/);
     assert.throws(() => pauseImageRef(other), /--infra-image/);
   }
@@ -184,8 +190,7 @@ for (const { arch, tool, machine, want } of disassemblers) {
 function fakeEngine(present: Set<string>, opts: { importFails?: boolean; raceImports?: boolean } = {}) {
   const imports: { tar: Buffer; ref: string; changes: string[] }[] = [];
   const engine: Pick<Engine, 'inspectImage' | 'importImage'> = {
-    inspectImage: async (ref: string): Promise<ImageSummary | undefined> =>
-      present.has(ref) ? { id: `sha256:${ref}` } : undefined,
+    inspectImage: async (ref: string): Promise<ImageSummary | undefined> => (present.has(ref) ? { id: `sha256:${ref}` } : undefined),
     importImage: async (tar: Buffer, ref: string, changes: string[]): Promise<void> => {
       imports.push({ tar, ref, changes });
       if (opts.raceImports) present.add(ref); // another runpod's import landed

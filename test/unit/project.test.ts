@@ -45,7 +45,10 @@ describe('isolation keys: names, uids, labels', () => {
     assert.deepEqual(projectOf(undefined, { RUNPOD_PROJECT: 'job-7' }), { project: 'job-7' });
     assert.deepEqual(projectOf(undefined, { RUNPOD_PROJECT: '' }), {});
     assert.deepEqual(projectOf(undefined, {}), {});
-    assert.throws(() => projectOf('CI_1', {}), (e: unknown) => e instanceof UsageError && /^--project CI_1: not an isolation key/.test(e.message));
+    assert.throws(
+      () => projectOf('CI_1', {}),
+      (e: unknown) => e instanceof UsageError && /^--project CI_1: not an isolation key/.test(e.message),
+    );
     assert.throws(() => projectOf(undefined, { RUNPOD_PROJECT: 'CI_1' }), /RUNPOD_PROJECT=CI_1: not an isolation key/);
   });
   it('the uid, engine names and claim volumes differ by key; without a key they are as before', () => {
@@ -78,8 +81,14 @@ describe('isolation keys: names, uids, labels', () => {
   });
   it('-o env and a scoped command get RUNPOD_PROJECT first, so runpod commands run with them follow the key', () => {
     const env = podEnvironment([{ namespace: 'default', name: 'db', ip: '172.17.0.2', ports: [] }], 'run-1a2b3c4d');
-    assert.deepEqual(env.vars.slice(0, 2), [['RUNPOD_PROJECT', 'run-1a2b3c4d'], ['RUNPOD_DB_IP', '172.17.0.2']]);
-    assert.equal(podEnvironment([{ namespace: 'default', name: 'db', ip: '1.2.3.4', ports: [] }]).vars.some(([k]) => k === 'RUNPOD_PROJECT'), false);
+    assert.deepEqual(env.vars.slice(0, 2), [
+      ['RUNPOD_PROJECT', 'run-1a2b3c4d'],
+      ['RUNPOD_DB_IP', '172.17.0.2'],
+    ]);
+    assert.equal(
+      podEnvironment([{ namespace: 'default', name: 'db', ip: '1.2.3.4', ports: [] }]).vars.some(([k]) => k === 'RUNPOD_PROJECT'),
+      false,
+    );
   });
 });
 
@@ -135,7 +144,12 @@ describe('an engine confined to a key (engine/ports/project.ts), on the in-memor
 
 describe('--exit-code-from', () => {
   const pods = [
-    loaded('web', { containers: [{ name: 'main', image }, { name: 'tests', image }] }),
+    loaded('web', {
+      containers: [
+        { name: 'main', image },
+        { name: 'tests', image },
+      ],
+    }),
     loaded('api', { containers: [{ name: 'main', image }], initContainers: [{ name: 'migrate', image }] }),
   ];
   it('names one container of the input: container, pod/container or namespace/pod/container', () => {
@@ -177,13 +191,34 @@ describe('--exit-code-from', () => {
 
 describe("exec's words, as kubectl exec reads them", () => {
   const cases: [string[], string[]][] = [
-    [['exec', 'web', 'sh', '-c', 'ls -l'], ['exec', 'web', '--', 'sh', '-c', 'ls -l']],
-    [['exec', 'web', '-c', 'side', 'sh', '-c', 'x'], ['exec', 'web', '-c', 'side', '--', 'sh', '-c', 'x']],
-    [['exec', '-it', '-n', 'ci', 'web', 'sh'], ['exec', '-it', '-n', 'ci', 'web', '--', 'sh']],
-    [['exec', '--container=side', 'web', 'ls', '-la'], ['exec', '--container=side', 'web', '--', 'ls', '-la']],
-    [['exec', 'web', '--', 'sh', '-c', 'x'], ['exec', 'web', '--', 'sh', '-c', 'x']],
-    [['exec', 'web'], ['exec', 'web']],
-    [['status', 'web', 'x'], ['status', 'web', 'x']],
+    [
+      ['exec', 'web', 'sh', '-c', 'ls -l'],
+      ['exec', 'web', '--', 'sh', '-c', 'ls -l'],
+    ],
+    [
+      ['exec', 'web', '-c', 'side', 'sh', '-c', 'x'],
+      ['exec', 'web', '-c', 'side', '--', 'sh', '-c', 'x'],
+    ],
+    [
+      ['exec', '-it', '-n', 'ci', 'web', 'sh'],
+      ['exec', '-it', '-n', 'ci', 'web', '--', 'sh'],
+    ],
+    [
+      ['exec', '--container=side', 'web', 'ls', '-la'],
+      ['exec', '--container=side', 'web', '--', 'ls', '-la'],
+    ],
+    [
+      ['exec', 'web', '--', 'sh', '-c', 'x'],
+      ['exec', 'web', '--', 'sh', '-c', 'x'],
+    ],
+    [
+      ['exec', 'web'],
+      ['exec', 'web'],
+    ],
+    [
+      ['status', 'web', 'x'],
+      ['status', 'web', 'x'],
+    ],
   ];
   for (const [given, want] of cases) it(given.join(' '), () => assert.deepEqual(execCommandWords(given), want));
 });
@@ -202,15 +237,26 @@ describe("a pod argument: name, namespace/name, kubectl's kind/name", () => {
 
 describe('a source already running under another key', () => {
   const infra = (source: string, project: string | undefined, pod: string, state = 'running') => ({
-    id: `${pod}-${project ?? 'none'}`, name: `k8s_POD_${pod}`, state, created: 0,
-    labels: { 'io.kubernetes.pod.namespace': 'default', 'io.kubernetes.pod.name': pod, 'io.runpod.source': source, ...(project !== undefined ? { 'io.runpod.project': project } : {}) },
+    id: `${pod}-${project ?? 'none'}`,
+    name: `k8s_POD_${pod}`,
+    state,
+    created: 0,
+    labels: {
+      'io.kubernetes.pod.namespace': 'default',
+      'io.kubernetes.pod.name': pod,
+      'io.runpod.source': source,
+      ...(project !== undefined ? { 'io.runpod.project': project } : {}),
+    },
   });
   it("is said when this run's key has no pod of it yet, naming the key that has and how to reach it", () => {
     const list = [infra('/k8s', 'ci-42', 'db-0'), infra('/k8s', 'ci-42', 'api'), infra('/other', undefined, 'x')];
     assert.deepEqual(sourcesElsewhere(new Set(['/k8s']), undefined, list), [
       '/k8s already runs under isolation key ci-42 (2 pods: default/api, default/db-0); this run, without an isolation key, makes a second copy beside it (its own pods, claims and host ports). To act on the one there, run with --project ci-42 (or RUNPOD_PROJECT=ci-42)',
     ]);
-    assert.match(sourcesElsewhere(new Set(['/other']), 'ci-42', list)[0]!, /^\/other already runs without an isolation key \(1 pod: default\/x\); this run, under isolation key ci-42, .* run with no --project and no RUNPOD_PROJECT$/);
+    assert.match(
+      sourcesElsewhere(new Set(['/other']), 'ci-42', list)[0]!,
+      /^\/other already runs without an isolation key \(1 pod: default\/x\); this run, under isolation key ci-42, .* run with no --project and no RUNPOD_PROJECT$/,
+    );
   });
   it('is not said once this key has pods of it, nor for pods that no longer run', () => {
     assert.deepEqual(sourcesElsewhere(new Set(['/k8s']), undefined, [infra('/k8s', 'ci-42', 'db-0'), infra('/k8s', undefined, 'db-0', 'exited')]), []);

@@ -55,7 +55,7 @@ describe('selectPrunable', () => {
   it("this run's pods are never pruned, even when nothing else matches", () => {
     assert.deepEqual(selectPrunable(engineState.slice(0, 4), keep, 'all', new Set()), []);
   });
-  it('containers without runpod\'s label are not runpod\'s to prune', () => {
+  it("containers without runpod's label are not runpod's to prune", () => {
     assert.deepEqual(selectPrunable([container('default', 'x', 'POD', '/srv/one', false)], new Set(), 'all', new Set(['/srv/one'])), []);
   });
   it('no source from this run: nothing by source', () => assert.deepEqual(selectPrunable(engineState, keep, 'source', new Set()), []));
@@ -70,7 +70,10 @@ describe('publishedPorts: declared ports joined with what the engine bound', () 
         { container: 'web', containerPort: 9090, protocol: 'TCP' },
       ],
       {
-        '80/tcp': [{ HostIp: '::', HostPort: '49153' }, { HostIp: '0.0.0.0', HostPort: '49153' }],
+        '80/tcp': [
+          { HostIp: '::', HostPort: '49153' },
+          { HostIp: '0.0.0.0', HostPort: '49153' },
+        ],
         '53/udp': [{ HostIp: '127.0.0.1', HostPort: '5353' }],
         '9090/tcp': null,
       },

@@ -13,7 +13,10 @@ const spec: UnitSpec = {
 
 /** The value of every line `Key=` of a section, in order. */
 function settings(text: string, key: string): string[] {
-  return text.split('\n').filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${key}=`))
+    .map((l) => l.slice(key.length + 1));
 }
 
 describe('unit name (systemd.unit(5): [A-Za-z0-9:_.-] and \\xNN escapes, at most 255 characters)', () => {
@@ -73,9 +76,23 @@ describe('Exec*= words (systemd.service(5) "Command lines") read back as given',
 });
 
 describe('the commands the unit runs', () => {
-  it('start: run --wait --timeout, then -n and --project, then the manifests; down (on purpose, not the unit\'s): the same scope', () => {
+  it("start: run --wait --timeout, then -n and --project, then the manifests; down (on purpose, not the unit's): the same scope", () => {
     const got = unitCommands({ ...spec, namespace: 'ci', project: 'ci-42', skipKinds: ['Service'] });
-    assert.deepEqual(got.start, [...spec.runpod, 'run', '--wait', 'ready', '--timeout', '300s', '-n', 'ci', '--project', 'ci-42', '--skip-kind', 'Service', '/etc/runpod/web.yaml']);
+    assert.deepEqual(got.start, [
+      ...spec.runpod,
+      'run',
+      '--wait',
+      'ready',
+      '--timeout',
+      '300s',
+      '-n',
+      'ci',
+      '--project',
+      'ci-42',
+      '--skip-kind',
+      'Service',
+      '/etc/runpod/web.yaml',
+    ]);
     assert.deepEqual(got.down, [...spec.runpod, 'down', '-n', 'ci', '--project', 'ci-42', '/etc/runpod/web.yaml']);
   });
   it('a timeout that is not whole seconds is given in ms', () => assert.deepEqual(unitCommands({ ...spec, timeoutMs: 1500 }).start.slice(5, 7), ['--timeout', '1500ms']));
@@ -115,10 +132,17 @@ describe('unit settings (systemd.unit(5), systemd.service(5))', () => {
     assert.deepEqual(settings(unitText({ ...spec, dockerHost: 'unix:///run/my docker%1.sock' }), 'Environment'), ['"DOCKER_HOST=unix:///run/my docker%%1.sock"']);
   });
   it('the TLS and context variables follow DOCKER_HOST, in order', () => {
-    const text = unitText({ ...spec, dockerHost: 'tcp://10.0.0.5:2376', engineEnv: [['DOCKER_TLS_VERIFY', '1'], ['DOCKER_CERT_PATH', '/root/certs']] });
+    const text = unitText({
+      ...spec,
+      dockerHost: 'tcp://10.0.0.5:2376',
+      engineEnv: [
+        ['DOCKER_TLS_VERIFY', '1'],
+        ['DOCKER_CERT_PATH', '/root/certs'],
+      ],
+    });
     assert.deepEqual(settings(text, 'Environment'), ['DOCKER_HOST=tcp://10.0.0.5:2376', 'DOCKER_TLS_VERIFY=1', 'DOCKER_CERT_PATH=/root/certs']);
   });
-  it('a remote engine (tcp://, ssh://) is not bound to this host\'s docker.service', () => {
+  it("a remote engine (tcp://, ssh://) is not bound to this host's docker.service", () => {
     const remote = unitText({ ...spec, dockerHost: 'tcp://10.0.0.5:2376' });
     assert.deepEqual(settings(remote, 'BindsTo'), []);
     assert.deepEqual(settings(remote, 'After'), ['network-online.target']);
@@ -127,6 +151,7 @@ describe('unit settings (systemd.unit(5), systemd.service(5))', () => {
     assert.equal(engineIsLocal('unix:///var/run/docker.sock'), true);
     assert.equal(engineIsLocal(undefined), true);
   });
-  it('Description= doubles "%" (a specifier otherwise)', () => assert.deepEqual(settings(unitText({ ...spec, manifests: ['/srv/50%.yaml'] }), 'Description'), ['runpod: /srv/50%%.yaml']));
+  it('Description= doubles "%" (a specifier otherwise)', () =>
+    assert.deepEqual(settings(unitText({ ...spec, manifests: ['/srv/50%.yaml'] }), 'Description'), ['runpod: /srv/50%%.yaml']));
   it('the same spec gives the same text', () => assert.equal(unitText(spec), unitText({ ...spec })));
 });

@@ -5,7 +5,6 @@
 import type { FieldSpec } from './fieldSpec.js';
 import type { GvkSelector } from './gvk.js';
 
-
 /** metadata.labels of every object, and the pod templates' labels of the workload kinds. */
 const metadataLabels: FieldSpec[] = [
   { path: 'metadata/labels', create: true },
@@ -109,8 +108,23 @@ function podSpecRefs(paths: string[], cronPaths: string[], podVersion: boolean):
   ];
 }
 
-const configMapPaths = ['volumes/configMap/name', 'containers/env/valueFrom/configMapKeyRef/name', 'initContainers/env/valueFrom/configMapKeyRef/name', 'containers/envFrom/configMapRef/name', 'initContainers/envFrom/configMapRef/name', 'volumes/projected/sources/configMap/name'];
-const secretPaths = ['volumes/secret/secretName', 'containers/env/valueFrom/secretKeyRef/name', 'initContainers/env/valueFrom/secretKeyRef/name', 'containers/envFrom/secretRef/name', 'initContainers/envFrom/secretRef/name', 'imagePullSecrets/name', 'volumes/projected/sources/secret/name'];
+const configMapPaths = [
+  'volumes/configMap/name',
+  'containers/env/valueFrom/configMapKeyRef/name',
+  'initContainers/env/valueFrom/configMapKeyRef/name',
+  'containers/envFrom/configMapRef/name',
+  'initContainers/envFrom/configMapRef/name',
+  'volumes/projected/sources/configMap/name',
+];
+const secretPaths = [
+  'volumes/secret/secretName',
+  'containers/env/valueFrom/secretKeyRef/name',
+  'initContainers/env/valueFrom/secretKeyRef/name',
+  'containers/envFrom/secretRef/name',
+  'initContainers/envFrom/secretRef/name',
+  'imagePullSecrets/name',
+  'volumes/projected/sources/secret/name',
+];
 const templated = (leaf: string): FieldSpec[] => [
   { path: `spec/${leaf}`, kind: 'Pod' },
   ...['StatefulSet', 'Deployment', 'ReplicationController'].map((kind) => ({ path: `spec/template/spec/${leaf}`, kind })),
@@ -120,11 +134,25 @@ const templated = (leaf: string): FieldSpec[] => [
 
 /** Where an object of each kind may be named by another (the nameReference table). */
 export const nameReferences: NameReference[] = [
-  ...['Deployment', 'ReplicationController', 'ReplicaSet', 'StatefulSet'].map((kind) => ({ target: { kind }, referrers: [{ path: 'spec/scaleTargetRef/name', kind: 'HorizontalPodAutoscaler' }] })),
+  ...['Deployment', 'ReplicationController', 'ReplicaSet', 'StatefulSet'].map((kind) => ({
+    target: { kind },
+    referrers: [{ path: 'spec/scaleTargetRef/name', kind: 'HorizontalPodAutoscaler' }],
+  })),
   {
     target: { kind: 'ConfigMap', version: 'v1' },
     referrers: [
-      ...podSpecRefs(configMapPaths, ['volumes/configMap/name', 'volumes/projected/sources/configMap/name', 'containers/env/valueFrom/configMapKeyRef/name', 'initContainers/env/valueFrom/configMapKeyRef/name', 'containers/envFrom/configMapRef/name', 'initContainers/envFrom/configMapRef/name'], true),
+      ...podSpecRefs(
+        configMapPaths,
+        [
+          'volumes/configMap/name',
+          'volumes/projected/sources/configMap/name',
+          'containers/env/valueFrom/configMapKeyRef/name',
+          'initContainers/env/valueFrom/configMapKeyRef/name',
+          'containers/envFrom/configMapRef/name',
+          'initContainers/envFrom/configMapRef/name',
+        ],
+        true,
+      ),
       { path: 'spec/configSource/configMap', kind: 'Node' },
       { path: 'rules/resourceNames', kind: 'Role' },
       { path: 'rules/resourceNames', kind: 'ClusterRole' },
@@ -134,7 +162,19 @@ export const nameReferences: NameReference[] = [
   {
     target: { kind: 'Secret', version: 'v1' },
     referrers: [
-      ...podSpecRefs(secretPaths, ['volumes/secret/secretName', 'volumes/projected/sources/secret/name', 'containers/env/valueFrom/secretKeyRef/name', 'initContainers/env/valueFrom/secretKeyRef/name', 'containers/envFrom/secretRef/name', 'initContainers/envFrom/secretRef/name', 'imagePullSecrets/name'], true),
+      ...podSpecRefs(
+        secretPaths,
+        [
+          'volumes/secret/secretName',
+          'volumes/projected/sources/secret/name',
+          'containers/env/valueFrom/secretKeyRef/name',
+          'initContainers/env/valueFrom/secretKeyRef/name',
+          'containers/envFrom/secretRef/name',
+          'initContainers/envFrom/secretRef/name',
+          'imagePullSecrets/name',
+        ],
+        true,
+      ),
       { path: 'spec/tls/secretName', kind: 'Ingress' },
       { path: 'metadata/annotations/ingress.kubernetes.io\\/auth-secret', kind: 'Ingress' },
       { path: 'metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret', kind: 'Ingress' },
@@ -198,9 +238,35 @@ export const nameReferences: NameReference[] = [
   { target: { kind: 'PriorityClass', version: 'v1', group: 'scheduling.k8s.io' }, referrers: templated('priorityClassName') },
   // kustomize writes this target's group as "networking.k8s.io/v1", which no object's group is: it never matches.
   { target: { kind: 'IngressClass', version: 'v1', group: 'networking.k8s.io/v1' }, referrers: [{ path: 'spec/ingressClassName', kind: 'Ingress' }] },
-  { target: { kind: 'ValidatingAdmissionPolicy', group: 'admissionregistration.k8s.io' }, referrers: [{ path: 'spec/policyName', kind: 'ValidatingAdmissionPolicyBinding', group: 'admissionregistration.k8s.io' }] },
+  {
+    target: { kind: 'ValidatingAdmissionPolicy', group: 'admissionregistration.k8s.io' },
+    referrers: [{ path: 'spec/policyName', kind: 'ValidatingAdmissionPolicyBinding', group: 'admissionregistration.k8s.io' }],
+  },
 ];
 
 /** The legacy output order: these kinds first, in this order; the webhooks last; the rest between (gvk.go). */
-export const orderFirst = ['Namespace', 'ResourceQuota', 'StorageClass', 'CustomResourceDefinition', 'ServiceAccount', 'PodSecurityPolicy', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'ConfigMap', 'Secret', 'Endpoints', 'Service', 'LimitRange', 'PriorityClass', 'PersistentVolume', 'PersistentVolumeClaim', 'Deployment', 'StatefulSet', 'CronJob', 'PodDisruptionBudget'];
+export const orderFirst = [
+  'Namespace',
+  'ResourceQuota',
+  'StorageClass',
+  'CustomResourceDefinition',
+  'ServiceAccount',
+  'PodSecurityPolicy',
+  'Role',
+  'ClusterRole',
+  'RoleBinding',
+  'ClusterRoleBinding',
+  'ConfigMap',
+  'Secret',
+  'Endpoints',
+  'Service',
+  'LimitRange',
+  'PriorityClass',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'Deployment',
+  'StatefulSet',
+  'CronJob',
+  'PodDisruptionBudget',
+];
 export const orderLast = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];

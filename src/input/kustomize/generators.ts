@@ -105,7 +105,8 @@ function generateOne(k: Kustomization, kind: 'ConfigMap' | 'Secret', path: (stri
   });
   ((g.files as string[] | undefined) ?? []).forEach((src, i) => {
     const eqs = src.split('=').length - 1;
-    if (eqs > 1 || (eqs === 1 && (src.startsWith('=') || src.endsWith('=')))) fail(['files', i], `file source ${JSON.stringify(src)}: expected [key=]path`, 'write key=path or a path');
+    if (eqs > 1 || (eqs === 1 && (src.startsWith('=') || src.endsWith('='))))
+      fail(['files', i], `file source ${JSON.stringify(src)}: expected [key=]path`, 'write key=path or a path');
     const [key, file] = eqs === 1 ? (src.split('=') as [string, string]) : [src.slice(src.lastIndexOf('/') + 1), src];
     pairs.push({ key, value: read(file, k.at([...path, 'files', i]), formatPath([...path, 'files', i])), where: ['files', i] });
   });
@@ -137,7 +138,12 @@ function generateOne(k: Kustomization, kind: 'ConfigMap' | 'Secret', path: (stri
   }
   const labels = options?.labels ?? {};
   const annotations: Record<string, string> = { ...(options?.annotations ?? {}) };
-  if (Object.keys(labels).length > 0) metadata.labels = Object.fromEntries(Object.keys(labels).sort().map((key) => [key, labels[key]!]));
+  if (Object.keys(labels).length > 0)
+    metadata.labels = Object.fromEntries(
+      Object.keys(labels)
+        .sort()
+        .map((key) => [key, labels[key]!]),
+    );
   if (options?.disableNameSuffixHash !== true) annotations[needsHashAnnotation] = 'enabled';
   annotations[behaviorAnnotation] = behavior;
   metadata.annotations = annotations;

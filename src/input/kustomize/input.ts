@@ -40,6 +40,12 @@ export function kustomizationFile(dir: string, io: KustomizeIo = nodeIo): string
 /** Render dir and print it as `kubectl kustomize` does (Secrets included: the caller decides who sees it). */
 export function renderToText(dir: string, io: KustomizeIo = nodeIo): string {
   const st = io.stat(dir);
-  if (st === undefined || !st.isDirectory) throw new KustomizeError({ file: dir }, '', st === undefined ? 'no such directory' : 'not a directory; -k takes the directory of a kustomization', 'give the directory that holds kustomization.yaml');
+  if (st === undefined || !st.isDirectory)
+    throw new KustomizeError(
+      { file: dir },
+      '',
+      st === undefined ? 'no such directory' : 'not a directory; -k takes the directory of a kustomization',
+      'give the directory that holds kustomization.yaml',
+    );
   return printDocuments(renderKustomization(dir, io).map((r) => r.object));
 }

@@ -21,7 +21,6 @@ export class JsonPatchError extends Error {
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
-
 /** The reference tokens of a JSON pointer. */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];

@@ -39,16 +39,43 @@ const refused: Record<string, string> = {
 };
 
 const known = new Set([
-  'apiVersion', 'kind', 'metadata', 'resources', 'bases', 'components', 'namespace', 'namePrefix', 'nameSuffix',
-  'commonLabels', 'labels', 'commonAnnotations', 'images', 'imageTags', 'replicas', 'configMapGenerator', 'secretGenerator',
-  'generatorOptions', 'patches', 'patchesStrategicMerge', 'patchesJson6902', 'replacements', 'vars', 'sortOptions',
+  'apiVersion',
+  'kind',
+  'metadata',
+  'resources',
+  'bases',
+  'components',
+  'namespace',
+  'namePrefix',
+  'nameSuffix',
+  'commonLabels',
+  'labels',
+  'commonAnnotations',
+  'images',
+  'imageTags',
+  'replicas',
+  'configMapGenerator',
+  'secretGenerator',
+  'generatorOptions',
+  'patches',
+  'patchesStrategicMerge',
+  'patchesJson6902',
+  'replacements',
+  'vars',
+  'sortOptions',
 ]);
 
 /** Parse and check one kustomization file's text. */
 export function readKustomization(text: string, file: string, dir: string): Kustomization {
   const parsed = parseYaml(text, file);
   const first = parsed.problems[0];
-  if (first !== undefined) throw new KustomizeError({ file, ...(first.line !== undefined ? { line: first.line } : {}) }, '', first.message.replace(/^invalid YAML/, 'invalid YAML in a kustomization'), 'fix the YAML');
+  if (first !== undefined)
+    throw new KustomizeError(
+      { file, ...(first.line !== undefined ? { line: first.line } : {}) },
+      '',
+      first.message.replace(/^invalid YAML/, 'invalid YAML in a kustomization'),
+      'fix the YAML',
+    );
   const doc = parsed.documents[0];
   // An empty kustomization renders nothing, as kustomize's does.
   const value = doc === undefined ? {} : toJson(doc.value);
@@ -60,13 +87,21 @@ export function readKustomization(text: string, file: string, dir: string): Kust
     return { file, ...(line !== undefined ? { line } : doc !== undefined ? { line: doc.line } : {}) };
   };
   const kind = value.kind ?? 'Kustomization';
-  if (kind !== 'Kustomization' && kind !== 'Component') throw new KustomizeError(at(['kind']), 'kind', `kind ${JSON.stringify(kind)} is not a kustomization (Kustomization or Component)`, 'write kind: Kustomization, or leave kind out');
+  if (kind !== 'Kustomization' && kind !== 'Component')
+    throw new KustomizeError(
+      at(['kind']),
+      'kind',
+      `kind ${JSON.stringify(kind)} is not a kustomization (Kustomization or Component)`,
+      'write kind: Kustomization, or leave kind out',
+    );
   const apiVersion = value.apiVersion;
-  if (apiVersion !== undefined && typeof apiVersion !== 'string') throw new KustomizeError(at(['apiVersion']), 'apiVersion', 'expected a string', 'write kustomize.config.k8s.io/v1beta1');
+  if (apiVersion !== undefined && typeof apiVersion !== 'string')
+    throw new KustomizeError(at(['apiVersion']), 'apiVersion', 'expected a string', 'write kustomize.config.k8s.io/v1beta1');
   for (const key of Object.keys(value)) {
     const why = refused[key];
     if (why !== undefined) throw new KustomizeError(at([key]), key, `${key} is not supported`, why);
-    if (!known.has(key)) throw new KustomizeError(at([key]), key, `unknown kustomization field ${key} (kustomize refuses it too)`, 'check its spelling against kustomize v5\'s fields, or remove it');
+    if (!known.has(key))
+      throw new KustomizeError(at([key]), key, `unknown kustomization field ${key} (kustomize refuses it too)`, "check its spelling against kustomize v5's fields, or remove it");
   }
   // kustomize refuses a kustomization with no field but apiVersion and kind (Kustomization.CheckEmpty).
   if (!Object.entries(value).some(([key, v]) => key !== 'apiVersion' && key !== 'kind' && v !== null)) {
@@ -94,10 +129,28 @@ export function toJson(v: unknown): JsonValue {
 type Shape = 'string' | 'strings' | 'stringMap' | 'list' | 'object' | 'bool';
 
 const shapes: Record<string, Shape> = {
-  namespace: 'string', namePrefix: 'string', nameSuffix: 'string', resources: 'strings', bases: 'strings', components: 'strings',
-  commonLabels: 'stringMap', commonAnnotations: 'stringMap', labels: 'list', images: 'list', imageTags: 'list', replicas: 'list',
-  configMapGenerator: 'list', secretGenerator: 'list', generatorOptions: 'object', patches: 'list', patchesStrategicMerge: 'list',
-  patchesJson6902: 'list', replacements: 'list', vars: 'list', sortOptions: 'object', metadata: 'object',
+  namespace: 'string',
+  namePrefix: 'string',
+  nameSuffix: 'string',
+  resources: 'strings',
+  bases: 'strings',
+  components: 'strings',
+  commonLabels: 'stringMap',
+  commonAnnotations: 'stringMap',
+  labels: 'list',
+  images: 'list',
+  imageTags: 'list',
+  replicas: 'list',
+  configMapGenerator: 'list',
+  secretGenerator: 'list',
+  generatorOptions: 'object',
+  patches: 'list',
+  patchesStrategicMerge: 'list',
+  patchesJson6902: 'list',
+  replacements: 'list',
+  vars: 'list',
+  sortOptions: 'object',
+  metadata: 'object',
 };
 
 function checkTypes(k: Kustomization): void {
@@ -111,7 +164,7 @@ function checkTypes(k: Kustomization): void {
 export function checkShape(k: Kustomization, path: FieldPath, v: JsonValue, shape: Shape): void {
   const where = formatPath(path);
   const fail = (expected: string): never => {
-    throw new KustomizeError(k.at(path), where, `expected ${expected}`, 'see kustomize\'s reference for this field');
+    throw new KustomizeError(k.at(path), where, `expected ${expected}`, "see kustomize's reference for this field");
   };
   switch (shape) {
     case 'string':
@@ -142,9 +195,10 @@ export function checkShape(k: Kustomization, path: FieldPath, v: JsonValue, shap
 
 /** One entry's fields must be among these (kustomize decodes each entry strictly). */
 export function checkEntryFields(k: Kustomization, path: FieldPath, entry: JsonValue, fields: readonly string[]): JsonObject {
-  if (!isObject(entry)) throw new KustomizeError(k.at(path), formatPath(path), 'expected a mapping', 'see kustomize\'s reference for this field');
+  if (!isObject(entry)) throw new KustomizeError(k.at(path), formatPath(path), 'expected a mapping', "see kustomize's reference for this field");
   for (const key of Object.keys(entry)) {
-    if (!fields.includes(key)) throw new KustomizeError(k.at([...path, key]), formatPath([...path, key]), `unknown field ${key} (known: ${fields.join(', ')})`, 'check its spelling, or remove it');
+    if (!fields.includes(key))
+      throw new KustomizeError(k.at([...path, key]), formatPath([...path, key]), `unknown field ${key} (known: ${fields.join(', ')})`, 'check its spelling, or remove it');
   }
   return entry;
 }

@@ -62,7 +62,9 @@ function setMapping(node: JsonObject, all: Resource[], referrer: Resource, targe
     const byOriginal = all.filter((r) => (orgId(r).namespace ?? '') === ns);
     candidates = byOriginal.length > 0 ? byOriginal : all.filter((r) => (namespaceOf(r.object) ?? '') === ns);
   }
-  const found = select(node.name, candidates, referrer, target, path, (c) => c.every((x) => nameOf(x.object) === nameOf(c[0]!.object) && namespaceOf(x.object) === namespaceOf(c[0]!.object)));
+  const found = select(node.name, candidates, referrer, target, path, (c) =>
+    c.every((x) => nameOf(x.object) === nameOf(c[0]!.object) && namespaceOf(x.object) === namespaceOf(c[0]!.object)),
+  );
   if (found === undefined) return;
   const ns = namespaceOf(found.object);
   if (nameOf(found.object) === node.name && ns === undefined) return;
@@ -118,5 +120,10 @@ function select(oldName: string, candidates: Resource[], referrer: Resource, tar
   if (c.length === 1) return c[0];
   if (c.length === 0) return undefined;
   if (identical(c)) return c[0];
-  throw new KustomizeError(referrer.origin, path.replace(/\//g, '.'), `${String(referrer.object.kind)} ${nameOf(referrer.object)} names ${oldName}, which could be any of ${c.map((r) => `${String(r.object.kind)} ${namespaceOf(r.object) ?? ''}/${nameOf(r.object)}`).join(', ')}`, 'give the objects distinct names');
+  throw new KustomizeError(
+    referrer.origin,
+    path.replace(/\//g, '.'),
+    `${String(referrer.object.kind)} ${nameOf(referrer.object)} names ${oldName}, which could be any of ${c.map((r) => `${String(r.object.kind)} ${namespaceOf(r.object) ?? ''}/${nameOf(r.object)}`).join(', ')}`,
+    'give the objects distinct names',
+  );
 }

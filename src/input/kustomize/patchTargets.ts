@@ -26,7 +26,6 @@ export class TargetError extends Error {
   override name = 'TargetError';
 }
 
-
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : '';
 }
@@ -55,13 +54,7 @@ export function effectiveNamespace(id: ResId): string {
 
 /** kustomize ResId.Equals: same group, version, kind and name, in the same effective namespace. */
 export function sameId(a: ResId, b: ResId): boolean {
-  return (
-    a.group === b.group &&
-    a.version === b.version &&
-    a.kind === b.kind &&
-    a.name === b.name &&
-    effectiveNamespace(a) === effectiveNamespace(b)
-  );
+  return a.group === b.group && a.version === b.version && a.kind === b.kind && a.name === b.name && effectiveNamespace(a) === effectiveNamespace(b);
 }
 
 export function formatId(id: ResId): string {

@@ -36,7 +36,6 @@ export interface PatchEntry {
   field?: string;
 }
 
-
 function metadataOf(object: JsonObject): JsonObject {
   if (!isObject(object.metadata)) object.metadata = {};
   return object.metadata as JsonObject;

@@ -149,7 +149,7 @@ function formatString(s: string, indent: number, column: number): string {
   if (s.includes('\n')) {
     // A literal block cannot keep spaces before a line break or a line of only spaces after text (go-yaml's
     // analysis refuses a block then), nor tabs' alignment: double quotes instead.
-    if (/ \n|\t/.test(s) || / $/.test(s) || /\n /.test(s) && /\n\n/.test(s)) return fold(doubleQuoted(s), indent, column, 'double');
+    if (/ \n|\t/.test(s) || / $/.test(s) || (/\n /.test(s) && /\n\n/.test(s))) return fold(doubleQuoted(s), indent, column, 'double');
     return literal(s, indent);
   }
   if (resolvesToOther(s)) return fold(doubleQuoted(s), indent, column, 'double');

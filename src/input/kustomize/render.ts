@@ -19,7 +19,20 @@ import { fixNameReferences } from './nameRef.js';
 import { applyPatches, type PatchEntry, type PatchTarget } from './patches.js';
 import { applyReplacements } from './replacements.js';
 import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
-import { addPrefixSuffix, applyCommonAnnotations, applyCommonLabels, applyImage, applyLabels, applyReplicas, type ImageEntry, type LabelEntry, prefixesAnnotation, setNamespace, storePreviousId, suffixesAnnotation } from './transforms.js';
+import {
+  addPrefixSuffix,
+  applyCommonAnnotations,
+  applyCommonLabels,
+  applyImage,
+  applyLabels,
+  applyReplicas,
+  type ImageEntry,
+  type LabelEntry,
+  prefixesAnnotation,
+  setNamespace,
+  storePreviousId,
+  suffixesAnnotation,
+} from './transforms.js';
 import { applyVars } from './vars.js';
 
 export interface KustomizeIo {
@@ -59,7 +72,12 @@ export function renderKustomization(dir: string, io: KustomizeIo): Resource[] {
     }
   }
   fixNameReferences(resources);
-  if (acc.vars.length > 0) resources = applyVars(resources, acc.vars.map((v) => v.value), acc.vars[0]!.origin);
+  if (acc.vars.length > 0)
+    resources = applyVars(
+      resources,
+      acc.vars.map((v) => v.value),
+      acc.vars[0]!.origin,
+    );
   // config.kubernetes.io/local-config: "true" marks an object only for the build (kustomize drops it).
   resources = resources.filter((r) => annotationsOf(r.object)?.['config.kubernetes.io/local-config'] !== 'true');
   for (const r of resources) stripBuildAnnotations(r.object);
@@ -83,7 +101,12 @@ function stripBuildAnnotations(obj: JsonObject): void {
 function loadKustomization(dir: string, io: KustomizeIo, from: Origin | undefined, field: string | undefined): Kustomization {
   const found = kustomizationFileNames.filter((n) => io.stat(path.join(dir, n))?.isFile === true);
   if (found.length === 0) {
-    throw new KustomizeError(from ?? { file: dir }, field ?? '', `no kustomization.yaml, kustomization.yml or Kustomization in ${dir}`, from ? 'point it at a directory that holds a kustomization, or at a file' : 'give the directory that holds the kustomization');
+    throw new KustomizeError(
+      from ?? { file: dir },
+      field ?? '',
+      `no kustomization.yaml, kustomization.yml or Kustomization in ${dir}`,
+      from ? 'point it at a directory that holds a kustomization, or at a file' : 'give the directory that holds the kustomization',
+    );
   }
   if (found.length > 1) throw new KustomizeError({ file: path.join(dir, found[1]!) }, '', `${dir} holds more than one kustomization file (${found.join(', ')})`, 'keep one');
   const file = path.join(dir, found[0]!);
@@ -101,7 +124,12 @@ function decode(bytes: Uint8Array, origin: Origin, field: string): string {
 
 /** A URL or a git address: kustomize would fetch it; runpod reads local files only. */
 function isRemote(entry: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) || /^(git@|git::|github\.com\/|gitlab\.com\/|bitbucket\.org\/)/.test(entry) || /\?(ref|version|submodules|timeout)=/.test(entry) || /\.git(\/\/|$)/.test(entry);
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ||
+    /^(git@|git::|github\.com\/|gitlab\.com\/|bitbucket\.org\/)/.test(entry) ||
+    /\?(ref|version|submodules|timeout)=/.test(entry) ||
+    /\.git(\/\/|$)/.test(entry)
+  );
 }
 
 function within(root: string, file: string): boolean {
@@ -111,9 +139,16 @@ function within(root: string, file: string): boolean {
 
 /** Read a file a kustomization names, which kustomize allows only in or below the kustomization's directory. */
 function readLocal(k: Kustomization, io: KustomizeIo, rel: string, origin: Origin, field: string): Uint8Array {
-  if (isRemote(rel)) throw new KustomizeError(origin, field, `${rel} is remote; runpod reads local files only (no network)`, 'download it next to the kustomization and name the local copy');
+  if (isRemote(rel))
+    throw new KustomizeError(origin, field, `${rel} is remote; runpod reads local files only (no network)`, 'download it next to the kustomization and name the local copy');
   const file = path.join(k.dir, rel);
-  if (!within(k.dir, file)) throw new KustomizeError(origin, field, `${rel} is outside ${k.dir}, where kustomize reads a kustomization's files (its load restrictor)`, 'move the file in or below the kustomization\'s directory');
+  if (!within(k.dir, file))
+    throw new KustomizeError(
+      origin,
+      field,
+      `${rel} is outside ${k.dir}, where kustomize reads a kustomization's files (its load restrictor)`,
+      "move the file in or below the kustomization's directory",
+    );
   const st = io.stat(file);
   if (st === undefined) throw new KustomizeError(origin, field, `${file}: no such file`, 'fix the path');
   if (!st.isFile) throw new KustomizeError(origin, field, `${file} is not a file`, 'name a file');
@@ -137,21 +172,40 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
     const fieldPath = resourceField(i);
     const origin = k.at(fieldPath);
     const field = formatPath(fieldPath);
-    if (isRemote(entry)) throw new KustomizeError(origin, field, `remote resource ${entry}: runpod renders local kustomizations only (no network, no git)`, `clone or download it and name the local directory, or ${'render with kustomize where that runs and pipe the result: kustomize build DIR | runpod -'}`);
+    if (isRemote(entry))
+      throw new KustomizeError(
+        origin,
+        field,
+        `remote resource ${entry}: runpod renders local kustomizations only (no network, no git)`,
+        `clone or download it and name the local directory, or ${'render with kustomize where that runs and pipe the result: kustomize build DIR | runpod -'}`,
+      );
     const target = path.join(k.dir, entry);
     const st = io.stat(target);
     if (st === undefined) throw new KustomizeError(origin, field, `${target}: no such file or directory`, 'fix the path, or remove the entry');
     if (st.isDirectory) {
       const child = loadKustomization(target, io, origin, field);
-      if (child.kind === 'Component') throw new KustomizeError(origin, field, `${child.file} is a Component; a Component is listed under components:, not ${fieldPath[0]}:`, 'move it to components:');
+      if (child.kind === 'Component')
+        throw new KustomizeError(origin, field, `${child.file} is a Component; a Component is listed under components:, not ${fieldPath[0]}:`, 'move it to components:');
       const abs = path.resolve(target);
-      if (stack.some((s) => s.abs === abs)) throw new KustomizeError(origin, field, `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`, 'a kustomization cannot include itself, directly or through others');
+      if (stack.some((s) => s.abs === abs))
+        throw new KustomizeError(
+          origin,
+          field,
+          `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`,
+          'a kustomization cannot include itself, directly or through others',
+        );
       const sub = accumulate(child, io, { resources: [], vars: [] }, [...stack, { abs, shown: target }]);
       for (const r of sub.resources) append(r, origin, field);
       acc.vars.push(...sub.vars);
       return;
     }
-    if (!within(k.dir, target)) throw new KustomizeError(origin, field, `${entry} is outside ${k.dir}, where kustomize reads a kustomization's files (its load restrictor)`, 'move the file in or below the kustomization\'s directory, or make its directory a kustomization and name that');
+    if (!within(k.dir, target))
+      throw new KustomizeError(
+        origin,
+        field,
+        `${entry} is outside ${k.dir}, where kustomize reads a kustomization's files (its load restrictor)`,
+        "move the file in or below the kustomization's directory, or make its directory a kustomization and name that",
+      );
     for (const r of loadResourceFile(target, io, origin, field)) append(r, origin, field);
   });
 
@@ -160,24 +214,44 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
   ((k.value.components as string[] | undefined) ?? []).forEach((entry, i) => {
     const origin = k.at(['components', i]);
     const field = formatPath(['components', i]);
-    if (isRemote(entry)) throw new KustomizeError(origin, field, `remote component ${entry}: runpod renders local kustomizations only (no network, no git)`, 'clone or download it and name the local directory');
+    if (isRemote(entry))
+      throw new KustomizeError(
+        origin,
+        field,
+        `remote component ${entry}: runpod renders local kustomizations only (no network, no git)`,
+        'clone or download it and name the local directory',
+      );
     const target = path.join(k.dir, entry);
     const st = io.stat(target);
-    if (st === undefined || !st.isDirectory) throw new KustomizeError(origin, field, `${target}: ${st === undefined ? 'no such directory' : 'not a directory'}; a component is a directory with a kustomization of kind Component`, 'fix the path');
+    if (st === undefined || !st.isDirectory)
+      throw new KustomizeError(
+        origin,
+        field,
+        `${target}: ${st === undefined ? 'no such directory' : 'not a directory'}; a component is a directory with a kustomization of kind Component`,
+        'fix the path',
+      );
     const child = loadKustomization(target, io, origin, field);
-    if (child.kind !== 'Component') throw new KustomizeError(origin, field, `${child.file} is of kind Kustomization; components: takes kind Component`, 'set kind: Component in it, or list it under resources:');
+    if (child.kind !== 'Component')
+      throw new KustomizeError(origin, field, `${child.file} is of kind Kustomization; components: takes kind Component`, 'set kind: Component in it, or list it under resources:');
     const abs = path.resolve(target);
-    if (stack.some((s) => s.abs === abs)) throw new KustomizeError(origin, field, `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`, 'a kustomization cannot include itself, directly or through others');
+    if (stack.some((s) => s.abs === abs))
+      throw new KustomizeError(
+        origin,
+        field,
+        `a cycle of kustomizations: ${[...stack.map((s) => s.shown), target].join(' → ')}`,
+        'a kustomization cannot include itself, directly or through others',
+      );
     // A component works on the resources accumulated so far, as part of this kustomization.
     accumulate(child, io, acc, [...stack, { abs, shown: target }]);
   });
 
   acc.resources = transform(k, io, acc.resources);
   const vars = k.value.vars;
-  if (Array.isArray(vars)) vars.forEach((v, i) => {
-    if (!isObject(v)) throw new KustomizeError(k.at(['vars', i]), formatPath(['vars', i]), 'expected a mapping (name, objref, fieldref)', 'see kustomize\'s vars reference');
-    acc.vars.push({ value: v, origin: k.at(['vars', i]) });
-  });
+  if (Array.isArray(vars))
+    vars.forEach((v, i) => {
+      if (!isObject(v)) throw new KustomizeError(k.at(['vars', i]), formatPath(['vars', i]), 'expected a mapping (name, objref, fieldref)', "see kustomize's vars reference");
+      acc.vars.push({ value: v, origin: k.at(['vars', i]) });
+    });
   return acc;
 }
 
@@ -199,7 +273,13 @@ function appendUnique(list: Resource[], index: Map<string, Resource>, r: Resourc
   const id = idOf(r.object);
   const key = idKey(id);
   const other = index.get(key);
-  if (other !== undefined) throw new KustomizeError(origin, field, `${formatId(id)} from ${where(r.origin)} is already defined at ${where(other.origin)}`, 'keep one of them, or give them distinct names or namespaces');
+  if (other !== undefined)
+    throw new KustomizeError(
+      origin,
+      field,
+      `${formatId(id)} from ${where(r.origin)} is already defined at ${where(other.origin)}`,
+      'keep one of them, or give them distinct names or namespaces',
+    );
   index.set(key, r);
   list.push(r);
 }
@@ -213,13 +293,25 @@ function absorbGenerated(list: Resource[], r: Resource, field: string): void {
   const id = idOf(r.object);
   const matches = list.filter((x) => sameId(idOf(x.object), id) || x.previousIds.some((p) => sameId(p, id)));
   if (matches.length === 0) {
-    if (behavior === 'merge' || behavior === 'replace') throw new KustomizeError(r.origin, field, `behavior ${behavior}: there is no ${String(r.object.kind)} ${nameOf(r.object)} to ${behavior}`, 'use behavior create (the default), or name an object of a base');
+    if (behavior === 'merge' || behavior === 'replace')
+      throw new KustomizeError(
+        r.origin,
+        field,
+        `behavior ${behavior}: there is no ${String(r.object.kind)} ${nameOf(r.object)} to ${behavior}`,
+        'use behavior create (the default), or name an object of a base',
+      );
     list.push(r);
     return;
   }
   if (matches.length > 1) throw new KustomizeError(r.origin, field, `several objects could take the ${behavior} of ${nameOf(r.object)}`, 'give them distinct names');
   const old = matches[0]!;
-  if (behavior !== 'merge' && behavior !== 'replace') throw new KustomizeError(r.origin, field, `${String(r.object.kind)} ${nameOf(r.object)} is already generated or defined at ${where(old.origin)}; two generators of one name`, 'give it another name, or behavior: merge or replace to change the other');
+  if (behavior !== 'merge' && behavior !== 'replace')
+    throw new KustomizeError(
+      r.origin,
+      field,
+      `${String(r.object.kind)} ${nameOf(r.object)} is already generated or defined at ${where(old.origin)}; two generators of one name`,
+      'give it another name, or behavior: merge or replace to change the other',
+    );
   const oldMeta = metadataOf(old.object);
   const meta = metadataOf(r.object);
   const oldAnn = isObject(oldMeta.annotations) ? oldMeta.annotations : {};
@@ -262,7 +354,8 @@ function loadResourceFile(file: string, io: KustomizeIo, from: Origin, field: st
     const origin = { file, line: doc.line };
     if (!isObject(value)) throw new KustomizeError(origin, '', 'a resource is a mapping (apiVersion, kind, metadata …)', 'fix the document');
     const kind = value.kind;
-    if (kind === 'Kustomization' || kind === 'Component') throw new KustomizeError(from, field, `${file} is a ${String(kind)}; name its directory instead`, `write ${path.dirname(field === '' ? file : file)} in resources:`);
+    if (kind === 'Kustomization' || kind === 'Component')
+      throw new KustomizeError(from, field, `${file} is a ${String(kind)}; name its directory instead`, `write ${path.dirname(field === '' ? file : file)} in resources:`);
     if (typeof kind !== 'string' || kind === '') throw new KustomizeError(origin, 'kind', 'missing kind', 'add kind: (and apiVersion:)');
     if (kind.endsWith('List') && Array.isArray(value.items)) {
       value.items.forEach((item) => {
@@ -300,7 +393,8 @@ function transform(k: Kustomization, io: KustomizeIo, input: Resource[]): Resour
   if (Object.keys(common).length > 0) {
     for (const entry of labelEntries(k)) {
       const both = Object.keys(entry.pairs).find((key) => key in common);
-      if (both !== undefined) throw new KustomizeError(k.at(['commonLabels', both]), `commonLabels.${both}`, `label ${both} is in both commonLabels and labels`, 'keep it in one of them');
+      if (both !== undefined)
+        throw new KustomizeError(k.at(['commonLabels', both]), `commonLabels.${both}`, `label ${both} is in both commonLabels and labels`, 'keep it in one of them');
     }
     applyCommonLabels(resources, common);
   }
@@ -309,7 +403,13 @@ function transform(k: Kustomization, io: KustomizeIo, input: Resource[]): Resour
   const json6902 = patchesJson6902(k, io);
   if (json6902.length > 0) resources = applyPatches(resources, json6902);
   replicaEntries(k).forEach(({ name, count, origin }, i) => {
-    if (applyReplicas(resources, name, count) === 0) throw new KustomizeError(origin, formatPath(['replicas', i, 'name']), `no Deployment, ReplicationController, ReplicaSet or StatefulSet named ${name}`, 'name one of the resources\' workloads');
+    if (applyReplicas(resources, name, count) === 0)
+      throw new KustomizeError(
+        origin,
+        formatPath(['replicas', i, 'name']),
+        `no Deployment, ReplicationController, ReplicaSet or StatefulSet named ${name}`,
+        "name one of the resources' workloads",
+      );
   });
   for (const image of imageEntries(k)) applyImage(resources, image);
   const replacements = replacementEntries(k, io);
@@ -329,11 +429,29 @@ function labelEntries(k: Kustomization): LabelEntry[] {
       checkShape(k, ['labels', i, 'fields'], e.fields, 'list');
       (e.fields as JsonValue[]).forEach((f, j) => {
         const fs = checkEntryFields(k, ['labels', i, 'fields', j], f, ['path', 'group', 'version', 'kind', 'create']);
-        if (typeof fs.path !== 'string') throw new KustomizeError(k.at(['labels', i, 'fields', j]), formatPath(['labels', i, 'fields', j, 'path']), 'a field spec needs a path', 'add path: (e.g. spec/selector/matchLabels)');
-        fields.push({ path: fs.path, ...(typeof fs.group === 'string' ? { group: fs.group } : {}), ...(typeof fs.version === 'string' ? { version: fs.version } : {}), ...(typeof fs.kind === 'string' ? { kind: fs.kind } : {}), create: fs.create === true });
+        if (typeof fs.path !== 'string')
+          throw new KustomizeError(
+            k.at(['labels', i, 'fields', j]),
+            formatPath(['labels', i, 'fields', j, 'path']),
+            'a field spec needs a path',
+            'add path: (e.g. spec/selector/matchLabels)',
+          );
+        fields.push({
+          path: fs.path,
+          ...(typeof fs.group === 'string' ? { group: fs.group } : {}),
+          ...(typeof fs.version === 'string' ? { version: fs.version } : {}),
+          ...(typeof fs.kind === 'string' ? { kind: fs.kind } : {}),
+          create: fs.create === true,
+        });
       });
     }
-    return { pairs: isObject(e.pairs) ? (e.pairs as Record<string, string>) : {}, includeSelectors: e.includeSelectors === true, includeTemplates: e.includeTemplates === true, includeVolumeClaimTemplates: e.includeVolumeClaimTemplates === true, fields };
+    return {
+      pairs: isObject(e.pairs) ? (e.pairs as Record<string, string>) : {},
+      includeSelectors: e.includeSelectors === true,
+      includeTemplates: e.includeTemplates === true,
+      includeVolumeClaimTemplates: e.includeVolumeClaimTemplates === true,
+      fields,
+    };
   });
 }
 
@@ -349,8 +467,10 @@ function imageEntries(k: Kustomization): ImageEntry[] {
         if (typeof e[f] === 'number') e[f] = String(e[f]);
         if (e[f] !== undefined) checkShape(k, [key, i, f], e[f]!, 'string');
       }
-      if (typeof e.name !== 'string' || e.name === '') throw new KustomizeError(k.at([key, i]), formatPath([key, i, 'name']), 'an image entry needs the name of the image it changes', 'add name:');
-      if (e.tagSuffix !== undefined && (e.newTag !== undefined || e.digest !== undefined)) throw new KustomizeError(k.at([key, i, 'tagSuffix']), formatPath([key, i, 'tagSuffix']), 'tagSuffix cannot go with newTag or digest', 'keep one');
+      if (typeof e.name !== 'string' || e.name === '')
+        throw new KustomizeError(k.at([key, i]), formatPath([key, i, 'name']), 'an image entry needs the name of the image it changes', 'add name:');
+      if (e.tagSuffix !== undefined && (e.newTag !== undefined || e.digest !== undefined))
+        throw new KustomizeError(k.at([key, i, 'tagSuffix']), formatPath([key, i, 'tagSuffix']), 'tagSuffix cannot go with newTag or digest', 'keep one');
       out.push(e as unknown as ImageEntry);
     });
   }
@@ -362,8 +482,10 @@ function replicaEntries(k: Kustomization): Array<{ name: string; count: number; 
   if (!Array.isArray(list)) return [];
   return list.map((entry, i) => {
     const e = checkEntryFields(k, ['replicas', i], entry, ['name', 'count']);
-    if (typeof e.name !== 'string' || e.name === '') throw new KustomizeError(k.at(['replicas', i]), formatPath(['replicas', i, 'name']), 'a replicas entry needs a name', 'add name:');
-    if (typeof e.count !== 'number' || !Number.isInteger(e.count) || e.count < 0) throw new KustomizeError(k.at(['replicas', i, 'count']), formatPath(['replicas', i, 'count']), 'expected a whole number, 0 or more', 'write count: N');
+    if (typeof e.name !== 'string' || e.name === '')
+      throw new KustomizeError(k.at(['replicas', i]), formatPath(['replicas', i, 'name']), 'a replicas entry needs a name', 'add name:');
+    if (typeof e.count !== 'number' || !Number.isInteger(e.count) || e.count < 0)
+      throw new KustomizeError(k.at(['replicas', i, 'count']), formatPath(['replicas', i, 'count']), 'expected a whole number, 0 or more', 'write count: N');
     return { name: e.name, count: e.count, origin: k.at(['replicas', i]) };
   });
 }
@@ -372,7 +494,8 @@ function replicaEntries(k: Kustomization): Array<{ name: string; count: number; 
 function patchDocuments(k: Kustomization, io: KustomizeIo, text: string, file: string, origin: Origin, field: string): { docs: JsonValue[]; origin: Origin } {
   const parsed = parseYaml(text, file, { fieldLines: false });
   const problem = parsed.problems[0];
-  if (problem !== undefined && problem.message !== 'no documents') throw new KustomizeError(problem.line !== undefined && file !== k.file ? { file, line: problem.line } : origin, field, problem.message, 'fix the patch');
+  if (problem !== undefined && problem.message !== 'no documents')
+    throw new KustomizeError(problem.line !== undefined && file !== k.file ? { file, line: problem.line } : origin, field, problem.message, 'fix the patch');
   void io;
   return { docs: parsed.documents.map((d) => toJson(d.value)), origin: file !== k.file ? { file, ...(parsed.documents[0] ? { line: parsed.documents[0].line } : {}) } : origin };
 }
@@ -414,9 +537,11 @@ function patchEntries(k: Kustomization, io: KustomizeIo): PatchEntry[] {
     const e = checkEntryFields(k, ['patches', i], entry, ['path', 'patch', 'target', 'options']);
     const origin = k.at(['patches', i]);
     const field = formatPath(['patches', i]);
-    if ((e.path === undefined) === (e.patch === undefined)) throw new KustomizeError(origin, field, 'a patch needs path: or patch: (one of them)', 'give the patch file, or write the patch inline');
+    if ((e.path === undefined) === (e.patch === undefined))
+      throw new KustomizeError(origin, field, 'a patch needs path: or patch: (one of them)', 'give the patch file, or write the patch inline');
     const file = typeof e.path === 'string' ? path.join(k.dir, e.path) : k.file;
-    const text = typeof e.path === 'string' ? decode(readLocal(k, io, e.path, k.at(['patches', i, 'path']), `${field}.path`), { file }, '') : typeof e.patch === 'string' ? e.patch : '';
+    const text =
+      typeof e.path === 'string' ? decode(readLocal(k, io, e.path, k.at(['patches', i, 'path']), `${field}.path`), { file }, '') : typeof e.patch === 'string' ? e.patch : '';
     const t = target(k, ['patches', i, 'target'], e.target);
     let options: PatchEntry['options'];
     if (e.options !== undefined && e.options !== null) {
@@ -446,11 +571,18 @@ function patchesJson6902(k: Kustomization, io: KustomizeIo): PatchEntry[] {
     const field = formatPath(['patchesJson6902', i]);
     const t = target(k, ['patchesJson6902', i, 'target'], e.target);
     if (t === undefined) throw new KustomizeError(origin, field, 'patchesJson6902 needs a target', 'add target: (kind, name …)');
-    if ((e.path === undefined) === (e.patch === undefined)) throw new KustomizeError(origin, field, 'a patch needs path: or patch: (one of them)', 'give the patch file, or write the patch inline');
+    if ((e.path === undefined) === (e.patch === undefined))
+      throw new KustomizeError(origin, field, 'a patch needs path: or patch: (one of them)', 'give the patch file, or write the patch inline');
     const file = typeof e.path === 'string' ? path.join(k.dir, e.path) : k.file;
-    const text = typeof e.path === 'string' ? decode(readLocal(k, io, e.path, k.at(['patchesJson6902', i, 'path']), `${field}.path`), { file }, '') : typeof e.patch === 'string' ? e.patch : '';
+    const text =
+      typeof e.path === 'string'
+        ? decode(readLocal(k, io, e.path, k.at(['patchesJson6902', i, 'path']), `${field}.path`), { file }, '')
+        : typeof e.patch === 'string'
+          ? e.patch
+          : '';
     const { docs, origin: o } = patchDocuments(k, io, text, file, origin, field);
-    if (docs.length !== 1 || !Array.isArray(docs[0])) throw new KustomizeError(o, field, 'a JSON 6902 patch is a list of operations (op, path, value)', 'write it as a YAML or JSON list');
+    if (docs.length !== 1 || !Array.isArray(docs[0]))
+      throw new KustomizeError(o, field, 'a JSON 6902 patch is a list of operations (op, path, value)', 'write it as a YAML or JSON list');
     return { patch: docs[0], kind: 'json6902' as const, target: t, origin: o, field: 'patchesJson6902' };
   });
 }
@@ -469,7 +601,7 @@ function replacementEntries(k: Kustomization, io: KustomizeIo): JsonObject[] {
       for (const d of docs) for (const item of Array.isArray(d) ? d : [d]) if (isObject(item)) out.push(item);
       return;
     }
-    if (!isObject(entry)) throw new KustomizeError(origin, field, 'expected a replacement (source, targets) or path:', 'see kustomize\'s replacements reference');
+    if (!isObject(entry)) throw new KustomizeError(origin, field, 'expected a replacement (source, targets) or path:', "see kustomize's replacements reference");
     out.push(entry);
   });
   return out;
@@ -488,7 +620,10 @@ export function legacySort(resources: Resource[], options?: JsonObject): Resourc
   };
   const idString = (o: JsonObject): string => {
     const g = gvkOf(o);
-    const ns = typeof (o.metadata as JsonObject | undefined)?.namespace === 'string' && (o.metadata as JsonObject).namespace !== '' ? ((o.metadata as JsonObject).namespace as string) : '~X';
+    const ns =
+      typeof (o.metadata as JsonObject | undefined)?.namespace === 'string' && (o.metadata as JsonObject).namespace !== ''
+        ? ((o.metadata as JsonObject).namespace as string)
+        : '~X';
     const name = nameOf(o) || '~N';
     return `${g.kind || '[noKind]'}.${g.version || '[noVer]'}.${g.group || '[noGrp]'}|${ns}|${name}`;
   };

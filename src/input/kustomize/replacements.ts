@@ -20,7 +20,6 @@ import { isObject } from './gvk.js';
 
 class ReplacementError extends Error {}
 
-
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
 }
@@ -272,19 +271,14 @@ function matchesLabelsAndAnnotations(object: JsonObject, sel: JsonObject): boole
     if (isObject(values)) for (const [k, v] of Object.entries(values)) labels[k] = textOf(v);
     return selectorMatches(parseSelector(text, field), labels);
   };
-  return (
-    check(str(sel.labelSelector), 'labelSelector', meta.labels) &&
-    check(str(sel.annotationSelector), 'annotationSelector', meta.annotations)
-  );
+  return check(str(sel.labelSelector), 'labelSelector', meta.labels) && check(str(sel.annotationSelector), 'annotationSelector', meta.annotations);
 }
 
 function applyTarget(resources: Resource[], targetSpec: JsonObject, source: SourceValue): void {
   if (!isObject(targetSpec.select)) throw new ReplacementError('target must specify resources to select (select:)');
   const select = selectorOf(targetSpec.select);
   const rejects = Array.isArray(targetSpec.reject) ? targetSpec.reject.map(selectorOf) : [];
-  const fieldPaths = Array.isArray(targetSpec.fieldPaths) && targetSpec.fieldPaths.length > 0
-    ? targetSpec.fieldPaths.map((p) => str(p))
-    : ['metadata.name'];
+  const fieldPaths = Array.isArray(targetSpec.fieldPaths) && targetSpec.fieldPaths.length > 0 ? targetSpec.fieldPaths.map((p) => str(p)) : ['metadata.name'];
   const opts = optionsOf(targetSpec.options);
   const rejectIds = rejects.filter((r) => ['group', 'version', 'kind', 'name', 'namespace'].some((k) => str(r[k])));
   for (const res of resources) {
@@ -298,9 +292,7 @@ function applyTarget(resources: Resource[], targetSpec: JsonObject, source: Sour
       const root: { value: JsonValue } = { value: res.object };
       const slots = match(slotOf(root as unknown as JsonObject, 'value'), splitFieldPath(fp), create);
       if (slots.length === 0) {
-        throw new ReplacementError(
-          `unable to find ${opts.create ? 'or create ' : ''}field "${fp}" in replacement target ${idOf(res.object).kind} ${idOf(res.object).name}`,
-        );
+        throw new ReplacementError(`unable to find ${opts.create ? 'or create ' : ''}field "${fp}" in replacement target ${idOf(res.object).kind} ${idOf(res.object).name}`);
       }
       for (const s of slots) setFieldValue(s, source, opts);
     }

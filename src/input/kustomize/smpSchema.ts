@@ -9,10 +9,7 @@
 // list-map keys when the document gives them, else the merge key, as kyaml's PatchStrategyAndKeyList picks).
 
 /** The schema of one value, as the merge walks it. */
-export type FieldSchema =
-  | { kind: 'object'; type: string }
-  | { kind: 'list'; item: string; strategy: string; keys: string[] }
-  | { kind: 'map'; value: string };
+export type FieldSchema = { kind: 'object'; type: string } | { kind: 'list'; item: string; strategy: string; keys: string[] } | { kind: 'map'; value: string };
 
 const TYPES: Record<string, string> = {
   'admissionregistration.v1.MutatingWebhook': 'namespaceSelector=o:meta.v1.LabelSelector objectSelector=o:meta.v1.LabelSelector',
@@ -51,23 +48,29 @@ const TYPES: Record<string, string> = {
   'autoscaling.v1.Scale': 'metadata=o:meta.v1.ObjectMeta',
   'autoscaling.v2beta1.ExternalMetricSource': 'metricSelector=o:meta.v1.LabelSelector',
   'autoscaling.v2beta1.ExternalMetricStatus': 'metricSelector=o:meta.v1.LabelSelector',
-  'autoscaling.v2beta1.HorizontalPodAutoscaler': 'metadata=o:meta.v1.ObjectMeta spec=o:autoscaling.v2beta1.HorizontalPodAutoscalerSpec status=o:autoscaling.v2beta1.HorizontalPodAutoscalerStatus',
+  'autoscaling.v2beta1.HorizontalPodAutoscaler':
+    'metadata=o:meta.v1.ObjectMeta spec=o:autoscaling.v2beta1.HorizontalPodAutoscalerSpec status=o:autoscaling.v2beta1.HorizontalPodAutoscalerStatus',
   'autoscaling.v2beta1.HorizontalPodAutoscalerSpec': 'metrics=l:autoscaling.v2beta1.MetricSpec',
   'autoscaling.v2beta1.HorizontalPodAutoscalerStatus': 'currentMetrics=l:autoscaling.v2beta1.MetricStatus',
-  'autoscaling.v2beta1.MetricSpec': 'external=o:autoscaling.v2beta1.ExternalMetricSource object=o:autoscaling.v2beta1.ObjectMetricSource pods=o:autoscaling.v2beta1.PodsMetricSource',
-  'autoscaling.v2beta1.MetricStatus': 'external=o:autoscaling.v2beta1.ExternalMetricStatus object=o:autoscaling.v2beta1.ObjectMetricStatus pods=o:autoscaling.v2beta1.PodsMetricStatus',
+  'autoscaling.v2beta1.MetricSpec':
+    'external=o:autoscaling.v2beta1.ExternalMetricSource object=o:autoscaling.v2beta1.ObjectMetricSource pods=o:autoscaling.v2beta1.PodsMetricSource',
+  'autoscaling.v2beta1.MetricStatus':
+    'external=o:autoscaling.v2beta1.ExternalMetricStatus object=o:autoscaling.v2beta1.ObjectMetricStatus pods=o:autoscaling.v2beta1.PodsMetricStatus',
   'autoscaling.v2beta1.ObjectMetricSource': 'selector=o:meta.v1.LabelSelector',
   'autoscaling.v2beta1.ObjectMetricStatus': 'selector=o:meta.v1.LabelSelector',
   'autoscaling.v2beta1.PodsMetricSource': 'selector=o:meta.v1.LabelSelector',
   'autoscaling.v2beta1.PodsMetricStatus': 'selector=o:meta.v1.LabelSelector',
   'autoscaling.v2beta2.ExternalMetricSource': 'metric=o:autoscaling.v2beta2.MetricIdentifier',
   'autoscaling.v2beta2.ExternalMetricStatus': 'metric=o:autoscaling.v2beta2.MetricIdentifier',
-  'autoscaling.v2beta2.HorizontalPodAutoscaler': 'metadata=o:meta.v1.ObjectMeta spec=o:autoscaling.v2beta2.HorizontalPodAutoscalerSpec status=o:autoscaling.v2beta2.HorizontalPodAutoscalerStatus',
+  'autoscaling.v2beta2.HorizontalPodAutoscaler':
+    'metadata=o:meta.v1.ObjectMeta spec=o:autoscaling.v2beta2.HorizontalPodAutoscalerSpec status=o:autoscaling.v2beta2.HorizontalPodAutoscalerStatus',
   'autoscaling.v2beta2.HorizontalPodAutoscalerSpec': 'metrics=l:autoscaling.v2beta2.MetricSpec',
   'autoscaling.v2beta2.HorizontalPodAutoscalerStatus': 'currentMetrics=l:autoscaling.v2beta2.MetricStatus',
   'autoscaling.v2beta2.MetricIdentifier': 'selector=o:meta.v1.LabelSelector',
-  'autoscaling.v2beta2.MetricSpec': 'external=o:autoscaling.v2beta2.ExternalMetricSource object=o:autoscaling.v2beta2.ObjectMetricSource pods=o:autoscaling.v2beta2.PodsMetricSource',
-  'autoscaling.v2beta2.MetricStatus': 'external=o:autoscaling.v2beta2.ExternalMetricStatus object=o:autoscaling.v2beta2.ObjectMetricStatus pods=o:autoscaling.v2beta2.PodsMetricStatus',
+  'autoscaling.v2beta2.MetricSpec':
+    'external=o:autoscaling.v2beta2.ExternalMetricSource object=o:autoscaling.v2beta2.ObjectMetricSource pods=o:autoscaling.v2beta2.PodsMetricSource',
+  'autoscaling.v2beta2.MetricStatus':
+    'external=o:autoscaling.v2beta2.ExternalMetricStatus object=o:autoscaling.v2beta2.ObjectMetricStatus pods=o:autoscaling.v2beta2.PodsMetricStatus',
   'autoscaling.v2beta2.ObjectMetricSource': 'metric=o:autoscaling.v2beta2.MetricIdentifier',
   'autoscaling.v2beta2.ObjectMetricStatus': 'metric=o:autoscaling.v2beta2.MetricIdentifier',
   'autoscaling.v2beta2.PodsMetricSource': 'metric=o:autoscaling.v2beta2.MetricIdentifier',
@@ -106,10 +109,13 @@ const TYPES: Record<string, string> = {
   'core.v1.PersistentVolumeClaimStatus': 'conditions=l::merge:type',
   'core.v1.PersistentVolumeClaimTemplate': 'metadata=o:meta.v1.ObjectMeta spec=o:core.v1.PersistentVolumeClaimSpec',
   'core.v1.Pod': 'metadata=o:meta.v1.ObjectMeta spec=o:core.v1.PodSpec status=o:core.v1.PodStatus',
-  'core.v1.PodAffinity': 'preferredDuringSchedulingIgnoredDuringExecution=l:core.v1.WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution=l:core.v1.PodAffinityTerm',
+  'core.v1.PodAffinity':
+    'preferredDuringSchedulingIgnoredDuringExecution=l:core.v1.WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution=l:core.v1.PodAffinityTerm',
   'core.v1.PodAffinityTerm': 'labelSelector=o:meta.v1.LabelSelector namespaceSelector=o:meta.v1.LabelSelector',
-  'core.v1.PodAntiAffinity': 'preferredDuringSchedulingIgnoredDuringExecution=l:core.v1.WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution=l:core.v1.PodAffinityTerm',
-  'core.v1.PodSpec': 'affinity=o:core.v1.Affinity containers=l:core.v1.Container:merge:name ephemeralContainers=l:core.v1.EphemeralContainer:merge:name hostAliases=l::merge:ip imagePullSecrets=l::merge:name initContainers=l:core.v1.Container:merge:name topologySpreadConstraints=l:core.v1.TopologySpreadConstraint:merge:topologyKey,whenUnsatisfiable volumes=l:core.v1.Volume:merge,retainKeys:name',
+  'core.v1.PodAntiAffinity':
+    'preferredDuringSchedulingIgnoredDuringExecution=l:core.v1.WeightedPodAffinityTerm requiredDuringSchedulingIgnoredDuringExecution=l:core.v1.PodAffinityTerm',
+  'core.v1.PodSpec':
+    'affinity=o:core.v1.Affinity containers=l:core.v1.Container:merge:name ephemeralContainers=l:core.v1.EphemeralContainer:merge:name hostAliases=l::merge:ip imagePullSecrets=l::merge:name initContainers=l:core.v1.Container:merge:name topologySpreadConstraints=l:core.v1.TopologySpreadConstraint:merge:topologyKey,whenUnsatisfiable volumes=l:core.v1.Volume:merge,retainKeys:name',
   'core.v1.PodStatus': 'conditions=l::merge:type podIPs=l::merge:ip',
   'core.v1.PodTemplate': 'metadata=o:meta.v1.ObjectMeta template=o:core.v1.PodTemplateSpec',
   'core.v1.PodTemplateSpec': 'metadata=o:meta.v1.ObjectMeta spec=o:core.v1.PodSpec',

@@ -37,7 +37,6 @@ type Walked = JsonValue | undefined | typeof CLEAR | typeof KEEP_NULL;
 
 const UNSUPPORTED_DIRECTIVES = ['$setElementOrder/', '$retainKeys', '$deleteFromPrimitiveList/'];
 
-
 function missingOrNull(v: unknown): boolean {
   return v === undefined || v === null || v === CLEAR || v === KEEP_NULL;
 }
@@ -110,10 +109,7 @@ function walk(dest: Walked, origin: Walked, given: FieldSchema | undefined, path
   const kind = nodeKind(first);
   for (const s of [dest, origin]) {
     if (!missingOrNull(s) && nodeKind(s as JsonValue) !== kind) {
-      throw new StrategicMergeError(
-        path.join('.'),
-        `the patch has a ${nodeKind(origin as JsonValue)} where the object has a ${nodeKind(dest as JsonValue)}`,
-      );
+      throw new StrategicMergeError(path.join('.'), `the patch has a ${nodeKind(origin as JsonValue)} where the object has a ${nodeKind(dest as JsonValue)}`);
     }
   }
   if (kind === 'map') return walkMap(dest, origin, schema, path);
@@ -181,12 +177,7 @@ function setField(target: JsonObject, key: string, value: Walked): void {
   else target[key] = value;
 }
 
-function walkAssociative(
-  dest: Walked,
-  origin: Walked,
-  schema: Extract<FieldSchema, { kind: 'list' }>,
-  path: string[],
-): Walked {
+function walkAssociative(dest: Walked, origin: Walked, schema: Extract<FieldSchema, { kind: 'list' }>, path: string[]): Walked {
   let d: Walked;
   if (missingOrNull(dest)) d = origin;
   else if (origin === null) return CLEAR;
@@ -213,9 +204,7 @@ function elementValues(sources: Array<JsonValue[] | undefined>, keys: string[]):
     for (const elem of src) {
       const vals = keys.map((k) => {
         const f = isObject(elem) ? elem[k] : undefined;
-        return f === undefined || f === null || isEmptyMap(f) || (Array.isArray(f) && f.length === 0)
-          ? ''
-          : scalarText(f);
+        return f === undefined || f === null || isEmptyMap(f) || (Array.isArray(f) && f.length === 0) ? '' : scalarText(f);
       });
       const id = JSON.stringify(vals);
       if (vals.length === 0 || seen.has(id)) continue;
@@ -295,22 +284,14 @@ function findElement(list: JsonValue[], keys: string[], values: string[]): JsonV
   if (keys.length === 0 || keys[0] === '') {
     return list.find((item) => (typeof item === 'object' && item !== null ? '' : scalarText(item)) === (values[0] ?? ''));
   }
-  return list.find(
-    (elem) => isObject(elem) && keys.every((k, i) => k in elem && scalarText(elem[k]) === (values[i] ?? '')),
-  );
+  return list.find((elem) => isObject(elem) && keys.every((k, i) => k in elem && scalarText(elem[k]) === (values[i] ?? '')));
 }
 
 /**
  * kyaml ElementSetter: replace the elements matching keys/values with element (or remove them when element is
  * undefined), append element when none matched. Empty maps and nulls are dropped from the list on the way.
  */
-function setElement(
-  list: JsonValue[],
-  element: JsonValue | undefined,
-  keysIn: string[],
-  values: string[],
-  path: string[],
-): void {
+function setElement(list: JsonValue[], element: JsonValue | undefined, keysIn: string[], values: string[], path: string[]): void {
   const keys = keysIn.length === 0 ? [''] : keysIn;
   const mappingSetter = keys[0] !== '' && values.length > 0 && values[0] !== '';
   const next: JsonValue[] = [];

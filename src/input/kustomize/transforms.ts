@@ -41,7 +41,8 @@ export function setNamespace(resources: Resource[], namespace: string): string |
   // Two objects of one id after the move cannot both exist.
   for (let i = 0; i < resources.length; i++) {
     for (let j = i + 1; j < resources.length; j++) {
-      if (sameId(idOf(resources[i]!.object), idOf(resources[j]!.object))) return `namespace ${namespace} makes two objects of one id: ${resources[i]!.object.kind} ${nameOf(resources[i]!.object)}`;
+      if (sameId(idOf(resources[i]!.object), idOf(resources[j]!.object)))
+        return `namespace ${namespace} makes two objects of one id: ${resources[i]!.object.kind} ${nameOf(resources[i]!.object)}`;
     }
   }
   return undefined;

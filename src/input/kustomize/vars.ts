@@ -22,7 +22,6 @@ import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.
 import { isClusterScoped } from './smpSchema.js';
 import { isObject } from './gvk.js';
 
-
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : '';
 }
@@ -163,9 +162,7 @@ function resolve(resources: Resource[], v: JsonObject): VarValue | null {
   const strict = target.namespace !== undefined || isClusterScoped(target.group, target.kind);
   const matches = resources.filter((r) =>
     [...r.previousIds, idOf(r.object)].some((id) =>
-      strict
-        ? sameId(id, target)
-        : id.group === target.group && id.version === target.version && id.kind === target.kind && id.name === target.name,
+      strict ? sameId(id, target) : id.group === target.group && id.version === target.version && id.kind === target.kind && id.name === target.name,
     ),
   );
   if (matches.length > 1) throw new VarError(`found ${matches.length} resId matches for var ${describeVar(v)} (unable to disambiguate)`);

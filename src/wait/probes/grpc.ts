@@ -61,8 +61,7 @@ export function decodeHealthCheckResponse(body: Buffer): number | undefined {
     } else if (wire === 2) {
       const n = readVarint(); // read before adding: `i += readVarint()` would add to the old i
       i += n;
-    }
-    else if (wire === 5) i += 4;
+    } else if (wire === 5) i += 4;
     else if (wire === 1) i += 8;
     else return undefined;
   }

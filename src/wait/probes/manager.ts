@@ -60,7 +60,7 @@ export function addressingFor(engineAddress: string, platform: NodeJS.Platform =
  * the run's prober and `status` both ask it). Throws with the reason when the pod cannot be reached.
  */
 export function probeAddress(port: number, host: string, pod: { podIp?: string; addressing: Addressing; binding?: PortBinding }): ProbeAddress {
-  if (host) return { host, port, via: 'the probe\'s host' };
+  if (host) return { host, port, via: "the probe's host" };
   const ip = pod.podIp;
   if (ip && pod.addressing.podIpReachable) return { host: ip, port, via: `pod IP ${ip}` };
   const binding = pod.binding;

@@ -19,10 +19,11 @@ export function tcpProbe(h: TcpSocketHandler, ctx: ProbeContext): Promise<ProbeO
       socket.destroy();
       resolve(o);
     };
-    const timer = setTimeout(() => done({ ok: false, output: `dial tcp ${target.host}:${target.port} (${target.via}): i/o timeout after ${ctx.timeoutMs / 1000}s` }), ctx.timeoutMs);
-    socket.once('connect', () => done({ ok: true, output: `connected to ${target.host}:${target.port}` }));
-    socket.once('error', (err: NodeJS.ErrnoException) =>
-      done({ ok: false, output: `dial tcp ${target.host}:${target.port} (${target.via}): ${err.code ?? err.message}` }),
+    const timer = setTimeout(
+      () => done({ ok: false, output: `dial tcp ${target.host}:${target.port} (${target.via}): i/o timeout after ${ctx.timeoutMs / 1000}s` }),
+      ctx.timeoutMs,
     );
+    socket.once('connect', () => done({ ok: true, output: `connected to ${target.host}:${target.port}` }));
+    socket.once('error', (err: NodeJS.ErrnoException) => done({ ok: false, output: `dial tcp ${target.host}:${target.port} (${target.via}): ${err.code ?? err.message}` }));
   });
 }

@@ -61,9 +61,7 @@ function render(dir: string): JsonObject[] {
   }
   resources = applyPatches(resources, entries);
   if (k.replacements) {
-    const reps = (k.replacements as JsonObject[]).flatMap((r) =>
-      typeof r.path === 'string' ? (docs(read(r.path)) as JsonObject[]) : [r],
-    );
+    const reps = (k.replacements as JsonObject[]).flatMap((r) => (typeof r.path === 'string' ? (docs(read(r.path)) as JsonObject[]) : [r]));
     resources = applyReplacements(resources, reps, origin);
   }
   if (k.vars) resources = applyVars(resources, k.vars as JsonObject[], origin);
@@ -81,7 +79,10 @@ function byKey(list: JsonObject[]): Map<string, JsonObject> {
 
 describe('kustomize oracle fixtures (expected.yaml printed by kubectl kustomize, kustomize v5.5)', () => {
   const dirs = fs.existsSync(fixtures)
-    ? fs.readdirSync(fixtures).filter((d) => /^(patch|replacement|vars)-/.test(d)).sort()
+    ? fs
+        .readdirSync(fixtures)
+        .filter((d) => /^(patch|replacement|vars)-/.test(d))
+        .sort()
     : [];
   it('there are fixtures', () => assert.ok(dirs.length > 0));
   for (const d of dirs) {
@@ -90,7 +91,10 @@ describe('kustomize oracle fixtures (expected.yaml printed by kubectl kustomize,
     if (fs.existsSync(errorFile)) {
       it(`${d}: refused, as kustomize refuses it`, () => {
         const want = fs.readFileSync(errorFile, 'utf8').trim();
-        assert.throws(() => render(dir), (e: Error) => e.message.includes(want));
+        assert.throws(
+          () => render(dir),
+          (e: Error) => e.message.includes(want),
+        );
       });
       continue;
     }

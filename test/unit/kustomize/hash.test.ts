@@ -6,7 +6,10 @@ import { encodeForHash, encodeHash, goJson, nameHash } from '../../../src/input/
 
 describe('kustomize name hash', () => {
   it('encodes the content, sorted, with the name always empty', () => {
-    assert.equal(encodeForHash({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { B: '2', A: '1' } }), '{"data":{"A":"1","B":"2"},"kind":"ConfigMap","name":""}');
+    assert.equal(
+      encodeForHash({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { B: '2', A: '1' } }),
+      '{"data":{"A":"1","B":"2"},"kind":"ConfigMap","name":""}',
+    );
     assert.equal(encodeForHash({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque' }), '{"data":"","kind":"Secret","name":"","type":"Opaque"}');
   });
   it("escapes as Go's encoder does", () => {

@@ -54,16 +54,30 @@ describe('applyJson6902 (RFC 6902 as json-patch v4 applies it for kustomize)', (
 
   const errors: Array<{ name: string; ops: JsonValue[]; message: RegExp }> = [
     { name: 'replace of a missing member', ops: [{ op: 'replace', path: '/spec/nope', value: 1 }], message: /^op 0 \(path \/spec\/nope\): no value at this path$/ },
-    { name: 'remove of a missing member', ops: [{ op: 'add', path: '/a', value: 1 }, { op: 'remove', path: '/b' }], message: /^op 1 \(path \/b\): no value at this path to remove$/ },
+    {
+      name: 'remove of a missing member',
+      ops: [
+        { op: 'add', path: '/a', value: 1 },
+        { op: 'remove', path: '/b' },
+      ],
+      message: /^op 1 \(path \/b\): no value at this path to remove$/,
+    },
     { name: 'add under a missing parent', ops: [{ op: 'add', path: '/x/y', value: 1 }], message: /^op 0 \(path \/x\/y\): x is not an object or list here$/ },
-    { name: 'an index past the end', ops: [{ op: 'add', path: '/spec/args/4', value: 1 }], message: /^op 0 \(path \/spec\/args\/4\): index 4 is out of the list's bounds \(3 elements\)$/ },
+    {
+      name: 'an index past the end',
+      ops: [{ op: 'add', path: '/spec/args/4', value: 1 }],
+      message: /^op 0 \(path \/spec\/args\/4\): index 4 is out of the list's bounds \(3 elements\)$/,
+    },
     { name: 'a failed test', ops: [{ op: 'test', path: '/spec/n', value: 2 }], message: /^op 0 \(path \/spec\/n\): test failed: the value is 1, the patch expects 2$/ },
     { name: 'an unknown op', ops: [{ op: 'merge', path: '/spec' }], message: /^op 0 \(path \/spec\): op must be one of add, remove, replace, move, copy, test \(got "merge"\)$/ },
     { name: 'a pointer without /', ops: [{ op: 'add', path: 'spec', value: 1 }], message: /^op 0 \(path spec\): a JSON pointer starts with "\/"/ },
   ];
   for (const c of errors) {
     it(`refuses ${c.name}, naming the op's index and path`, () => {
-      assert.throws(() => applyJson6902(doc(), c.ops), (e: Error) => e instanceof JsonPatchError && c.message.test(e.message));
+      assert.throws(
+        () => applyJson6902(doc(), c.ops),
+        (e: Error) => e instanceof JsonPatchError && c.message.test(e.message),
+      );
     });
   }
 

@@ -4,8 +4,7 @@ import { compileTarget, parseSelector, TargetError, type PatchTarget } from '../
 import type { JsonObject, ResId, Resource } from '../../../src/input/kustomize/resource.js';
 
 const res = (object: JsonObject, previousIds: ResId[] = []): Resource => ({ object, origin: { file: 'r.yaml' }, previousIds });
-const deploy = (name: string, extra: JsonObject = {}) =>
-  res({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, ...extra } });
+const deploy = (name: string, extra: JsonObject = {}) => res({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, ...extra } });
 
 describe('patch targets (kustomize resmap Select, SelectorRegex; label selectors as apimachinery parses them)', () => {
   const cases: Array<{ name: string; target: PatchTarget; resource: Resource; selected: boolean }> = [
@@ -13,7 +12,7 @@ describe('patch targets (kustomize resmap Select, SelectorRegex; label selectors
     { name: 'name regex', target: { name: 'api.*' }, resource: deploy('api-migrate'), selected: true },
     { name: 'kind alternatives', target: { kind: 'Job|Deployment' }, resource: deploy('a'), selected: true },
     { name: 'group and version', target: { group: 'apps', version: 'v1' }, resource: deploy('a'), selected: true },
-    { name: 'the core group is empty', target: { group: '' , kind: 'Deployment', version: 'v2' }, resource: deploy('a'), selected: false },
+    { name: 'the core group is empty', target: { group: '', kind: 'Deployment', version: 'v2' }, resource: deploy('a'), selected: false },
     { name: 'no namespace written is the default namespace', target: { namespace: 'default' }, resource: deploy('a'), selected: true },
     { name: 'a namespace', target: { namespace: 'shop' }, resource: deploy('a', { namespace: 'shop' }), selected: true },
     {
@@ -60,10 +59,22 @@ describe('patch targets (kustomize resmap Select, SelectorRegex; label selectors
   });
 
   it('a bad regular expression or selector is a TargetError', () => {
-    assert.throws(() => compileTarget({ name: 'a(' }), (e: Error) => e instanceof TargetError && /target name "a\(" is not a regular expression/.test(e.message));
-    assert.throws(() => compileTarget({ labelSelector: 'a in (x' }), (e: Error) => e instanceof TargetError && /^labelSelector "a in \(x": missing "\)" at character 8/.test(e.message));
+    assert.throws(
+      () => compileTarget({ name: 'a(' }),
+      (e: Error) => e instanceof TargetError && /target name "a\(" is not a regular expression/.test(e.message),
+    );
+    assert.throws(
+      () => compileTarget({ labelSelector: 'a in (x' }),
+      (e: Error) => e instanceof TargetError && /^labelSelector "a in \(x": missing "\)" at character 8/.test(e.message),
+    );
     // Keys and values are checked as labels.Parse checks them, for annotation selectors too (kustomize reads both with it).
-    assert.throws(() => compileTarget({ annotationSelector: 'note=a b' }), (e: Error) => e instanceof TargetError && /^annotationSelector "note=a b": found "b" at character 8/.test(e.message));
-    assert.throws(() => compileTarget({ labelSelector: 'gen>x' }), (e: Error) => e instanceof TargetError && /"x" at character 5 in "gen>x" is not an integer/.test(e.message));
+    assert.throws(
+      () => compileTarget({ annotationSelector: 'note=a b' }),
+      (e: Error) => e instanceof TargetError && /^annotationSelector "note=a b": found "b" at character 8/.test(e.message),
+    );
+    assert.throws(
+      () => compileTarget({ labelSelector: 'gen>x' }),
+      (e: Error) => e instanceof TargetError && /"x" at character 5 in "gen>x" is not an integer/.test(e.message),
+    );
   });
 });

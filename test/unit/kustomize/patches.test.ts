@@ -18,7 +18,10 @@ const smp = (patch: JsonObject | JsonObject[], more: Partial<PatchEntry> = {}): 
 describe('applyPatches (kustomize v5 PatchTransformer / patchesStrategicMerge / patchesJson6902)', () => {
   it('a patch without target patches the object of its own id', () => {
     const out = applyPatches([res(cm('a', { x: '1' })), res(cm('b', { x: '1' }))], [smp(cm('b', { y: '2' }))]);
-    assert.deepStrictEqual(out.map((r) => r.object), [cm('a', { x: '1' }), cm('b', { x: '1', y: '2' })]);
+    assert.deepStrictEqual(
+      out.map((r) => r.object),
+      [cm('a', { x: '1' }), cm('b', { x: '1', y: '2' })],
+    );
   });
 
   it('a patch without target finds an object by an earlier id (written against the name before namePrefix)', () => {
@@ -42,11 +45,14 @@ describe('applyPatches (kustomize v5 PatchTransformer / patchesStrategicMerge / 
 
   it('several documents in one patch are several patches; with a target that is refused', () => {
     const out = applyPatches([res(cm('a')), res(cm('b'))], [smp([cm('a', { p: '1' }), cm('b', { p: '2' })])]);
-    assert.deepStrictEqual(out.map((r) => r.object), [cm('a', { p: '1' }), cm('b', { p: '2' })]);
+    assert.deepStrictEqual(
+      out.map((r) => r.object),
+      [cm('a', { p: '1' }), cm('b', { p: '2' })],
+    );
     assert.throws(() => applyPatches([res(cm('a'))], [smp([cm('a'), cm('b')], { target: { kind: 'ConfigMap' } })]), /a patch with a target must be one strategic merge patch/);
   });
 
-  it('a targeted patch patches every object selected, keeps each one\'s name and namespace, and matching none is not an error', () => {
+  it("a targeted patch patches every object selected, keeps each one's name and namespace, and matching none is not an error", () => {
     const out = applyPatches(
       [res(cm('a', {}, { namespace: 'n1' })), res(cm('b'))],
       [
@@ -54,10 +60,13 @@ describe('applyPatches (kustomize v5 PatchTransformer / patchesStrategicMerge / 
         smp(cm('x', { never: 'here' }), { target: { kind: 'Secret' } }),
       ],
     );
-    assert.deepStrictEqual(out.map((r) => r.object), [
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n1', labels: { l: '1' } }, data: {} },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', labels: { l: '1' } }, data: {} },
-    ]);
+    assert.deepStrictEqual(
+      out.map((r) => r.object),
+      [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'n1', labels: { l: '1' } }, data: {} },
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', labels: { l: '1' } }, data: {} },
+      ],
+    );
   });
 
   it('options allowNameChange renames and keeps the earlier id; without it the name stays', () => {
@@ -70,23 +79,26 @@ describe('applyPatches (kustomize v5 PatchTransformer / patchesStrategicMerge / 
   });
 
   it('options allowKindChange changes the kind', () => {
-    const out = applyPatches(
-      [res(cm('a'))],
-      [smp({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a' } }, { target: { name: 'a' }, options: { allowKindChange: true } })],
-    );
+    const out = applyPatches([res(cm('a'))], [smp({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a' } }, { target: { name: 'a' }, options: { allowKindChange: true } })]);
     assert.equal(out[0]!.object.kind, 'Secret');
     assert.deepStrictEqual(out[0]!.previousIds, [cmId('a')]);
   });
 
   it('$patch: delete removes the object', () => {
     const out = applyPatches([res(cm('a')), res(cm('b'))], [smp({ ...cm('a'), $patch: 'delete' })]);
-    assert.deepStrictEqual(out.map((r) => (r.object.metadata as JsonObject).name), ['b']);
+    assert.deepStrictEqual(
+      out.map((r) => (r.object.metadata as JsonObject).name),
+      ['b'],
+    );
   });
 
   it('a JSON patch is applied to each object selected; a JSON patch without target is refused', () => {
     const ops = [{ op: 'add', path: '/data/z', value: '9' }];
     const out = applyPatches([res(cm('a', {})), res(cm('b', {}))], [{ kind: 'json6902', patch: ops, target: { name: 'b' }, origin }]);
-    assert.deepStrictEqual(out.map((r) => r.object), [cm('a', {}), cm('b', { z: '9' })]);
+    assert.deepStrictEqual(
+      out.map((r) => r.object),
+      [cm('a', {}), cm('b', { z: '9' })],
+    );
     assert.throws(
       () => applyPatches([res(cm('a'))], [{ kind: 'json6902', patch: ops, origin, field: 'patchesJson6902' }]),
       (e: Error) => e instanceof KustomizeError && e.exitCode === 2 && /kustomization\.yaml:7 patchesJson6902: a JSON 6902 patch needs a target/.test(e.message),

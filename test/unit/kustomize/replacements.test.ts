@@ -67,7 +67,17 @@ describe('applyReplacements (kustomize v5.5 replacements)', () => {
       name: '* reaches every element; [name=regex] matches unanchored, as kyaml does',
       resources: [
         cm('src', { v: 'x' }),
-        deploy('d', { template: { spec: { containers: [{ name: 'web', image: 'a' }, { name: 'web-side', image: 'b' }, { name: 'db', image: 'c' }] } } }),
+        deploy('d', {
+          template: {
+            spec: {
+              containers: [
+                { name: 'web', image: 'a' },
+                { name: 'web-side', image: 'b' },
+                { name: 'db', image: 'c' },
+              ],
+            },
+          },
+        }),
       ],
       replacement: {
         source: { name: 'src', fieldPath: 'data.v' },
@@ -75,7 +85,17 @@ describe('applyReplacements (kustomize v5.5 replacements)', () => {
       },
       expect: [
         cm('src', { v: 'x' }),
-        deploy('d', { template: { spec: { containers: [{ name: 'web', image: 'x' }, { name: 'web-side', image: 'x' }, { name: 'db', image: 'c' }] } } }),
+        deploy('d', {
+          template: {
+            spec: {
+              containers: [
+                { name: 'web', image: 'x' },
+                { name: 'web-side', image: 'x' },
+                { name: 'db', image: 'c' },
+              ],
+            },
+          },
+        }),
       ],
     },
     {
@@ -92,7 +112,10 @@ describe('applyReplacements (kustomize v5.5 replacements)', () => {
     it(c.name, () => {
       const input = c.resources.map((o, i) => res(o, c.previousIds?.[i] ?? []));
       const before = structuredClone(input);
-      assert.deepStrictEqual(applyReplacements(input, [c.replacement], origin).map((r) => r.object), c.expect);
+      assert.deepStrictEqual(
+        applyReplacements(input, [c.replacement], origin).map((r) => r.object),
+        c.expect,
+      );
       assert.deepStrictEqual(input, before, 'the input is not changed');
     });
   }
@@ -101,11 +124,31 @@ describe('applyReplacements (kustomize v5.5 replacements)', () => {
     { name: 'no source', replacement: { targets: [] }, message: 'replacements must specify a source and at least one target' },
     { name: 'two sources', replacement: { source: { kind: 'ConfigMap' }, targets: [] }, message: 'multiple matches for source selector kind=ConfigMap' },
     { name: 'no source object', replacement: { source: { name: 'nope' }, targets: [] }, message: 'nothing selected by source selector name=nope' },
-    { name: 'an empty source field', replacement: { source: { name: 'a', fieldPath: 'data.none' }, targets: [] }, message: 'fieldPath `data.none` is missing for replacement source name=a' },
-    { name: 'an index out of bounds', replacement: { source: { name: 'a', fieldPath: 'data.v', options: { delimiter: ':', index: 3 } }, targets: [] }, message: 'options.index 3 is out of bounds for value x:y' },
-    { name: 'a missing target field', replacement: { source: { name: 'a', fieldPath: 'data.v' }, targets: [{ select: { name: 'b' }, fieldPaths: ['data.w'] }] }, message: 'unable to find field "data.w" in replacement target ConfigMap b' },
-    { name: 'a target without select', replacement: { source: { name: 'a' }, targets: [{ fieldPaths: ['data.w'] }] }, message: 'target must specify resources to select (select:)' },
-    { name: 'sourceValue (not in v5.5)', replacement: { sourceValue: 'x', targets: [{ select: { name: 'b' } }] }, message: 'sourceValue is not a field of kustomize v5.5 replacements' },
+    {
+      name: 'an empty source field',
+      replacement: { source: { name: 'a', fieldPath: 'data.none' }, targets: [] },
+      message: 'fieldPath `data.none` is missing for replacement source name=a',
+    },
+    {
+      name: 'an index out of bounds',
+      replacement: { source: { name: 'a', fieldPath: 'data.v', options: { delimiter: ':', index: 3 } }, targets: [] },
+      message: 'options.index 3 is out of bounds for value x:y',
+    },
+    {
+      name: 'a missing target field',
+      replacement: { source: { name: 'a', fieldPath: 'data.v' }, targets: [{ select: { name: 'b' }, fieldPaths: ['data.w'] }] },
+      message: 'unable to find field "data.w" in replacement target ConfigMap b',
+    },
+    {
+      name: 'a target without select',
+      replacement: { source: { name: 'a' }, targets: [{ fieldPaths: ['data.w'] }] },
+      message: 'target must specify resources to select (select:)',
+    },
+    {
+      name: 'sourceValue (not in v5.5)',
+      replacement: { sourceValue: 'x', targets: [{ select: { name: 'b' } }] },
+      message: 'sourceValue is not a field of kustomize v5.5 replacements',
+    },
   ];
   for (const c of errors) {
     it(`refuses ${c.name}`, () => {

@@ -19,14 +19,41 @@ describe('strategicMerge (kustomize v5: kyaml merge2 with the v1.21.2 patch stra
       expect: pod({ hostname: 'b', nodeSelector: { b: '2', c: '3' } }),
     },
     {
-      name: 'containers merge by name: the patch\'s elements first, then the others',
-      object: pod({ containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }] }),
-      patch: pod({ containers: [{ name: 'b', image: 'b:2' }, { name: 'c', image: 'c:1' }] }),
-      expect: pod({ containers: [{ name: 'b', image: 'b:2' }, { name: 'c', image: 'c:1' }, { name: 'a', image: 'a:1' }] }),
+      name: "containers merge by name: the patch's elements first, then the others",
+      object: pod({
+        containers: [
+          { name: 'a', image: 'a:1' },
+          { name: 'b', image: 'b:1' },
+        ],
+      }),
+      patch: pod({
+        containers: [
+          { name: 'b', image: 'b:2' },
+          { name: 'c', image: 'c:1' },
+        ],
+      }),
+      expect: pod({
+        containers: [
+          { name: 'b', image: 'b:2' },
+          { name: 'c', image: 'c:1' },
+          { name: 'a', image: 'a:1' },
+        ],
+      }),
     },
     {
       name: 'an element with $patch: delete is removed; a list without strategy (args) is replaced',
-      object: pod({ containers: [{ name: 'a', args: ['x', 'y'], env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }] }),
+      object: pod({
+        containers: [
+          {
+            name: 'a',
+            args: ['x', 'y'],
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+          },
+        ],
+      }),
       patch: pod({ containers: [{ name: 'a', args: ['z'], env: [{ name: 'A', $patch: 'delete' }] }] }),
       expect: pod({ containers: [{ name: 'a', args: ['z'], env: [{ name: 'B', value: '2' }] }] }),
     },
@@ -55,7 +82,7 @@ describe('strategicMerge (kustomize v5: kyaml merge2 with the v1.21.2 patch stra
       expect: pod({ tolerations: [{ key: 'b', operator: 'Exists' }] }),
     },
     {
-      name: 'ports merge by containerPort and protocol, in kyaml\'s order (checked against kubectl kustomize v5.5)',
+      name: "ports merge by containerPort and protocol, in kyaml's order (checked against kubectl kustomize v5.5)",
       object: pod({ containers: [{ name: 'a', ports: [{ containerPort: 80 }, { containerPort: 53, protocol: 'UDP' }] }] }),
       patch: pod({ containers: [{ name: 'a', ports: [{ containerPort: 53, protocol: 'UDP', name: 'dns' }, { containerPort: 8080 }] }] }),
       expect: pod({
@@ -63,19 +90,19 @@ describe('strategicMerge (kustomize v5: kyaml merge2 with the v1.21.2 patch stra
       }),
     },
     {
-      name: 'finalizers (merge, no key) are a set union, the patch\'s first',
+      name: "finalizers (merge, no key) are a set union, the patch's first",
       object: pod({}, { name: 'p', finalizers: ['a', 'b'] }),
       patch: pod({}, { name: 'p', finalizers: ['c', 'a'] }),
       expect: pod({}, { name: 'p', finalizers: ['c', 'a', 'b'] }),
     },
     {
-      name: '$patch: replace on a map takes the patch\'s map; $patch: delete on a map removes it',
+      name: "$patch: replace on a map takes the patch's map; $patch: delete on a map removes it",
       object: pod({ securityContext: { runAsUser: 1, fsGroup: 2 }, dnsConfig: { nameservers: ['1.1.1.1'] } }),
       patch: pod({ securityContext: { $patch: 'replace', runAsNonRoot: true }, dnsConfig: { $patch: 'delete' } }),
       expect: pod({ securityContext: { runAsNonRoot: true } }),
     },
     {
-      name: 'a list with {$patch: replace} takes the patch\'s list; {$patch: delete} removes the list',
+      name: "a list with {$patch: replace} takes the patch's list; {$patch: delete} removes the list",
       object: pod({ containers: [{ name: 'a' }, { name: 'b' }], volumes: [{ name: 'v', emptyDir: {} }] }),
       patch: pod({ containers: [{ $patch: 'replace' }, { name: 'c' }], volumes: [{ $patch: 'delete' }] }),
       expect: pod({ containers: [{ name: 'c' }] }),
@@ -115,7 +142,10 @@ describe('strategicMerge (kustomize v5: kyaml merge2 with the v1.21.2 patch stra
       pod({ securityContext: { $retainKeys: ['runAsUser'] } }),
       pod({}, { name: 'p', '$deleteFromPrimitiveList/finalizers': ['a'] }),
     ]) {
-      assert.throws(() => strategicMerge(pod({}), patch), (e: Error) => e instanceof StrategicMergeError && /does not apply the \$/.test(e.message));
+      assert.throws(
+        () => strategicMerge(pod({}), patch),
+        (e: Error) => e instanceof StrategicMergeError && /does not apply the \$/.test(e.message),
+      );
     }
   });
 

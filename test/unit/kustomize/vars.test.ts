@@ -26,7 +26,10 @@ const dbVar = (name: string, fieldPath?: string): JsonObject => ({
 
 describe('applyVars (kustomize v5.5 vars in its varReference fields)', () => {
   it('expandVars: $(NAME), $$, unknown names and unclosed references as kustomize reads them', () => {
-    const values = new Map<string, string | number>([['A', 'x'], ['N', 80]]);
+    const values = new Map<string, string | number>([
+      ['A', 'x'],
+      ['N', 80],
+    ]);
     const used = new Set<string>();
     const look = (n: string) => values.get(n);
     assert.equal(expandVars('a-$(A)-b', look, used), 'a-x-b');
@@ -47,7 +50,10 @@ describe('applyVars (kustomize v5.5 vars in its varReference fields)', () => {
               image: '$(DB)',
               command: ['sh', '-c', 'nc $(DB).$(NS) $(PORT)'],
               args: ['$(PORT)'],
-              env: [{ name: 'P', value: '$(PORT)' }, { name: 'U', value: '$(UNKNOWN)' }],
+              env: [
+                { name: 'P', value: '$(PORT)' },
+                { name: 'U', value: '$(UNKNOWN)' },
+              ],
               volumeMounts: [{ name: 'v', mountPath: '/d/$(DB)' }],
             },
             { name: 'p', labels: { db: '$(DB)' } },
@@ -64,7 +70,10 @@ describe('applyVars (kustomize v5.5 vars in its varReference fields)', () => {
           image: '$(DB)',
           command: ['sh', '-c', 'nc db.data 5432'],
           args: [5432],
-          env: [{ name: 'P', value: 5432 }, { name: 'U', value: '$(UNKNOWN)' }],
+          env: [
+            { name: 'P', value: 5432 },
+            { name: 'U', value: '$(UNKNOWN)' },
+          ],
           volumeMounts: [{ name: 'v', mountPath: '/d/db' }],
         },
         { name: 'p', labels: { db: 'db' } },
@@ -107,7 +116,12 @@ describe('applyVars (kustomize v5.5 vars in its varReference fields)', () => {
   for (const c of errors) {
     it(`refuses ${c.name}`, () => {
       assert.throws(
-        () => applyVars(c.resources.map((o) => res(o)), c.vars, origin),
+        () =>
+          applyVars(
+            c.resources.map((o) => res(o)),
+            c.vars,
+            origin,
+          ),
         (e: Error) => e instanceof KustomizeError && e.exitCode === 2 && e.message === `invalid kustomization: kustomization.yaml:9 ${c.message}`,
       );
     });

@@ -52,6 +52,9 @@ describe('mutated manifests never crash the manifest layer', () => {
   });
 
   it('survives arbitrary text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => check(text)), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => check(text)),
+      { numRuns: 200 },
+    );
   });
 });

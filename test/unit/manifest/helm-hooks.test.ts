@@ -51,11 +51,21 @@ spec:
 `;
     const r = parseManifests([{ source: { file: 'chart.yaml' }, text }], { defaultNamespace: 'default' });
     assert.deepEqual(r.problems, []);
-    assert.deepEqual(r.pods.map((p) => p.pod.metadata.name.replace(/-[a-z0-9]{5}$/, '-*')), ['web', 'migrate-*'], "the Job's pod");
-    assert.deepEqual(r.skipped.map((s) => `${s.kind} ${s.name}`), ['Pod web-test-connection']);
-    assert.deepEqual(r.warnings.map((w) => `${w.line} ${w.path}: ${w.message}`), [
-      '13 metadata.annotations["helm.sh/hook"]: Pod web-test-connection skipped: a Helm test hook (test): helm install runs none, helm test does',
-      '22 metadata.annotations["helm.sh/hook"]: Helm hook pre-install: runs with the other objects, not before or after them (runpod has no release to order hooks by; hook-weight and hook-delete-policy are not used)',
-    ]);
+    assert.deepEqual(
+      r.pods.map((p) => p.pod.metadata.name.replace(/-[a-z0-9]{5}$/, '-*')),
+      ['web', 'migrate-*'],
+      "the Job's pod",
+    );
+    assert.deepEqual(
+      r.skipped.map((s) => `${s.kind} ${s.name}`),
+      ['Pod web-test-connection'],
+    );
+    assert.deepEqual(
+      r.warnings.map((w) => `${w.line} ${w.path}: ${w.message}`),
+      [
+        '13 metadata.annotations["helm.sh/hook"]: Pod web-test-connection skipped: a Helm test hook (test): helm install runs none, helm test does',
+        '22 metadata.annotations["helm.sh/hook"]: Helm hook pre-install: runs with the other objects, not before or after them (runpod has no release to order hooks by; hook-weight and hook-delete-policy are not used)',
+      ],
+    );
   });
 });

@@ -64,13 +64,20 @@ describe('Job: valid examples pass', () => {
   it('the pi Job', () => assert.deepEqual(check(pi), { problems: [], warnings: [], workloads: ['Job/pi@1'] }));
   it('an Indexed Job', () => assert.deepEqual(check(indexed), { problems: [], warnings: [], workloads: ['Job/indexed@1'] }));
   it('a List holding a Job beside a Pod', () => {
-    const indent = (text: string): string => text.trimEnd().split('\n').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n');
+    const indent = (text: string): string =>
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`))
+        .join('\n');
     const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec:\n  containers: [{name: c, image: busybox}]\n';
     const list = `apiVersion: v1\nkind: List\nitems:\n${[pod, pi].map(indent).join('\n')}\n`;
     assert.deepEqual(check(list).problems, []);
     assert.deepEqual(check(list).workloads, ['Job/pi@9']);
     // A problem inside the Job carries its items[1] path and its own line.
-    assert.deepEqual(problems(list.replace('restartPolicy: Never', 'restartPolicy: Always')), ['j.yaml:20 items[1].spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never']);
+    assert.deepEqual(problems(list.replace('restartPolicy: Never', 'restartPolicy: Always')), [
+      'j.yaml:20 items[1].spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never',
+    ]);
   });
   it("the documentation's podFailurePolicy example: FailJob on exit code 42 and Ignore on DisruptionTarget", () => {
     const example = `apiVersion: batch/v1
@@ -117,32 +124,72 @@ describe('Job: one rule per row', () => {
     {
       name: 'a name is a DNS-1123 subdomain',
       text: edit(pi, 'name: pi\n', 'name: Pi\n'),
-      expect: ["j.yaml:4 metadata.name: must be a lowercase RFC 1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (e.g. 'example.com')"],
+      expect: [
+        "j.yaml:4 metadata.name: must be a lowercase RFC 1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (e.g. 'example.com')",
+      ],
     },
     { name: 'a name with dots', text: edit(pi, 'name: pi\n', 'name: pi.v1\n'), expect: [] },
     { name: 'a name of 63 characters', text: edit(pi, 'name: pi\n', `name: ${'p'.repeat(63)}\n`), expect: [] },
-    { name: 'a name of 64 characters', text: edit(pi, 'name: pi\n', `name: ${'p'.repeat(64)}\n`), expect: ["j.yaml:4 metadata.name: must be no more than 63 characters (got 64): a Job's name is its pods' job-name label value"] },
-    { name: 'a namespace', text: edit(pi, 'name: pi\n', 'name: pi\n  namespace: Bad_NS\n'), expect: ["j.yaml:5 metadata.namespace: must be a lowercase RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. 'my-name')"] },
+    {
+      name: 'a name of 64 characters',
+      text: edit(pi, 'name: pi\n', `name: ${'p'.repeat(64)}\n`),
+      expect: ["j.yaml:4 metadata.name: must be no more than 63 characters (got 64): a Job's name is its pods' job-name label value"],
+    },
+    {
+      name: 'a namespace',
+      text: edit(pi, 'name: pi\n', 'name: pi\n  namespace: Bad_NS\n'),
+      expect: ["j.yaml:5 metadata.namespace: must be a lowercase RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. 'my-name')"],
+    },
 
     // The pod template.
     { name: 'no template', text: 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  backoffLimit: 1\n', expect: ['j.yaml:4 spec.template: required'] },
-    { name: "a container without image: the container's line", text: edit(pi, '        image: perl:5.34.0\n', ''), expect: ['j.yaml:9 spec.template.spec.containers[0].image: required'] },
-    { name: 'an unknown container field, with a hint', text: edit(pi, 'command:', 'comand:'), expect: ['j.yaml:11 spec.template.spec.containers[0].comand: unknown field "comand"; did you mean "command"?'] },
-    { name: 'a misplaced pod field says where it belongs', text: edit(pi, '  backoffLimit: 4', '  restartPolicy: Never'), expect: ['j.yaml:13 spec.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec.template.spec)'] },
-    { name: 'restartPolicy unset', text: edit(pi, '      restartPolicy: Never\n', ''), expect: ['j.yaml:7 spec.template.spec.restartPolicy: required in a Job: Never or OnFailure (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)'] },
-    { name: 'restartPolicy Always', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: Always'), expect: ['j.yaml:12 spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never'] },
+    {
+      name: "a container without image: the container's line",
+      text: edit(pi, '        image: perl:5.34.0\n', ''),
+      expect: ['j.yaml:9 spec.template.spec.containers[0].image: required'],
+    },
+    {
+      name: 'an unknown container field, with a hint',
+      text: edit(pi, 'command:', 'comand:'),
+      expect: ['j.yaml:11 spec.template.spec.containers[0].comand: unknown field "comand"; did you mean "command"?'],
+    },
+    {
+      name: 'a misplaced pod field says where it belongs',
+      text: edit(pi, '  backoffLimit: 4', '  restartPolicy: Never'),
+      expect: ['j.yaml:13 spec.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec.template.spec)'],
+    },
+    {
+      name: 'restartPolicy unset',
+      text: edit(pi, '      restartPolicy: Never\n', ''),
+      expect: [
+        'j.yaml:7 spec.template.spec.restartPolicy: required in a Job: Never or OnFailure (unset means Always, which Kubernetes refuses for a Job: supported values: OnFailure, Never)',
+      ],
+    },
+    {
+      name: 'restartPolicy Always',
+      text: edit(pi, 'restartPolicy: Never', 'restartPolicy: Always'),
+      expect: ['j.yaml:12 spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never'],
+    },
     { name: 'restartPolicy OnFailure', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: OnFailure'), expect: [] },
     {
       name: 'restartPolicy OnFailure with a podFailurePolicy',
       text: piWith('podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}').replace('restartPolicy: Never', 'restartPolicy: OnFailure'),
-      expect: ['j.yaml:12 spec.template.spec.restartPolicy: only Never is supported when podFailurePolicy is specified (got OnFailure): set restartPolicy: Never, or remove spec.podFailurePolicy'],
+      expect: [
+        'j.yaml:12 spec.template.spec.restartPolicy: only Never is supported when podFailurePolicy is specified (got OnFailure): set restartPolicy: Never, or remove spec.podFailurePolicy',
+      ],
     },
     {
       name: 'restartPolicy OnFailure with backoffLimitPerIndex',
       text: `${edit(indexed, 'restartPolicy: Never', 'restartPolicy: OnFailure')}  backoffLimitPerIndex: 1\n`,
-      expect: ['j.yaml:11 spec.template.spec.restartPolicy: only Never is supported when backoffLimitPerIndex is specified (got OnFailure): set restartPolicy: Never, or remove spec.backoffLimitPerIndex'],
+      expect: [
+        'j.yaml:11 spec.template.spec.restartPolicy: only Never is supported when backoffLimitPerIndex is specified (got OnFailure): set restartPolicy: Never, or remove spec.backoffLimitPerIndex',
+      ],
     },
-    { name: 'an invalid restartPolicy: one problem, the enum', text: edit(pi, 'restartPolicy: Never', 'restartPolicy: Sometimes'), expect: ['j.yaml:12 spec.template.spec.restartPolicy: must be one of Always, Never, OnFailure, got "Sometimes"'] },
+    {
+      name: 'an invalid restartPolicy: one problem, the enum',
+      text: edit(pi, 'restartPolicy: Never', 'restartPolicy: Sometimes'),
+      expect: ['j.yaml:12 spec.template.spec.restartPolicy: must be one of Always, Never, OnFailure, got "Sometimes"'],
+    },
     { name: 'template labels of its own', text: edit(pi, '  template:\n', '  template:\n    metadata:\n      labels: {app: pi}\n'), expect: [] },
 
     // Counts, modes and deadlines.
@@ -153,7 +200,11 @@ describe('Job: one rule per row', () => {
     { name: 'parallelism 1.5', text: edit(indexed, 'parallelism: 3', 'parallelism: 1.5'), expect: ['j.yaml:7 spec.parallelism: expected integer, got 1.5'] },
     { name: 'Indexed without completions', text: edit(indexed, '  completions: 5\n', ''), expect: ['j.yaml:5 spec.completions: required when completionMode is Indexed'] },
     { name: 'NonIndexed without completions', text: edit(edit(indexed, '  completions: 5\n', ''), 'Indexed', 'NonIndexed'), expect: [] },
-    { name: 'an unknown completionMode', text: edit(indexed, 'completionMode: Indexed', 'completionMode: Ordered'), expect: ['j.yaml:8 spec.completionMode: must be one of Indexed, NonIndexed, got "Ordered"'] },
+    {
+      name: 'an unknown completionMode',
+      text: edit(indexed, 'completionMode: Indexed', 'completionMode: Ordered'),
+      expect: ['j.yaml:8 spec.completionMode: must be one of Indexed, NonIndexed, got "Ordered"'],
+    },
     { name: 'negative backoffLimit', text: edit(pi, 'backoffLimit: 4', 'backoffLimit: -1'), expect: ['j.yaml:13 spec.backoffLimit: must be greater than or equal to 0'] },
     { name: 'backoffLimit 0', text: edit(pi, 'backoffLimit: 4', 'backoffLimit: 0'), expect: [] },
     { name: 'activeDeadlineSeconds', text: piWith('activeDeadlineSeconds: 100'), expect: [] },
@@ -161,7 +212,11 @@ describe('Job: one rule per row', () => {
     { name: 'negative activeDeadlineSeconds', text: piWith('activeDeadlineSeconds: -5'), expect: ['j.yaml:14 spec.activeDeadlineSeconds: must be greater than 0'] },
     { name: 'ttlSecondsAfterFinished 0', text: piWith('ttlSecondsAfterFinished: 0'), expect: [] },
     { name: 'ttlSecondsAfterFinished 100', text: piWith('ttlSecondsAfterFinished: 100'), expect: [] },
-    { name: 'negative ttlSecondsAfterFinished', text: piWith('ttlSecondsAfterFinished: -1'), expect: ['j.yaml:14 spec.ttlSecondsAfterFinished: must be greater than or equal to 0'] },
+    {
+      name: 'negative ttlSecondsAfterFinished',
+      text: piWith('ttlSecondsAfterFinished: -1'),
+      expect: ['j.yaml:14 spec.ttlSecondsAfterFinished: must be greater than or equal to 0'],
+    },
 
     // Refused fields.
     { name: 'suspend false', text: piWith('suspend: false'), expect: [] },
@@ -170,43 +225,114 @@ describe('Job: one rule per row', () => {
     { name: 'manualSelector false', text: piWith('manualSelector: false'), expect: [] },
     { name: 'manualSelector true', text: piWith('manualSelector: true'), expect: ["j.yaml:14 spec.manualSelector: not supported by runpod (runpod labels a Job's pods itself)"] },
     // podFailurePolicy on exit codes (ValidatePodFailurePolicy).
-    { name: 'a podFailurePolicy on exit codes', text: piWith('podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {containerName: pi, operator: In, values: [42]}}, {action: Ignore, onExitCodes: {operator: NotIn, values: [0, 1]}}]}'), expect: [] },
-    { name: 'a rule with FailIndex without backoffLimitPerIndex', text: piWith('podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].action: FailIndex requires spec.backoffLimitPerIndex to be set (it fails the index, which only a limit per index tracks)'] },
-    { name: 'a rule with FailIndex and backoffLimitPerIndex', text: `${indexed}  backoffLimitPerIndex: 1\n  podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}\n`, expect: [] },
-    { name: 'In with 0', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [0, 3]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: 0 cannot be used with In: a container that exited 0 did not fail'] },
-    { name: 'values out of order', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [3, 2]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: must be whole numbers in increasing order, without duplicates'] },
-    { name: 'an unknown container', text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {containerName: nope, operator: In, values: [3]}}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.containerName: no container or init container named nope in spec.template.spec (has pi)'] },
+    {
+      name: 'a podFailurePolicy on exit codes',
+      text: piWith(
+        'podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {containerName: pi, operator: In, values: [42]}}, {action: Ignore, onExitCodes: {operator: NotIn, values: [0, 1]}}]}',
+      ),
+      expect: [],
+    },
+    {
+      name: 'a rule with FailIndex without backoffLimitPerIndex',
+      text: piWith('podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].action: FailIndex requires spec.backoffLimitPerIndex to be set (it fails the index, which only a limit per index tracks)'],
+    },
+    {
+      name: 'a rule with FailIndex and backoffLimitPerIndex',
+      text: `${indexed}  backoffLimitPerIndex: 1\n  podFailurePolicy: {rules: [{action: FailIndex, onExitCodes: {operator: In, values: [42]}}]}\n`,
+      expect: [],
+    },
+    {
+      name: 'In with 0',
+      text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [0, 3]}}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: 0 cannot be used with In: a container that exited 0 did not fail'],
+    },
+    {
+      name: 'values out of order',
+      text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {operator: In, values: [3, 2]}}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.values: must be whole numbers in increasing order, without duplicates'],
+    },
+    {
+      name: 'an unknown container',
+      text: piWith('podFailurePolicy: {rules: [{action: Count, onExitCodes: {containerName: nope, operator: In, values: [3]}}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onExitCodes.containerName: no container or init container named nope in spec.template.spec (has pi)'],
+    },
     { name: 'onPodConditions', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget, status: "True"}]}]}'), expect: [] },
-    { name: 'onPodConditions without status (it defaults to True)', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget}]}]}'), expect: [] },
-    { name: 'onPodConditions without type', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{status: "True"}]}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions[0].type: required'] },
-    { name: 'onPodConditions with an odd status', text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget, status: Maybe}]}]}'), expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: Maybe: supported values: False, True, Unknown'] },
+    {
+      name: 'onPodConditions without status (it defaults to True)',
+      text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget}]}]}'),
+      expect: [],
+    },
+    {
+      name: 'onPodConditions without type',
+      text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{status: "True"}]}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions[0].type: required'],
+    },
+    {
+      name: 'onPodConditions with an odd status',
+      text: piWith('podFailurePolicy: {rules: [{action: Ignore, onPodConditions: [{type: DisruptionTarget, status: Maybe}]}]}'),
+      expect: ['j.yaml:14 spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: Maybe: supported values: False, True, Unknown'],
+    },
     {
       name: 'onExitCodes and onPodConditions in one rule',
       text: piWith('podFailurePolicy: {rules: [{action: Ignore, onExitCodes: {operator: In, values: [1]}, onPodConditions: [{type: DisruptionTarget, status: "True"}]}]}'),
       expect: ['j.yaml:14 spec.podFailurePolicy.rules[0]: specifying both onExitCodes and onPodConditions in one rule is not supported: make them two rules'],
     },
     { name: 'backoffLimitPerIndex on an Indexed Job', text: `${indexed}  backoffLimitPerIndex: 1\n  maxFailedIndexes: 5\n`, expect: [] },
-    { name: 'a backoffLimitPerIndex without Indexed', text: piWith('backoffLimitPerIndex: 1'), expect: ['j.yaml:14 spec.backoffLimitPerIndex: requires completionMode: Indexed (a limit per completion index needs indexes)'] },
+    {
+      name: 'a backoffLimitPerIndex without Indexed',
+      text: piWith('backoffLimitPerIndex: 1'),
+      expect: ['j.yaml:14 spec.backoffLimitPerIndex: requires completionMode: Indexed (a limit per completion index needs indexes)'],
+    },
     {
       name: 'a maxFailedIndexes alone',
       text: `${indexed}  maxFailedIndexes: 1\n`,
       expect: ['j.yaml:5 spec.backoffLimitPerIndex: required when maxFailedIndexes is specified'],
     },
-    { name: 'maxFailedIndexes above completions', text: `${indexed}  backoffLimitPerIndex: 1\n  maxFailedIndexes: 6\n`, expect: ['j.yaml:17 spec.maxFailedIndexes: must be less than or equal to completions (5), got 6'] },
-    { name: 'a negative backoffLimitPerIndex', text: `${indexed}  backoffLimitPerIndex: -1\n`, expect: ['j.yaml:16 spec.backoffLimitPerIndex: must be greater than or equal to 0'] },
-    { name: 'a successPolicy', text: piWith('successPolicy: {rules: [{succeededCount: 1}]}'), expect: ['j.yaml:14 spec.successPolicy: not supported by runpod (which succeeded indexes complete the Job early; not implemented yet)'] },
-    { name: 'a podReplacementPolicy', text: piWith('podReplacementPolicy: Failed'), expect: ['j.yaml:14 spec.podReplacementPolicy: not supported by runpod (when a replacement pod may start; not implemented yet)'] },
-    { name: 'a managedBy', text: piWith('managedBy: kueue.x-k8s.io/multikueue'), expect: ['j.yaml:14 spec.managedBy: not supported by runpod (hands the Job to another controller; not implemented yet)'] },
-    { name: 'an unknown spec field, with a hint', text: piWith('backofLimit: 3'), expect: ['j.yaml:14 spec.backofLimit: unknown field "backofLimit"; did you mean "backoffLimit"?'] },
+    {
+      name: 'maxFailedIndexes above completions',
+      text: `${indexed}  backoffLimitPerIndex: 1\n  maxFailedIndexes: 6\n`,
+      expect: ['j.yaml:17 spec.maxFailedIndexes: must be less than or equal to completions (5), got 6'],
+    },
+    {
+      name: 'a negative backoffLimitPerIndex',
+      text: `${indexed}  backoffLimitPerIndex: -1\n`,
+      expect: ['j.yaml:16 spec.backoffLimitPerIndex: must be greater than or equal to 0'],
+    },
+    {
+      name: 'a successPolicy',
+      text: piWith('successPolicy: {rules: [{succeededCount: 1}]}'),
+      expect: ['j.yaml:14 spec.successPolicy: not supported by runpod (which succeeded indexes complete the Job early; not implemented yet)'],
+    },
+    {
+      name: 'a podReplacementPolicy',
+      text: piWith('podReplacementPolicy: Failed'),
+      expect: ['j.yaml:14 spec.podReplacementPolicy: not supported by runpod (when a replacement pod may start; not implemented yet)'],
+    },
+    {
+      name: 'a managedBy',
+      text: piWith('managedBy: kueue.x-k8s.io/multikueue'),
+      expect: ['j.yaml:14 spec.managedBy: not supported by runpod (hands the Job to another controller; not implemented yet)'],
+    },
+    {
+      name: 'an unknown spec field, with a hint',
+      text: piWith('backofLimit: 3'),
+      expect: ['j.yaml:14 spec.backofLimit: unknown field "backofLimit"; did you mean "backoffLimit"?'],
+    },
     { name: 'an unknown top-level field', text: `${pi}specs: {}\n`, expect: ['j.yaml:14 specs: unknown field "specs"; did you mean "spec"?'] },
-    { name: 'a Deployment field in a Job', text: piWith('replicas: 2'), expect: ['j.yaml:14 spec.replicas: unknown field "replicas" (not in the Kubernetes 1.34 API runpod knows)'] },
+    {
+      name: 'a Deployment field in a Job',
+      text: piWith('replicas: 2'),
+      expect: ['j.yaml:14 spec.replicas: unknown field "replicas" (not in the Kubernetes 1.34 API runpod knows)'],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(problems(c.text), c.expect));
   }
 
   it('every problem at once, each at its line', () => {
-    const text = edit(edit(edit(indexed, '  completions: 5\n', ''), 'restartPolicy: Never', 'restartPolicy: Always'), '        image: busybox:1.36\n', '') + '  ttlSecondsAfterFinished: -1\n';
+    const text =
+      edit(edit(edit(indexed, '  completions: 5\n', ''), 'restartPolicy: Never', 'restartPolicy: Always'), '        image: busybox:1.36\n', '') + '  ttlSecondsAfterFinished: -1\n';
     assert.deepEqual(problems(text), [
       'j.yaml:5 spec.completions: required when completionMode is Indexed',
       'j.yaml:10 spec.template.spec.restartPolicy: Unsupported value: Always: supported values: OnFailure, Never',

@@ -5,8 +5,7 @@ import { kindVerdict } from '../../../src/manifest/kinds.js';
 import { parseManifests } from '../../../src/manifest/parse.js';
 import { unmatchedSkipKinds } from '../../../src/manifest/validate.js';
 
-const parse = (text: string, skipKinds: string[] = []) =>
-  parseManifests([{ source: { file: 'k8s.yaml' }, text }], { defaultNamespace: 'default', skipKinds });
+const parse = (text: string, skipKinds: string[] = []) => parseManifests([{ source: { file: 'k8s.yaml' }, text }], { defaultNamespace: 'default', skipKinds });
 
 const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: main, image: busybox:1}]\n';
 
@@ -14,7 +13,14 @@ describe('kinds: read, skipped with a warning, refused', () => {
   const none = new Set<string>();
   const read = new Set(['Pod']);
   it('cluster-only kinds are skipped, each with why; by group, so a look-alike of another group is not', () => {
-    for (const [apiVersion, kind] of [['v1', 'Namespace'], ['v1', 'ServiceAccount'], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'], ['autoscaling/v2', 'HorizontalPodAutoscaler'], ['policy/v1', 'PodDisruptionBudget'], ['networking.k8s.io/v1', 'Ingress']] as const) {
+    for (const [apiVersion, kind] of [
+      ['v1', 'Namespace'],
+      ['v1', 'ServiceAccount'],
+      ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
+      ['autoscaling/v2', 'HorizontalPodAutoscaler'],
+      ['policy/v1', 'PodDisruptionBudget'],
+      ['networking.k8s.io/v1', 'Ingress'],
+    ] as const) {
       const v = kindVerdict(apiVersion, kind, read, none);
       assert.equal(v?.action, 'skip', kind);
     }
@@ -26,21 +32,35 @@ describe('kinds: read, skipped with a warning, refused', () => {
     assert.equal(kindVerdict('batch/v1', 'CronJob', read, none)?.action, 'refuse');
   });
   it('a folder with a Pod, a Namespace, a Role and a ConfigMap: the pod runs, two warnings, nothing refused', () => {
-    const r = parse(`apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: []\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n---\n${pod}`);
+    const r = parse(
+      `apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader}\nrules: []\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n---\n${pod}`,
+    );
     assert.deepEqual(r.problems, []);
-    assert.deepEqual(r.pods.map((p) => p.pod.metadata.name), ['web']);
-    assert.deepEqual(r.skipped.map((s) => `${s.kind} ${s.name} @${s.line}`), ['Namespace shop @1', 'Role reader @5']);
-    assert.deepEqual(r.warnings.map((w) => `${w.line} ${w.path}: ${w.message}`), [
-      '2 kind: Namespace shop skipped: a namespace is only a name on one host; runpod creates nothing for it',
-      '6 kind: Role reader skipped: there is no API server on one host to authorize requests',
-    ]);
+    assert.deepEqual(
+      r.pods.map((p) => p.pod.metadata.name),
+      ['web'],
+    );
+    assert.deepEqual(
+      r.skipped.map((s) => `${s.kind} ${s.name} @${s.line}`),
+      ['Namespace shop @1', 'Role reader @5'],
+    );
+    assert.deepEqual(
+      r.warnings.map((w) => `${w.line} ${w.path}: ${w.message}`),
+      [
+        '2 kind: Namespace shop skipped: a namespace is only a name on one host; runpod creates nothing for it',
+        '6 kind: Role reader skipped: there is no API server on one host to authorize requests',
+      ],
+    );
   });
   it('a NetworkPolicy refuses the input with the reason and the flag; --skip-kind runs the rest', () => {
     const np = 'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: deny}\nspec: {podSelector: {}}\n---\n';
     const refused = parse(np + pod);
-    assert.deepEqual(refused.problems.map((p) => `${p.line} ${p.path}: ${p.message}`), [
-      '2 kind: NetworkPolicy deny is refused: it restricts which pods may talk to which, and runpod cannot enforce that on one Docker host; to run the rest without it, pass --skip-kind NetworkPolicy',
-    ]);
+    assert.deepEqual(
+      refused.problems.map((p) => `${p.line} ${p.path}: ${p.message}`),
+      [
+        '2 kind: NetworkPolicy deny is refused: it restricts which pods may talk to which, and runpod cannot enforce that on one Docker host; to run the rest without it, pass --skip-kind NetworkPolicy',
+      ],
+    );
     const skipped = parse(np + pod, ['NetworkPolicy']);
     assert.deepEqual(skipped.problems, []);
     assert.equal(skipped.pods.length, 1);
@@ -48,9 +68,14 @@ describe('kinds: read, skipped with a warning, refused', () => {
   });
   it('an unknown kind names the flag that would skip it; a skipped kind inside a List is skipped alone', () => {
     assert.match(parse('apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n').problems[0]!.message, /kind Widget is not supported \(.*; --skip-kind Widget skips it\)/);
-    const list = parse(`apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n  metadata: {name: app}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: web}\n  spec:\n    containers: [{name: main, image: busybox:1}]\n`);
+    const list = parse(
+      `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n  metadata: {name: app}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: web}\n  spec:\n    containers: [{name: main, image: busybox:1}]\n`,
+    );
     assert.deepEqual(list.problems, []);
-    assert.deepEqual(list.skipped.map((s) => s.kind), ['ServiceAccount']);
+    assert.deepEqual(
+      list.skipped.map((s) => s.kind),
+      ['ServiceAccount'],
+    );
     assert.equal(list.pods.length, 1);
   });
 });
@@ -72,10 +97,16 @@ describe('--skip-kind names that matched no document', () => {
 });
 
 describe('removed apiVersions of the kinds runpod knows: named, with the release and the apiVersion to use', () => {
-  const cron = 'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: hello}\nspec:\n  schedule: "* * * * *"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: c, image: busybox:1}]}}}}\n';
+  const cron =
+    'apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: hello}\nspec:\n  schedule: "* * * * *"\n  jobTemplate: {spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: c, image: busybox:1}]}}}}\n';
   it('a CronJob of batch/v1beta1, with --from-cronjob: the apiVersion and 1.25, not "no CronJob named"', () => {
     const r = parseManifests([{ source: { file: 'k8s.yaml' }, text: cron }], { defaultNamespace: 'default', fromCronJobs: ['hello'] });
-    assert.deepEqual(r.problems.map((p) => `${p.line} ${p.path}: ${p.message}`), ['1 apiVersion: batch/v1beta1 CronJob was removed in Kubernetes 1.25 (no API server serves it any more); use apiVersion batch/v1 (--from-cronjob hello runs a batch/v1 CronJob)']);
+    assert.deepEqual(
+      r.problems.map((p) => `${p.line} ${p.path}: ${p.message}`),
+      [
+        '1 apiVersion: batch/v1beta1 CronJob was removed in Kubernetes 1.25 (no API server serves it any more); use apiVersion batch/v1 (--from-cronjob hello runs a batch/v1 CronJob)',
+      ],
+    );
   });
   it('kinds runpod runs, skips or refuses: each removed apiVersion refused by name', () => {
     for (const [apiVersion, kind, release, use] of [
@@ -90,11 +121,18 @@ describe('removed apiVersions of the kinds runpod knows: named, with the release
       ['autoscaling/v2beta2', 'HorizontalPodAutoscaler', '1.26', 'autoscaling/v2'],
     ] as const) {
       const r = parse(`apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata: {name: x}\nspec: {}\n`);
-      assert.deepEqual(r.problems.map((p) => `${p.line} ${p.path}: ${p.message}`), [`1 apiVersion: ${apiVersion} ${kind} was removed in Kubernetes ${release} (no API server serves it any more); use apiVersion ${use}`], kind);
+      assert.deepEqual(
+        r.problems.map((p) => `${p.line} ${p.path}: ${p.message}`),
+        [`1 apiVersion: ${apiVersion} ${kind} was removed in Kubernetes ${release} (no API server serves it any more); use apiVersion ${use}`],
+        kind,
+      );
     }
   });
   it('--skip-kind still skips a removed apiVersion (the user said so); a served one is unchanged', () => {
     assert.deepEqual(parse('apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: Role\nmetadata: {name: r}\n', ['Role']).problems, []);
-    assert.deepEqual(parse('apiVersion: apps/v1beta3\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n').problems.map((p) => p.message), ['expected apps/v1 for kind Deployment, got "apps/v1beta3"']);
+    assert.deepEqual(
+      parse('apiVersion: apps/v1beta3\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n').problems.map((p) => p.message),
+      ['expected apps/v1 for kind Deployment, got "apps/v1beta3"'],
+    );
   });
 });

@@ -7,8 +7,7 @@ import { ManifestError, formatProblem } from '../../../src/errors.js';
 import { loadManifests, maxManifestBytes } from '../../../src/manifest/load.js';
 
 const options = { defaultNamespace: 'default' };
-const podText = (name: string, extra = ''): string =>
-  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n${extra}  containers:\n  - name: c\n    image: busybox:1.36\n`;
+const podText = (name: string, extra = ''): string => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n${extra}  containers:\n  - name: c\n    image: busybox:1.36\n`;
 
 let dir = '';
 before(async () => {
@@ -81,9 +80,7 @@ describe('loadManifests', () => {
   });
 
   it('refuses stdin over 3 MiB', async () => {
-    assert.deepEqual(await problemsOf(['-'], 'a'.repeat(maxManifestBytes + 1)), [
-      "<stdin>: larger than 3 MiB, the API server's request limit; refused before parsing",
-    ]);
+    assert.deepEqual(await problemsOf(['-'], 'a'.repeat(maxManifestBytes + 1)), ["<stdin>: larger than 3 MiB, the API server's request limit; refused before parsing"]);
   });
 
   it('collects problems from every input into one error, by input order then line', async () => {

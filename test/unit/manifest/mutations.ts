@@ -106,16 +106,27 @@ const scalar: fc.Arbitrary<Json> = fc.oneof(
 );
 
 const value: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    scalar,
-    fc.array(tie('v'), { maxLength: 4 }),
-    fc.dictionary(key, tie('v'), { maxKeys: 4 }),
-  ),
+  v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
 })).v;
 
 /** A YAML-only value, written as text: what JSON cannot express and js-yaml builds as something else. */
-const yamlOnly = fc.constantFrom('.nan', '.inf', '-.inf', '2024-01-31', '2024-01-31T12:00:00Z', '!!binary aGVsbG8=', '0o17', '~', 'yes', 'NO', '!!set {a, b}', '!!omap [a: 1]', '!!pairs [a: 1]', '[*x]', '&x [1]');
+const yamlOnly = fc.constantFrom(
+  '.nan',
+  '.inf',
+  '-.inf',
+  '2024-01-31',
+  '2024-01-31T12:00:00Z',
+  '!!binary aGVsbG8=',
+  '0o17',
+  '~',
+  'yes',
+  'NO',
+  '!!set {a, b}',
+  '!!omap [a: 1]',
+  '!!pairs [a: 1]',
+  '[*x]',
+  '&x [1]',
+);
 
 export type Mutation =
   | { op: 'delete'; at: number }
@@ -141,7 +152,10 @@ export type TextEdit = { at: number; remove: number; insert: string };
 export const textEdit: fc.Arbitrary<TextEdit> = fc.record({
   at: fc.nat(),
   remove: fc.integer({ min: 0, max: 3 }),
-  insert: fc.oneof(fc.string({ maxLength: 3 }), fc.constantFrom(':', '- ', '\n', '\t', '{', '[', '&a ', '*a', '"', "'", '#', '---\n', '? ', '|', '>', '%YAML 1.1\n', '\u0000', '\uFEFF')),
+  insert: fc.oneof(
+    fc.string({ maxLength: 3 }),
+    fc.constantFrom(':', '- ', '\n', '\t', '{', '[', '&a ', '*a', '"', "'", '#', '---\n', '? ', '|', '>', '%YAML 1.1\n', '\u0000', '\uFEFF'),
+  ),
 });
 
 export interface Case {
@@ -234,7 +248,11 @@ export function render(c: Case): string {
   if (c.format === 'json') text = docs.map((d) => JSON.stringify(d, null, 1)).join('\n---\n');
   else text = docs.map((d) => yaml.dump(d, { flowLevel: c.format === 'flow' ? 2 : -1, lineWidth: -1, noRefs: true })).join('---\n');
   yamlTexts.forEach((t, i) => {
-    text = text.split(JSON.stringify(yamlMarker(i))).join(t).split(yamlMarker(i)).join(t);
+    text = text
+      .split(JSON.stringify(yamlMarker(i)))
+      .join(t)
+      .split(yamlMarker(i))
+      .join(t);
   });
   for (const e of c.edits) {
     const at = text.length === 0 ? 0 : e.at % (text.length + 1);

@@ -83,13 +83,20 @@ describe('readPodNames', () => {
     });
     await refusedByRun([dir]);
     const r = await readPodNames([dir], 'default', noStdin);
-    assert.deepEqual(r.services.map((s) => `${s.namespace}/${s.name} ${path.basename(s.file)}:${s.line}`), ['default/web a.yaml:1', 'data/db a.yaml:18', 'default/cache b.yaml:18']);
-    assert.deepEqual(r.pods.map((p) => `${p.namespace}/${p.name}`), ['default/p']);
+    assert.deepEqual(
+      r.services.map((s) => `${s.namespace}/${s.name} ${path.basename(s.file)}:${s.line}`),
+      ['default/web a.yaml:1', 'data/db a.yaml:18', 'default/cache b.yaml:18'],
+    );
+    assert.deepEqual(
+      r.pods.map((p) => `${p.namespace}/${p.name}`),
+      ['default/p'],
+    );
     assert.deepEqual(r.problems, [
       {
         file: path.join(dir, 'b.yaml'),
         line: 11,
-        message: "metadata.name: must be a lowercase RFC 1035 label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit (e.g. 'my-name'); runpod cannot name this Service",
+        message:
+          "metadata.name: must be a lowercase RFC 1035 label: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit (e.g. 'my-name'); runpod cannot name this Service",
       },
     ]);
   });
@@ -181,7 +188,13 @@ describe('readPodNames', () => {
     const dir = await folder({ 'pod.yaml': podText('here') });
     const missing = path.join(root, 'no-such.yaml');
     const r = await readPodNames([missing, dir, '-'], 'ns', async () => Buffer.from(podText('piped')));
-    assert.deepEqual(r.pods.map((p) => [p.namespace, p.name, p.file]), [['ns', 'here', path.join(dir, 'pod.yaml')], ['ns', 'piped', '<stdin>']]);
+    assert.deepEqual(
+      r.pods.map((p) => [p.namespace, p.name, p.file]),
+      [
+        ['ns', 'here', path.join(dir, 'pod.yaml')],
+        ['ns', 'piped', '<stdin>'],
+      ],
+    );
     assert.deepEqual(r.problems, [{ file: missing, message: 'no such file or directory' }]);
   });
 
@@ -199,7 +212,7 @@ describe('readPodNames', () => {
 });
 
 describe('readPodNames: the claims a manifest names (for down --delete-claims with the pods gone)', () => {
-  it('PersistentVolumeClaims, the claim volumes of Pods and templates, and a StatefulSet\'s claim templates and retention', async () => {
+  it("PersistentVolumeClaims, the claim volumes of Pods and templates, and a StatefulSet's claim templates and retention", async () => {
     const dir = await folder({
       'claims.yaml': [
         'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: uploads, namespace: shop}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n',
@@ -209,8 +222,18 @@ describe('readPodNames: the claims a manifest names (for down --delete-claims wi
       ].join('---\n'),
     });
     const r = await readPodNames([dir], 'default', noStdin);
-    assert.deepEqual(r.claims, [{ namespace: 'shop', name: 'uploads' }, { namespace: 'default', name: 'uploads' }, { namespace: 'default', name: 'api-cache' }]);
-    assert.deepEqual(r.owners.map((o) => [o.ref, o.claimTemplates, o.claimsGoWithOwner]), [['deployment/api', undefined, undefined], ['statefulset/db', ['data', 'wal'], true]]);
+    assert.deepEqual(r.claims, [
+      { namespace: 'shop', name: 'uploads' },
+      { namespace: 'default', name: 'uploads' },
+      { namespace: 'default', name: 'api-cache' },
+    ]);
+    assert.deepEqual(
+      r.owners.map((o) => [o.ref, o.claimTemplates, o.claimsGoWithOwner]),
+      [
+        ['deployment/api', undefined, undefined],
+        ['statefulset/db', ['data', 'wal'], true],
+      ],
+    );
     assert.deepEqual(r.problems, []);
   });
 });

@@ -50,9 +50,20 @@ describe('fields newer than the bundled schema', () => {
 
   it('each field of the tables the schema lacks says the version that added it', () => {
     const newer = newerFields();
-    assert.deepEqual(newer.filter((f) => f.since === undefined).map((f) => f.at), [], 'fields missing from the schema without `since`');
+    assert.deepEqual(
+      newer.filter((f) => f.since === undefined).map((f) => f.at),
+      [],
+      'fields missing from the schema without `since`',
+    );
     // The ones known today (Kubernetes 1.34): a field moving into the schema (a newer kubernetes-models) shows here.
-    assert.deepEqual([...new Set(newer.map((f) => f.at.split(' ')[0]))].sort(), ['Container.restartPolicyRules', 'EnvVarSource.fileKeyRef', 'PodSpec.hostnameOverride', 'PodSpec.schedulingGroup', 'PodSpec.workloadRef', 'VolumeProjection.podCertificate']);
+    assert.deepEqual([...new Set(newer.map((f) => f.at.split(' ')[0]))].sort(), [
+      'Container.restartPolicyRules',
+      'EnvVarSource.fileKeyRef',
+      'PodSpec.hostnameOverride',
+      'PodSpec.schedulingGroup',
+      'PodSpec.workloadRef',
+      'VolumeProjection.podCertificate',
+    ]);
   });
 
   it('a refused one says so', () => {
@@ -68,7 +79,8 @@ describe('fields and values from Kubernetes after 1.34', () => {
     const r = parseManifests([{ source: { file: 'pod.yaml', origin: '/x/pod.yaml' }, text }], { defaultNamespace: 'default' });
     return { problems: r.problems.map(formatProblem), warnings: r.warnings.map(formatProblem) };
   };
-  const pod = (lines: string[]) => ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', ...lines, '  containers:', '  - name: app', '    image: busybox'].join('\n');
+  const pod = (lines: string[]) =>
+    ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', ...lines, '  containers:', '  - name: app', '    image: busybox'].join('\n');
   it('spec.schedulingGroup (1.36) and spec.workloadRef (1.35): gang scheduling, ignored with a warning that names the version', () => {
     const r = messages(pod(['  schedulingGroup: {podGroupName: trainers}', '  workloadRef: {name: w, podGroup: trainers}']));
     assert.deepEqual(r.problems, []);
@@ -78,10 +90,28 @@ describe('fields and values from Kubernetes after 1.34', () => {
     ]);
   });
   it('restartPolicyRules action RestartAllContainers (1.35): refused as newer, not as a wrong value', () => {
-    const text = ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  restartPolicy: Never', '  containers:', '  - name: app', '    image: busybox', '    restartPolicy: Never', '    restartPolicyRules:', '    - action: RestartAllContainers', '      exitCodes: {operator: In, values: [42]}'].join('\n');
-    assert.deepEqual(messages(text).problems, ['pod.yaml:12 spec.containers[0].restartPolicyRules[0].action: RestartAllContainers is from Kubernetes 1.35, newer than the Kubernetes 1.34 API runpod knows (it restarts every container of the pod in place): runpod does not support it yet; Restart is the action of Kubernetes 1.34']);
+    const text = [
+      'apiVersion: v1',
+      'kind: Pod',
+      'metadata:',
+      '  name: web',
+      'spec:',
+      '  restartPolicy: Never',
+      '  containers:',
+      '  - name: app',
+      '    image: busybox',
+      '    restartPolicy: Never',
+      '    restartPolicyRules:',
+      '    - action: RestartAllContainers',
+      '      exitCodes: {operator: In, values: [42]}',
+    ].join('\n');
+    assert.deepEqual(messages(text).problems, [
+      'pod.yaml:12 spec.containers[0].restartPolicyRules[0].action: RestartAllContainers is from Kubernetes 1.35, newer than the Kubernetes 1.34 API runpod knows (it restarts every container of the pod in place): runpod does not support it yet; Restart is the action of Kubernetes 1.34',
+    ]);
   });
   it('a field runpod does not know at all says which Kubernetes API it knows', () => {
-    assert.deepEqual(messages(pod(['  evictionResponders: [{name: x}]'])).problems, ['pod.yaml:6 spec.evictionResponders: unknown field "evictionResponders" (not in the Kubernetes 1.34 API runpod knows)']);
+    assert.deepEqual(messages(pod(['  evictionResponders: [{name: x}]'])).problems, [
+      'pod.yaml:6 spec.evictionResponders: unknown field "evictionResponders" (not in the Kubernetes 1.34 API runpod knows)',
+    ]);
   });
 });

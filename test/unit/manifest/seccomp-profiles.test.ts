@@ -44,7 +44,10 @@ describe('readSeccompProfiles', () => {
     const r = await readSeccompProfiles(pods(['gone.json', 'secret.json', 'bad.json', 'list.json']), '/root', read);
     const got = r.problems.map(formatProblem);
     assert.equal(got.length, 4);
-    assert.match(got[0]!, /^pod\.yaml:\d+ spec\.containers\[0\]\.securityContext\.seccompProfile\.localhostProfile: seccomp profile \/root\/gone\.json: no such file; put the profile there, or point --seccomp-profile-root at its directory$/);
+    assert.match(
+      got[0]!,
+      /^pod\.yaml:\d+ spec\.containers\[0\]\.securityContext\.seccompProfile\.localhostProfile: seccomp profile \/root\/gone\.json: no such file; put the profile there, or point --seccomp-profile-root at its directory$/,
+    );
     assert.match(got[1]!, /spec\.containers\[1\].*\/root\/secret\.json: permission denied/);
     assert.match(got[2]!, /spec\.containers\[2\].*\/root\/bad\.json: not JSON \(/);
     assert.match(got[3]!, /spec\.containers\[3\].*\/root\/list\.json: not a seccomp profile/);

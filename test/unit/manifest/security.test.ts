@@ -27,55 +27,180 @@ describe('security and namespace validation', () => {
     {
       name: 'a pod using every supported field is valid',
       spec: {
-        hostname: 'h', subdomain: 'sub', setHostnameAsFQDN: true, shareProcessNamespace: true, hostIPC: false,
+        hostname: 'h',
+        subdomain: 'sub',
+        setHostnameAsFQDN: true,
+        shareProcessNamespace: true,
+        hostIPC: false,
         hostAliases: [{ ip: '10.0.0.1', hostnames: ['a.example'] }],
-        dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], searches: ['a.example.'], options: [{ name: 'ndots', value: '2' }] },
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['1.1.1.1'], searches: ['a.example.'], options: [{ name: 'ndots', value: '2' }] },
         securityContext: {
-          runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true, supplementalGroups: [5], fsGroup: 6, fsGroupChangePolicy: 'OnRootMismatch',
-          supplementalGroupsPolicy: 'Merge', seccompProfile: { type: 'RuntimeDefault' },
-          sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }, { name: 'kernel/shm_rmid_forced', value: '1' }],
+          runAsUser: 1000,
+          runAsGroup: 1000,
+          runAsNonRoot: true,
+          supplementalGroups: [5],
+          fsGroup: 6,
+          fsGroupChangePolicy: 'OnRootMismatch',
+          supplementalGroupsPolicy: 'Merge',
+          seccompProfile: { type: 'RuntimeDefault' },
+          sysctls: [
+            { name: 'net.ipv4.tcp_syncookies', value: '1' },
+            { name: 'kernel/shm_rmid_forced', value: '1' },
+          ],
         },
       },
       container: {
         securityContext: {
-          runAsUser: 1, privileged: false, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, procMount: 'Default',
-          capabilities: { add: ['NET_BIND_SERVICE', 'net_raw'], drop: ['ALL'] }, seccompProfile: { type: 'Unconfined' },
+          runAsUser: 1,
+          privileged: false,
+          readOnlyRootFilesystem: true,
+          allowPrivilegeEscalation: false,
+          procMount: 'Default',
+          capabilities: { add: ['NET_BIND_SERVICE', 'net_raw'], drop: ['ALL'] },
+          seccompProfile: { type: 'Unconfined' },
         },
       },
       expect: [],
     },
-    { name: 'runAsUser out of range', container: { securityContext: { runAsUser: -1 } }, expect: ['spec.containers[0].securityContext.runAsUser: must be between 0 and 2147483647, inclusive'] },
+    {
+      name: 'runAsUser out of range',
+      container: { securityContext: { runAsUser: -1 } },
+      expect: ['spec.containers[0].securityContext.runAsUser: must be between 0 and 2147483647, inclusive'],
+    },
     { name: 'pod fsGroup out of range', spec: { securityContext: { fsGroup: 2147483648 } }, expect: [/spec.securityContext.fsGroup: /] },
-    { name: 'supplementalGroups item out of range', spec: { securityContext: { supplementalGroups: [1, -5] } }, expect: [/spec.securityContext.supplementalGroups\[1\]: must be between/] },
-    { name: 'supplementalGroupsPolicy Strict refused', spec: { securityContext: { supplementalGroupsPolicy: 'Strict' } }, expect: [/supplementalGroupsPolicy: Strict is not supported by runpod/] },
+    {
+      name: 'supplementalGroups item out of range',
+      spec: { securityContext: { supplementalGroups: [1, -5] } },
+      expect: [/spec.securityContext.supplementalGroups\[1\]: must be between/],
+    },
+    {
+      name: 'supplementalGroupsPolicy Strict refused',
+      spec: { securityContext: { supplementalGroupsPolicy: 'Strict' } },
+      expect: [/supplementalGroupsPolicy: Strict is not supported by runpod/],
+    },
     // validateSeccompProfileField: localhostProfile with Localhost, and only then; a relative path without "..".
-    { name: 'seccomp Localhost needs localhostProfile', spec: { securityContext: { seccompProfile: { type: 'Localhost' } } }, expect: ['spec.securityContext.seccompProfile.localhostProfile: must be set when seccomp type is Localhost'] },
-    { name: 'seccomp Localhost with a profile is valid (read at run time)', container: { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/p.json' } } }, expect: [] },
-    { name: 'seccomp localhostProfile escaping the root', container: { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: '../p.json' } } }, expect: ["spec.containers[0].securityContext.seccompProfile.localhostProfile: must be a relative path without '..'"] },
-    { name: 'seccomp localhostProfile without Localhost', container: { securityContext: { seccompProfile: { type: 'RuntimeDefault', localhostProfile: 'p.json' } } }, expect: ['spec.containers[0].securityContext.seccompProfile.localhostProfile: can only be set when seccomp type is Localhost'] },
+    {
+      name: 'seccomp Localhost needs localhostProfile',
+      spec: { securityContext: { seccompProfile: { type: 'Localhost' } } },
+      expect: ['spec.securityContext.seccompProfile.localhostProfile: must be set when seccomp type is Localhost'],
+    },
+    {
+      name: 'seccomp Localhost with a profile is valid (read at run time)',
+      container: { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/p.json' } } },
+      expect: [],
+    },
+    {
+      name: 'seccomp localhostProfile escaping the root',
+      container: { securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: '../p.json' } } },
+      expect: ["spec.containers[0].securityContext.seccompProfile.localhostProfile: must be a relative path without '..'"],
+    },
+    {
+      name: 'seccomp localhostProfile without Localhost',
+      container: { securityContext: { seccompProfile: { type: 'RuntimeDefault', localhostProfile: 'p.json' } } },
+      expect: ['spec.containers[0].securityContext.seccompProfile.localhostProfile: can only be set when seccomp type is Localhost'],
+    },
     { name: 'unknown capability', container: { securityContext: { capabilities: { add: ['NET_FLY'] } } }, expect: [/capabilities.add\[0\]: unknown capability "NET_FLY"/] },
-    { name: 'CAP_ prefix refused with a hint', container: { securityContext: { capabilities: { drop: ['CAP_NET_RAW'] } } }, expect: [/capabilities.drop\[0\]: write the capability without the CAP_ prefix \("NET_RAW"\)/] },
-    { name: 'allowPrivilegeEscalation false with privileged', container: { securityContext: { privileged: true, allowPrivilegeEscalation: false } }, expect: [/allowPrivilegeEscalation: cannot set `allowPrivilegeEscalation` to false and `privileged` to true/] },
-    { name: 'allowPrivilegeEscalation false with SYS_ADMIN', container: { securityContext: { capabilities: { add: ['SYS_ADMIN'] }, allowPrivilegeEscalation: false } }, expect: [/capabilities.Add` CAP_SYS_ADMIN/] },
-    { name: 'procMount Unmasked needs hostUsers false', container: { securityContext: { procMount: 'Unmasked' } }, expect: [/procMount: `hostUsers` must be false to use `Unmasked`/] },
+    {
+      name: 'CAP_ prefix refused with a hint',
+      container: { securityContext: { capabilities: { drop: ['CAP_NET_RAW'] } } },
+      expect: [/capabilities.drop\[0\]: write the capability without the CAP_ prefix \("NET_RAW"\)/],
+    },
+    {
+      name: 'allowPrivilegeEscalation false with privileged',
+      container: { securityContext: { privileged: true, allowPrivilegeEscalation: false } },
+      expect: [/allowPrivilegeEscalation: cannot set `allowPrivilegeEscalation` to false and `privileged` to true/],
+    },
+    {
+      name: 'allowPrivilegeEscalation false with SYS_ADMIN',
+      container: { securityContext: { capabilities: { add: ['SYS_ADMIN'] }, allowPrivilegeEscalation: false } },
+      expect: [/capabilities.Add` CAP_SYS_ADMIN/],
+    },
+    {
+      name: 'procMount Unmasked needs hostUsers false',
+      container: { securityContext: { procMount: 'Unmasked' } },
+      expect: [/procMount: `hostUsers` must be false to use `Unmasked`/],
+    },
     // appArmorProfile is accepted offline (the engine decides at run time: plan/engineSupport.ts), with
     // validateAppArmorProfileField's rules; the deprecated annotation as the API server checks it.
-    { name: 'appArmorProfile accepted', container: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }, spec: { securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'k8s-apparmor-example' } } }, expect: [] },
-    { name: 'appArmorProfile Localhost needs localhostProfile', container: { securityContext: { appArmorProfile: { type: 'Localhost' } } }, expect: ['spec.containers[0].securityContext.appArmorProfile.localhostProfile: must be set when AppArmor type is Localhost'] },
-    { name: 'appArmorProfile localhostProfile without Localhost', spec: { securityContext: { appArmorProfile: { type: 'Unconfined', localhostProfile: 'x' } } }, expect: ['spec.securityContext.appArmorProfile.localhostProfile: can only be set when AppArmor type is Localhost'] },
-    { name: 'appArmorProfile type must be known (schema)', container: { securityContext: { appArmorProfile: { type: 'Default' } } }, expect: [/appArmorProfile.type: must be one of/] },
+    {
+      name: 'appArmorProfile accepted',
+      container: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } },
+      spec: { securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'k8s-apparmor-example' } } },
+      expect: [],
+    },
+    {
+      name: 'appArmorProfile Localhost needs localhostProfile',
+      container: { securityContext: { appArmorProfile: { type: 'Localhost' } } },
+      expect: ['spec.containers[0].securityContext.appArmorProfile.localhostProfile: must be set when AppArmor type is Localhost'],
+    },
+    {
+      name: 'appArmorProfile localhostProfile without Localhost',
+      spec: { securityContext: { appArmorProfile: { type: 'Unconfined', localhostProfile: 'x' } } },
+      expect: ['spec.securityContext.appArmorProfile.localhostProfile: can only be set when AppArmor type is Localhost'],
+    },
+    {
+      name: 'appArmorProfile type must be known (schema)',
+      container: { securityContext: { appArmorProfile: { type: 'Default' } } },
+      expect: [/appArmorProfile.type: must be one of/],
+    },
     { name: 'AppArmor annotation accepted', metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'localhost/my-profile' } }, expect: [] },
-    { name: 'AppArmor annotation: bad value', metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'docker-default' } }, expect: [/metadata.annotations\["container.apparmor.security.beta.kubernetes.io\/app"\]: invalid AppArmor profile name: "docker-default"/] },
-    { name: 'AppArmor annotation: no such container', metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/web': 'unconfined' } }, expect: [/container web not found/] },
-    { name: 'AppArmor annotation and field must match', metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'unconfined' } }, container: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }, expect: [/apparmor type in annotation and field must match/] },
+    {
+      name: 'AppArmor annotation: bad value',
+      metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'docker-default' } },
+      expect: [/metadata.annotations\["container.apparmor.security.beta.kubernetes.io\/app"\]: invalid AppArmor profile name: "docker-default"/],
+    },
+    {
+      name: 'AppArmor annotation: no such container',
+      metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/web': 'unconfined' } },
+      expect: [/container web not found/],
+    },
+    {
+      name: 'AppArmor annotation and field must match',
+      metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'unconfined' } },
+      container: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } },
+      expect: [/apparmor type in annotation and field must match/],
+    },
     { name: 'seLinuxOptions refused', spec: { securityContext: { seLinuxOptions: { level: 's0' } } }, expect: [/seLinuxOptions: not supported by runpod/] },
-    { name: 'hostNetwork: hostPort must equal containerPort', spec: { hostNetwork: true }, container: { ports: [{ containerPort: 80, hostPort: 8080 }] }, expect: ['spec.containers[0].ports[0].hostPort: must match `containerPort` when `hostNetwork` is true'] },
-    { name: 'shareProcessNamespace with hostPID', spec: { shareProcessNamespace: true, hostPID: true }, expect: ['spec.shareProcessNamespace: ShareProcessNamespace and HostPID cannot both be enabled'] },
-    { name: 'sysctl: not namespaced', spec: { securityContext: { sysctls: [{ name: 'vm.swappiness', value: '1' }] } }, expect: [/sysctls\[0\].name: "vm.swappiness" is not a namespaced sysctl/] },
+    {
+      name: 'hostNetwork: hostPort must equal containerPort',
+      spec: { hostNetwork: true },
+      container: { ports: [{ containerPort: 80, hostPort: 8080 }] },
+      expect: ['spec.containers[0].ports[0].hostPort: must match `containerPort` when `hostNetwork` is true'],
+    },
+    {
+      name: 'shareProcessNamespace with hostPID',
+      spec: { shareProcessNamespace: true, hostPID: true },
+      expect: ['spec.shareProcessNamespace: ShareProcessNamespace and HostPID cannot both be enabled'],
+    },
+    {
+      name: 'sysctl: not namespaced',
+      spec: { securityContext: { sysctls: [{ name: 'vm.swappiness', value: '1' }] } },
+      expect: [/sysctls\[0\].name: "vm.swappiness" is not a namespaced sysctl/],
+    },
     { name: 'sysctl: bad name', spec: { securityContext: { sysctls: [{ name: 'Net.IPv4', value: '1' }] } }, expect: [/is not a valid sysctl name/] },
-    { name: 'sysctl: duplicate across forms', spec: { securityContext: { sysctls: [{ name: 'net.ipv4.ip_forward', value: '1' }, { name: 'net/ipv4/ip_forward', value: '0' }] } }, expect: [/sysctls\[1\].name: duplicate sysctl/] },
-    { name: 'sysctl net.* with hostNetwork', spec: { hostNetwork: true, securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] } }, expect: [/not allowed with hostNetwork/] },
-    { name: 'sysctl kernel.shm* with hostIPC', spec: { hostIPC: true, securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }] } }, expect: [/not allowed with hostIPC/] },
+    {
+      name: 'sysctl: duplicate across forms',
+      spec: {
+        securityContext: {
+          sysctls: [
+            { name: 'net.ipv4.ip_forward', value: '1' },
+            { name: 'net/ipv4/ip_forward', value: '0' },
+          ],
+        },
+      },
+      expect: [/sysctls\[1\].name: duplicate sysctl/],
+    },
+    {
+      name: 'sysctl net.* with hostNetwork',
+      spec: { hostNetwork: true, securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] } },
+      expect: [/not allowed with hostNetwork/],
+    },
+    {
+      name: 'sysctl kernel.shm* with hostIPC',
+      spec: { hostIPC: true, securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }] } },
+      expect: [/not allowed with hostIPC/],
+    },
     { name: 'subdomain must be a DNS-1123 label', spec: { subdomain: 'A_B' }, expect: [/spec.subdomain: must be a lowercase RFC 1123 label/] },
     {
       name: 'setHostnameAsFQDN: FQDN over 64 characters',
@@ -83,12 +208,28 @@ describe('security and namespace validation', () => {
       metadata: { namespace: 'team' },
       expect: [/spec.setHostnameAsFQDN: the FQDN h+\.s+\.team\.svc\.cluster\.local is too long \(64 characters is the max, 74 characters requested\)/],
     },
-    { name: 'hostAliases: bad IP and hostname', spec: { hostAliases: [{ ip: '300.1.1.1', hostnames: ['ok', 'Not_OK'] }] }, expect: [/hostAliases\[0\].ip: must be a valid IP/, /hostAliases\[0\].hostnames\[1\]: /] },
-    { name: 'hostAliases with hostNetwork refused', spec: { hostNetwork: true, hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }] }, expect: [/spec.hostAliases: not supported by runpod with hostNetwork/] },
+    {
+      name: 'hostAliases: bad IP and hostname',
+      spec: { hostAliases: [{ ip: '300.1.1.1', hostnames: ['ok', 'Not_OK'] }] },
+      expect: [/hostAliases\[0\].ip: must be a valid IP/, /hostAliases\[0\].hostnames\[1\]: /],
+    },
+    {
+      name: 'hostAliases with hostNetwork refused',
+      spec: { hostNetwork: true, hostAliases: [{ ip: '10.0.0.1', hostnames: ['a'] }] },
+      expect: [/spec.hostAliases: not supported by runpod with hostNetwork/],
+    },
     { name: 'dnsPolicy None needs a nameserver', spec: { dnsPolicy: 'None' }, expect: ['spec.dnsConfig: must provide at least one DNS nameserver when `dnsPolicy` is None'] },
     { name: 'dnsConfig with ClusterFirst refused', spec: { dnsConfig: { searches: ['a.example'] } }, expect: [/spec.dnsConfig: supported by runpod with `dnsPolicy: None` only/] },
-    { name: 'dnsConfig: too many nameservers, bad IP', spec: { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1', '1.1.1.2', '1.1.1.3', 'x'] } }, expect: [/nameservers: must not have more than 3 nameservers, got 4/, /nameservers\[3\]: must be a valid IP/] },
-    { name: 'dnsConfig: option name required', spec: { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], options: [{ value: '2' }] } }, expect: ['spec.dnsConfig.options[0].name: required'] },
+    {
+      name: 'dnsConfig: too many nameservers, bad IP',
+      spec: { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1', '1.1.1.2', '1.1.1.3', 'x'] } },
+      expect: [/nameservers: must not have more than 3 nameservers, got 4/, /nameservers\[3\]: must be a valid IP/],
+    },
+    {
+      name: 'dnsConfig: option name required',
+      spec: { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], options: [{ value: '2' }] } },
+      expect: ['spec.dnsConfig.options[0].name: required'],
+    },
     { name: 'dnsPolicy must be a known value (schema)', spec: { dnsPolicy: 'Cluster' }, expect: [/spec.dnsPolicy: must be one of/] },
     { name: 'hostUsers is still refused, naming the field', spec: { hostUsers: false }, expect: [/spec.hostUsers: not supported by runpod/] },
   ];
@@ -106,7 +247,10 @@ describe('hostNetwork defaults hostPort to containerPort (defaultHostNetworkPort
     const r = run({ hostNetwork: true }, { ports: [{ containerPort: 8080 }, { containerPort: 9090, hostPort: 9090 }] });
     assert.deepEqual(r.problems, []);
     const ports = r.pods[0]!.pod.spec.containers[0]!.ports!;
-    assert.deepEqual(ports.map((p) => p.hostPort), [8080, 9090]);
+    assert.deepEqual(
+      ports.map((p) => p.hostPort),
+      [8080, 9090],
+    );
   });
   it('without hostNetwork nothing is defaulted', () => {
     const r = run({}, { ports: [{ containerPort: 8080 }] });
@@ -128,8 +272,9 @@ describe('scheduling-only fields are accepted with one warning each', () => {
     assert.deepEqual(r.problems, []);
     assert.deepEqual(
       r.warnings.map((w) => `${w.path}: ${w.message}`).sort(),
-      ['affinity', 'nodeName', 'nodeSelector', 'priorityClassName', 'schedulerName', 'tolerations', 'topologySpreadConstraints']
-        .map((f) => `spec.${f}: ignored, scheduling has no meaning on one host`),
+      ['affinity', 'nodeName', 'nodeSelector', 'priorityClassName', 'schedulerName', 'tolerations', 'topologySpreadConstraints'].map(
+        (f) => `spec.${f}: ignored, scheduling has no meaning on one host`,
+      ),
     );
   });
 });

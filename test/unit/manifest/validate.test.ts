@@ -37,13 +37,37 @@ describe('validation: one rule per row', () => {
       expect: ['pod.yaml:9 spec.containers[1].image: required'],
     },
     { name: 'empty image', text: pod({ container: '    image: ""' }).replace('    image: busybox\n', ''), expect: ['pod.yaml:8 spec.containers[0].image: required'] },
-    { name: 'image with whitespace', text: pod().replace('image: busybox', 'image: "busybox "'), expect: ['pod.yaml:8 spec.containers[0].image: must not have leading or trailing whitespace'] },
-    { name: 'restartPolicy under metadata', text: pod({ meta: '  restartPolicy: Never' }), expect: ['pod.yaml:5 metadata.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec)'] },
-    { name: 'a typo gets a suggestion', text: pod({ container: '    imagePullPolicyy: Always' }), expect: ['pod.yaml:9 spec.containers[0].imagePullPolicyy: unknown field "imagePullPolicyy"; did you mean "imagePullPolicy"?'] },
-    { name: 'a field Kubernetes does not have at all', text: pod({ top: 'foo: bar' }), expect: ['pod.yaml:9 foo: unknown field "foo" (not in the Kubernetes 1.34 API runpod knows)'] },
+    {
+      name: 'image with whitespace',
+      text: pod().replace('image: busybox', 'image: "busybox "'),
+      expect: ['pod.yaml:8 spec.containers[0].image: must not have leading or trailing whitespace'],
+    },
+    {
+      name: 'restartPolicy under metadata',
+      text: pod({ meta: '  restartPolicy: Never' }),
+      expect: ['pod.yaml:5 metadata.restartPolicy: unknown field "restartPolicy" (restartPolicy belongs in spec)'],
+    },
+    {
+      name: 'a typo gets a suggestion',
+      text: pod({ container: '    imagePullPolicyy: Always' }),
+      expect: ['pod.yaml:9 spec.containers[0].imagePullPolicyy: unknown field "imagePullPolicyy"; did you mean "imagePullPolicy"?'],
+    },
+    {
+      name: 'a field Kubernetes does not have at all',
+      text: pod({ top: 'foo: bar' }),
+      expect: ['pod.yaml:9 foo: unknown field "foo" (not in the Kubernetes 1.34 API runpod knows)'],
+    },
     { name: 'unsupported pod field', text: pod({ spec: '  runtimeClassName: gvisor' }), expect: ['pod.yaml:6 spec.runtimeClassName: not supported by runpod'] },
-    { name: 'unsupported container field, with its contents not checked', text: pod({ container: '    volumeDevices: [{name: 5, bogus: 1}]' }), expect: ['pod.yaml:9 spec.containers[0].volumeDevices: not supported by runpod'] },
-    { name: 'generateName', text: pod({ meta: '  generateName: web-' }), expect: ['pod.yaml:5 metadata.generateName: not supported by runpod (runpod needs a stable name: set metadata.name)'] },
+    {
+      name: 'unsupported container field, with its contents not checked',
+      text: pod({ container: '    volumeDevices: [{name: 5, bogus: 1}]' }),
+      expect: ['pod.yaml:9 spec.containers[0].volumeDevices: not supported by runpod'],
+    },
+    {
+      name: 'generateName',
+      text: pod({ meta: '  generateName: web-' }),
+      expect: ['pod.yaml:5 metadata.generateName: not supported by runpod (runpod needs a stable name: set metadata.name)'],
+    },
     { name: 'an empty unsupported field asks for nothing', text: pod({ spec: '  volumes: []\n  securityContext: {}\n  initContainers: null' }), expect: [] },
     { name: 'missing name', text: pod().replace('  name: web\n', '  labels: {a: b}\n'), expect: ['pod.yaml:3 metadata.name: required'] },
     { name: 'missing metadata', text: 'apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: a, image: b}]\n', expect: ['pod.yaml:1 metadata.name: required'] },
@@ -57,7 +81,11 @@ describe('validation: one rule per row', () => {
         "pod.yaml:9 spec.containers[0].name: must be a lowercase RFC 1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit (e.g. 'my-name')",
       ],
     },
-    { name: 'a name over 253 characters', text: pod().replace('name: web', `name: ${'a'.repeat(254)}`), expect: ['pod.yaml:4 metadata.name: must be no more than 253 characters (has 254)'] },
+    {
+      name: 'a name over 253 characters',
+      text: pod().replace('name: web', `name: ${'a'.repeat(254)}`),
+      expect: ['pod.yaml:4 metadata.name: must be no more than 253 characters (has 254)'],
+    },
     {
       name: 'labels and annotations',
       text: pod({ meta: '  labels:\n    app.kubernetes.io/name: web\n    "-bad": x\n    ok: "not ok!"\n  annotations:\n    example.com/a: "any text at all"\n    a/b/c: x' }),
@@ -68,7 +96,11 @@ describe('validation: one rule per row', () => {
       ],
     },
     { name: 'a label value of the wrong type', text: pod({ meta: '  labels: {a: 5}' }), expect: ['pod.yaml:5 metadata.labels.a: expected string, got 5'] },
-    { name: 'uid with characters a container name cannot hold', text: pod({ meta: '  uid: a_b' }), expect: ["pod.yaml:5 metadata.uid: must consist of letters, digits and '-' (at most 128), such as a UUID"] },
+    {
+      name: 'uid with characters a container name cannot hold',
+      text: pod({ meta: '  uid: a_b' }),
+      expect: ["pod.yaml:5 metadata.uid: must consist of letters, digits and '-' (at most 128), such as a UUID"],
+    },
     {
       name: 'duplicate container names',
       text: pod({ top: '  - name: app\n    image: nginx' }),
@@ -76,7 +108,11 @@ describe('validation: one rule per row', () => {
     },
     { name: 'no containers', text: pod().replace(/  containers:[\s\S]*/, '  containers: []\n'), expect: ['pod.yaml:6 spec.containers: must have at least one container'] },
     { name: 'no spec', text: 'apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n', expect: ['pod.yaml:1 spec: required (a Pod needs spec.containers)'] },
-    { name: 'containers not a list', text: pod().replace(/  containers:[\s\S]*/, '  containers: {name: a}\n'), expect: ['pod.yaml:6 spec.containers: expected a list, got a mapping'] },
+    {
+      name: 'containers not a list',
+      text: pod().replace(/  containers:[\s\S]*/, '  containers: {name: a}\n'),
+      expect: ['pod.yaml:6 spec.containers: expected a list, got a mapping'],
+    },
     {
       name: 'enums and types, phrased for a human',
       text: pod({ spec: '  restartPolicy: Sometimes\n  terminationGracePeriodSeconds: "30"', container: '    imagePullPolicy: always\n    tty: yes please' }),
@@ -87,8 +123,16 @@ describe('validation: one rule per row', () => {
         'pod.yaml:12 spec.containers[0].tty: expected boolean (true or false), got "yes please"',
       ],
     },
-    { name: 'negative grace period', text: pod({ spec: '  terminationGracePeriodSeconds: -5' }), expect: ['pod.yaml:6 spec.terminationGracePeriodSeconds: must be greater than or equal to 0'] },
-    { name: 'an unquoted date where a string belongs', text: pod({ container: '    env: [{name: D, value: 2024-01-31}]' }), expect: ['pod.yaml:9 spec.containers[0].env[0].value: expected string, got a timestamp (quote the value)'] },
+    {
+      name: 'negative grace period',
+      text: pod({ spec: '  terminationGracePeriodSeconds: -5' }),
+      expect: ['pod.yaml:6 spec.terminationGracePeriodSeconds: must be greater than or equal to 0'],
+    },
+    {
+      name: 'an unquoted date where a string belongs',
+      text: pod({ container: '    env: [{name: D, value: 2024-01-31}]' }),
+      expect: ['pod.yaml:9 spec.containers[0].env[0].value: expected string, got a timestamp (quote the value)'],
+    },
     {
       name: 'env names',
       text: pod({ container: '    env:\n    - name: A=B\n    - value: x\n    - name: "my.var-1"\n    - name: X\n      valueFrom: {fileKeyRef: {path: x}}' }),
@@ -135,8 +179,7 @@ describe('validation: one rule per row', () => {
     {
       name: 'quantities',
       text: pod({
-        container:
-          '    resources:\n      limits:\n        cpu: 1x\n        memory: 1Y\n      requests:\n        cpu: -1\n        memory: [1]\n        nvidia.com/gpu: 1',
+        container: '    resources:\n      limits:\n        cpu: 1x\n        memory: 1Y\n      requests:\n        cpu: -1\n        memory: [1]\n        nvidia.com/gpu: 1',
       }),
       expect: [
         'pod.yaml:11 spec.containers[0].resources.limits.cpu: expected a quantity such as 128Mi or 500m, got "1x"',
@@ -154,10 +197,18 @@ describe('validation: one rule per row', () => {
     { name: 'numbers are quantities too', text: pod({ container: '    resources: {limits: {cpu: 0.5, memory: 1e9}}' }), expect: [] },
     {
       name: 'scheduling and read-only fields are accepted (their contents need no checking for read-only ones)',
-      text: pod({ meta: '  creationTimestamp: 2024-01-01T00:00:00Z\n  resourceVersion: "1"', spec: '  nodeSelector: {disk: ssd}\n  tolerations: [{operator: Exists}]', top: 'status: {phase: Bogus}' }),
+      text: pod({
+        meta: '  creationTimestamp: 2024-01-01T00:00:00Z\n  resourceVersion: "1"',
+        spec: '  nodeSelector: {disk: ssd}\n  tolerations: [{operator: Exists}]',
+        top: 'status: {phase: Bogus}',
+      }),
       expect: [],
     },
-    { name: 'scheduling fields are still type-checked, so kubectl accepts the file', text: pod({ spec: '  priority: high' }), expect: ['pod.yaml:6 spec.priority: expected integer, got "high"'] },
+    {
+      name: 'scheduling fields are still type-checked, so kubectl accepts the file',
+      text: pod({ spec: '  priority: high' }),
+      expect: ['pod.yaml:6 spec.priority: expected integer, got "high"'],
+    },
     {
       name: 'several problems at once, sorted by line',
       text: pod({ meta: '  restartPolicy: Never', spec: '  restartPolicy: Sometimes' }).replace('    image: busybox', '    imagePullPolicy: Maybe'),
@@ -176,15 +227,36 @@ describe('validation: one rule per row', () => {
 
 describe('validation: kinds and documents', () => {
   const cases: Array<{ name: string; text: string; expect: string[] }> = [
-    { name: 'unsupported kind', text: 'apiVersion: v1\nkind: Endpoints\ndata: {a: b}\n', expect: ['pod.yaml:2 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)'] },
-    { name: 'an apps/v1 Deployment is read: its problems are its own', text: 'apiVersion: apps/v1\nkind: Deployment\n', expect: ['pod.yaml:1 metadata.name: required', 'pod.yaml:1 spec: required (a Deployment needs spec.selector and spec.template)'] },
-    { name: 'a Deployment of an old apiVersion', text: 'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n', expect: ['pod.yaml:1 apiVersion: extensions/v1beta1 Deployment was removed in Kubernetes 1.16 (no API server serves it any more); use apiVersion apps/v1'] },
+    {
+      name: 'unsupported kind',
+      text: 'apiVersion: v1\nkind: Endpoints\ndata: {a: b}\n',
+      expect: [
+        'pod.yaml:2 kind: kind Endpoints is not supported (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them; --skip-kind Endpoints skips it)',
+      ],
+    },
+    {
+      name: 'an apps/v1 Deployment is read: its problems are its own',
+      text: 'apiVersion: apps/v1\nkind: Deployment\n',
+      expect: ['pod.yaml:1 metadata.name: required', 'pod.yaml:1 spec: required (a Deployment needs spec.selector and spec.template)'],
+    },
+    {
+      name: 'a Deployment of an old apiVersion',
+      text: 'apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n',
+      expect: ['pod.yaml:1 apiVersion: extensions/v1beta1 Deployment was removed in Kubernetes 1.16 (no API server serves it any more); use apiVersion apps/v1'],
+    },
     {
       name: 'missing kind and apiVersion',
       text: 'metadata: {name: a}\n',
-      expect: ['pod.yaml:1 kind: required (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)', 'pod.yaml:1 apiVersion: required (v1)'],
+      expect: [
+        'pod.yaml:1 kind: required (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)',
+        'pod.yaml:1 apiVersion: required (v1)',
+      ],
     },
-    { name: 'wrong apiVersion for a Pod', text: pod().replace('apiVersion: v1', 'apiVersion: apps/v1'), expect: ['pod.yaml:1 apiVersion: expected v1 for kind Pod, got "apps/v1"'] },
+    {
+      name: 'wrong apiVersion for a Pod',
+      text: pod().replace('apiVersion: v1', 'apiVersion: apps/v1'),
+      expect: ['pod.yaml:1 apiVersion: expected v1 for kind Pod, got "apps/v1"'],
+    },
     { name: 'a document that is not a mapping', text: '- a\n- b\n', expect: ['pod.yaml:1: expected a mapping (a Kubernetes object), got a list'] },
     { name: 'a scalar document', text: pod() + '\n---\njust text\n', expect: ['pod.yaml:10: expected a mapping (a Kubernetes object), got "just text"'] },
     { name: 'a syntax error', text: 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n   bad: indent\n', expect: ['pod.yaml:5: invalid YAML: bad indentation of a mapping entry'] },
@@ -197,7 +269,13 @@ describe('validation: kinds and documents', () => {
       ],
     },
     { name: 'an empty List', text: 'apiVersion: v1\nkind: List\nitems: []\n', expect: ['pod.yaml:3 items: the List has no items'] },
-    { name: 'a List inside a List', text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n', expect: ['pod.yaml:5 items[0].kind: a List cannot hold a List (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)'] },
+    {
+      name: 'a List inside a List',
+      text: 'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n',
+      expect: [
+        'pod.yaml:5 items[0].kind: a List cannot hold a List (runpod reads kinds Pod, ConfigMap, Secret, Service, PersistentVolumeClaim, PersistentVolume and ReplicationController (v1), Deployment, ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1), or a List of them)',
+      ],
+    },
     {
       name: 'two pods with one namespace/name: the second is refused',
       text: pod() + '\n---\n' + pod(),
@@ -206,10 +284,26 @@ describe('validation: kinds and documents', () => {
     { name: 'same name in different namespaces is fine', text: pod() + '\n---\n' + pod({ meta: '  namespace: other' }), expect: [] },
     {
       name: 'host-port conflict across pods',
-      text: pod({ container: '    ports: [{containerPort: 80, hostPort: 8080}]' }) + '\n---\n' + pod({ container: '    ports: [{containerPort: 80, hostPort: 8080, hostIP: 127.0.0.1}]' }).replace('name: web', 'name: web2'),
+      text:
+        pod({ container: '    ports: [{containerPort: 80, hostPort: 8080}]' }) +
+        '\n---\n' +
+        pod({ container: '    ports: [{containerPort: 80, hostPort: 8080, hostIP: 127.0.0.1}]' }).replace('name: web', 'name: web2'),
       expect: ['pod.yaml:19 spec.containers[0].ports[0].hostPort: host port 8080/TCP is already used by pod default/web (pod.yaml:1)'],
     },
-    { name: 'an alias bomb', text: 'a: &a [x, x, x, x, x, x, x, x, x, x]\n' + [1, 2, 3, 4, 5, 6, 7].map((i) => `a${i}: &a${i} [${Array(10).fill(i === 1 ? '*a' : `*a${i - 1}`).join(', ')}]`).join('\n'), expect: ['pod.yaml:1: YAML aliases expand this document to more than 1000000 nodes; write it out instead'] },
+    {
+      name: 'an alias bomb',
+      text:
+        'a: &a [x, x, x, x, x, x, x, x, x, x]\n' +
+        [1, 2, 3, 4, 5, 6, 7]
+          .map(
+            (i) =>
+              `a${i}: &a${i} [${Array(10)
+                .fill(i === 1 ? '*a' : `*a${i - 1}`)
+                .join(', ')}]`,
+          )
+          .join('\n'),
+      expect: ['pod.yaml:1: YAML aliases expand this document to more than 1000000 nodes; write it out instead'],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(problems(c.text), c.expect));

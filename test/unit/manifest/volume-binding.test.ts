@@ -4,7 +4,11 @@ import { type ClaimRequest, type VolumeObject, bindClaims, claimRequest, volumeO
 import { parseManifests } from '../../../src/manifest/parse.js';
 
 const pv = (name: string, spec: Record<string, unknown>, labels?: Record<string, string>): VolumeObject =>
-  volumeObject({ metadata: { name, ...(labels ? { labels } : {}) }, spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/data/${name}` }, ...spec } }, 'in.yaml', 1);
+  volumeObject(
+    { metadata: { name, ...(labels ? { labels } : {}) }, spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/data/${name}` }, ...spec } },
+    'in.yaml',
+    1,
+  );
 const claim = (name: string, spec: Record<string, unknown>, namespace = 'default'): ClaimRequest =>
   claimRequest({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '3Gi' } }, ...spec }, namespace, name, { file: 'in.yaml', line: 1, at: 'spec' });
 const boundTo = (claims: ClaimRequest[], volumes: VolumeObject[]): Record<string, string> =>
@@ -16,8 +20,13 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
     assert.deepEqual(r.bound.get('default/task-pv-claim'), { volume: 'task-pv-volume', source: { type: 'hostPath', path: '/mnt/data', hostPathType: '' } });
     assert.deepEqual(r.refused, []);
   });
-  it('the smallest volume that fits, of the claim\'s class; a volume too small or of another class is passed over', () => {
-    const vols = [pv('big', { storageClassName: 'manual', capacity: { storage: '100Gi' } }), pv('small', { storageClassName: 'manual', capacity: { storage: '1Gi' } }), pv('mid', { storageClassName: 'manual', capacity: { storage: '5Gi' } }), pv('other', { storageClassName: 'fast', capacity: { storage: '4Gi' } })];
+  it("the smallest volume that fits, of the claim's class; a volume too small or of another class is passed over", () => {
+    const vols = [
+      pv('big', { storageClassName: 'manual', capacity: { storage: '100Gi' } }),
+      pv('small', { storageClassName: 'manual', capacity: { storage: '1Gi' } }),
+      pv('mid', { storageClassName: 'manual', capacity: { storage: '5Gi' } }),
+      pv('other', { storageClassName: 'fast', capacity: { storage: '4Gi' } }),
+    ];
     assert.deepEqual(boundTo([claim('c', { storageClassName: 'manual' })], vols), { 'default/c': 'mid' });
   });
   it('capacity is compared exactly across units (3Gi > 3G)', () => {
@@ -26,7 +35,11 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
     assert.match(r.refused[0]!.message, /capacity 3G, less than the 3Gi requested/);
   });
   it('access modes: the volume must offer every mode of the claim; fewer modes are preferred over a smaller size', () => {
-    const vols = [pv('rwo', { storageClassName: 'm', capacity: { storage: '4Gi' } }), pv('both', { storageClassName: 'm', capacity: { storage: '4Gi' }, accessModes: ['ReadWriteOnce', 'ReadWriteMany'] }), pv('rwx', { storageClassName: 'm', capacity: { storage: '20Gi' }, accessModes: ['ReadWriteMany'] })];
+    const vols = [
+      pv('rwo', { storageClassName: 'm', capacity: { storage: '4Gi' } }),
+      pv('both', { storageClassName: 'm', capacity: { storage: '4Gi' }, accessModes: ['ReadWriteOnce', 'ReadWriteMany'] }),
+      pv('rwx', { storageClassName: 'm', capacity: { storage: '20Gi' }, accessModes: ['ReadWriteMany'] }),
+    ];
     assert.deepEqual(boundTo([claim('c', { storageClassName: 'm', accessModes: ['ReadWriteMany'] })], vols), { 'default/c': 'rwx' });
     const r = bindClaims([claim('c', { storageClassName: 'm', accessModes: ['ReadOnlyMany'] })], vols);
     assert.match(r.refused[0]!.message, /does not offer access mode ReadOnlyMany/);
@@ -38,8 +51,14 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
     assert.match(r.refused[0]!.message, /PersistentVolume v is bound to claim default\/a/);
   });
   it('claimRef reserves a volume: it binds that claim whatever its class and selector, and no other claim', () => {
-    const vols = [pv('reserved', { storageClassName: 'other', claimRef: { name: 'mine', namespace: 'apps' } }), pv('free', { storageClassName: 'm', capacity: { storage: '50Gi' } })];
-    assert.deepEqual(boundTo([claim('mine', { storageClassName: 'm' }, 'apps'), claim('theirs', { storageClassName: 'm' }, 'apps')], vols), { 'apps/mine': 'reserved', 'apps/theirs': 'free' });
+    const vols = [
+      pv('reserved', { storageClassName: 'other', claimRef: { name: 'mine', namespace: 'apps' } }),
+      pv('free', { storageClassName: 'm', capacity: { storage: '50Gi' } }),
+    ];
+    assert.deepEqual(boundTo([claim('mine', { storageClassName: 'm' }, 'apps'), claim('theirs', { storageClassName: 'm' }, 'apps')], vols), {
+      'apps/mine': 'reserved',
+      'apps/theirs': 'free',
+    });
     // A claimRef without namespace means "default".
     assert.deepEqual(boundTo([claim('x', {})], [pv('r', { claimRef: { name: 'x' } })]), { 'default/x': 'r' });
     // Reserved for a claim not in the input: nobody else binds it.
@@ -48,7 +67,10 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
   });
   it('volumeName binds that volume only, checked as checkVolumeSatisfyClaim checks it (not the selector); it goes before other claims', () => {
     const vols = [pv('named', { storageClassName: 'm' }, { tier: 'gold' })];
-    assert.deepEqual(boundTo([claim('greedy', { storageClassName: 'm' }), claim('c', { storageClassName: 'm', volumeName: 'named', selector: { matchLabels: { tier: 'silver' } } })], vols), { 'default/c': 'named' });
+    assert.deepEqual(
+      boundTo([claim('greedy', { storageClassName: 'm' }), claim('c', { storageClassName: 'm', volumeName: 'named', selector: { matchLabels: { tier: 'silver' } } })], vols),
+      { 'default/c': 'named' },
+    );
     const missing = bindClaims([claim('c', { volumeName: 'nope' })], vols);
     assert.equal(missing.refused[0]!.field, 'volumeName');
     assert.match(missing.refused[0]!.message, /the input has no PersistentVolume nope/);
@@ -59,7 +81,9 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
   it('a selector picks among the volumes of the class by their labels (matchLabels and matchExpressions)', () => {
     const vols = [pv('gold', { storageClassName: 'm', capacity: { storage: '20Gi' } }, { tier: 'gold' }), pv('silver', { storageClassName: 'm' }, { tier: 'silver' })];
     assert.deepEqual(boundTo([claim('c', { storageClassName: 'm', selector: { matchLabels: { tier: 'gold' } } })], vols), { 'default/c': 'gold' });
-    assert.deepEqual(boundTo([claim('c', { storageClassName: 'm', selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['silver'] }] } })], vols), { 'default/c': 'gold' });
+    assert.deepEqual(boundTo([claim('c', { storageClassName: 'm', selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['silver'] }] } })], vols), {
+      'default/c': 'gold',
+    });
     const r = bindClaims([claim('c', { storageClassName: 'other', selector: { matchLabels: { tier: 'bronze' } } })], vols);
     assert.equal(r.refused[0]!.field, 'selector');
   });
@@ -73,7 +97,7 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
     const none = bindClaims([claim('c', { storageClassName: '' })], []);
     assert.match(none.refused[0]!.message, /nothing provisions class ""/);
   });
-  it('a class no PersistentVolume of the input names is runpod\'s engine volume (warned); a class only PVs name, unmatched, is refused', () => {
+  it("a class no PersistentVolume of the input names is runpod's engine volume (warned); a class only PVs name, unmatched, is refused", () => {
     const standard = bindClaims([claim('c', { storageClassName: 'standard' })], [pv('v', { storageClassName: 'manual' })]);
     assert.equal(standard.bound.size, 0);
     assert.deepEqual(standard.refused, []);
@@ -85,28 +109,47 @@ describe('bindClaims (the PV controller: findByClaim, FindMatchingVolume, checkV
     assert.deepEqual(bindClaims([claim('c', {})], []), { bound: new Map(), refused: [], warnings: [] });
   });
   it('a local PersistentVolume binds as a hostPath one does; its source is kept', () => {
-    const r = bindClaims([claim('c', { storageClassName: 'local-storage' })], [volumeObject({ metadata: { name: 'l' }, spec: { storageClassName: 'local-storage', capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], local: { path: '/disks/a' } } }, 'f', 1)]);
+    const r = bindClaims(
+      [claim('c', { storageClassName: 'local-storage' })],
+      [
+        volumeObject(
+          { metadata: { name: 'l' }, spec: { storageClassName: 'local-storage', capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], local: { path: '/disks/a' } } },
+          'f',
+          1,
+        ),
+      ],
+    );
     assert.deepEqual(r.bound.get('default/c')?.source, { type: 'local', path: '/disks/a' });
   });
 });
 
 describe('parseManifests with PersistentVolumes', () => {
   const load = (text: string) => parseManifests([{ source: { file: 'in.yaml' }, text }], { defaultNamespace: 'default' });
-  const volume = 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-a}\nspec:\n  storageClassName: manual\n  capacity: {storage: 10Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /srv/a, type: DirectoryOrCreate}\n';
-  it('a StatefulSet ordinal\'s claim binds by its template; its pod carries the binding', () => {
-    const r = load(`${volume}---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 1\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: c, image: busybox:1, volumeMounts: [{name: data, mountPath: /data}]}]\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n`);
+  const volume =
+    'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv-a}\nspec:\n  storageClassName: manual\n  capacity: {storage: 10Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /srv/a, type: DirectoryOrCreate}\n';
+  it("a StatefulSet ordinal's claim binds by its template; its pod carries the binding", () => {
+    const r = load(
+      `${volume}---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 1\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: c, image: busybox:1, volumeMounts: [{name: data, mountPath: /data}]}]\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n`,
+    );
     assert.deepEqual(r.problems, []);
     assert.deepEqual(r.pods[0]!.boundClaims?.get('data-db-0'), { volume: 'pv-a', source: { type: 'hostPath', path: '/srv/a', hostPathType: 'DirectoryOrCreate' } });
   });
-  it('a second ordinal finds the one volume taken: refused at the template\'s storageClassName', () => {
-    const r = load(`${volume}---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: c, image: busybox:1, volumeMounts: [{name: data, mountPath: /data}]}]\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n`);
+  it("a second ordinal finds the one volume taken: refused at the template's storageClassName", () => {
+    const r = load(
+      `${volume}---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: c, image: busybox:1, volumeMounts: [{name: data, mountPath: /data}]}]\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: manual, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n`,
+    );
     assert.equal(r.problems.length, 1);
     assert.equal(r.problems[0]!.path, 'spec.volumeClaimTemplates[0].spec.storageClassName');
     assert.match(r.problems[0]!.message, /claim default\/data-db-1: .*PersistentVolume pv-a is bound to claim default\/data-db-0/);
   });
   it('other sources are refused by name; Delete and mountOptions are refused; nodeAffinity and a namespace are warned about', () => {
-    const r = load('apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: n, namespace: x}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteMany]\n  persistentVolumeReclaimPolicy: Delete\n  mountOptions: [hard]\n  nfs: {server: s, path: /e}\n  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: k, operator: In, values: [a]}]}]}}\n');
-    assert.deepEqual(r.problems.map((p) => p.path), ['spec.persistentVolumeReclaimPolicy', 'spec.mountOptions', 'spec.nfs']);
+    const r = load(
+      'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: n, namespace: x}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteMany]\n  persistentVolumeReclaimPolicy: Delete\n  mountOptions: [hard]\n  nfs: {server: s, path: /e}\n  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: k, operator: In, values: [a]}]}]}}\n',
+    );
+    assert.deepEqual(
+      r.problems.map((p) => p.path),
+      ['spec.persistentVolumeReclaimPolicy', 'spec.mountOptions', 'spec.nfs'],
+    );
     assert.match(r.problems[2]!.message, /hostPath and local PersistentVolumes only/);
     assert.deepEqual(r.warnings.map((w) => w.path).sort(), ['metadata.namespace', 'spec.nodeAffinity']);
   });

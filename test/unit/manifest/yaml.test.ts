@@ -129,7 +129,12 @@ describe('checkExpansion', () => {
 
   it('refuses a billion-laughs document without expanding it', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i <= 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i <= 9; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     const doc = parseYaml(lines.join('\n'), 'f.yaml').documents[0]!;
     const check = checkExpansion(doc.value, doc.sourceNodes);
     assert.equal(check.ok, false);

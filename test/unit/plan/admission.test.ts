@@ -13,12 +13,21 @@ const Gi = 2 ** 30;
 describe('podRequests (Kubernetes PodRequests, init containers and sidecars)', () => {
   const cases: { title: string; init: ({ initKind?: 'init' | 'sidecar' } & { requests: Resources })[]; apps: { requests: Resources }[]; want: Resources }[] = [
     { title: 'app containers add up', init: [], apps: [r(100, Gi), r(250, Gi)], want: { milliCpu: 350, memoryBytes: 2 * Gi } },
-    { title: 'a larger init container wins over the apps (it runs alone)', init: [{ initKind: 'init', ...r(2000) }], apps: [r(100), r(100)], want: { milliCpu: 2000, memoryBytes: 0 } },
+    {
+      title: 'a larger init container wins over the apps (it runs alone)',
+      init: [{ initKind: 'init', ...r(2000) }],
+      apps: [r(100), r(100)],
+      want: { milliCpu: 2000, memoryBytes: 0 },
+    },
     { title: 'a smaller init container is hidden by the apps', init: [{ initKind: 'init', ...r(100) }], apps: [r(500)], want: { milliCpu: 500, memoryBytes: 0 } },
     { title: 'a sidecar adds to the apps', init: [{ initKind: 'sidecar', ...r(200) }], apps: [r(500)], want: { milliCpu: 700, memoryBytes: 0 } },
     {
       title: 'an init container after a sidecar runs beside it; one before does not',
-      init: [{ initKind: 'init', ...r(900) }, { initKind: 'sidecar', ...r(200) }, { initKind: 'init', ...r(800) }],
+      init: [
+        { initKind: 'init', ...r(900) },
+        { initKind: 'sidecar', ...r(200) },
+        { initKind: 'init', ...r(800) },
+      ],
       apps: [r(100)],
       want: { milliCpu: 1000, memoryBytes: 0 },
     },
@@ -37,7 +46,7 @@ function plan(name: string, cpu?: string, memory?: string, project?: string) {
   return translatePod(loaded, { infraImage: 'pause:test', ...(project !== undefined ? { project } : {}) });
 }
 
-describe('admitPods (the kubelet\'s NodeResourcesFit, OutOfcpu / OutOfmemory)', () => {
+describe("admitPods (the kubelet's NodeResourcesFit, OutOfcpu / OutOfmemory)", () => {
   const host = { cpus: 2, memoryBytes: 8 * Gi };
   it('a pod that requests more CPU than the host has is refused with the numbers', () => {
     const refused = admitPods([plan('big', '100')], { capacity: host, running: new Map([['default/other', { milliCpu: 500, memoryBytes: 0 }]]) });
@@ -62,7 +71,7 @@ describe('admitPods (the kubelet\'s NodeResourcesFit, OutOfcpu / OutOfmemory)', 
     const mine = plan('db', '3', undefined, 'b');
     const theirs = plan('db', '3', undefined, 'a');
     const refused = admitPods([mine], { capacity: { cpus: 4, memoryBytes: 8 * Gi }, running: new Map([[theirs.uid, { milliCpu: 3000, memoryBytes: 0 }]]) });
-    assert.deepEqual([...refused.keys()], ['default/db'], 'not taken for the other key\'s pod, which already holds 3 CPUs');
+    assert.deepEqual([...refused.keys()], ['default/db'], "not taken for the other key's pod, which already holds 3 CPUs");
   });
   it('a pod that requests nothing always fits, even on a full host; limits are not admission', () => {
     const full = new Map([['default/x', { milliCpu: 5000, memoryBytes: 100 * Gi }]]);
@@ -71,7 +80,7 @@ describe('admitPods (the kubelet\'s NodeResourcesFit, OutOfcpu / OutOfmemory)', 
   it('exactly the capacity fits', () => {
     assert.equal(admitPods([plan('all', '2', '8Gi')], { capacity: host, running: new Map() }).size, 0);
   });
-  it('the plan carries each container\'s requests and labels them for the next run\'s count', () => {
+  it("the plan carries each container's requests and labels them for the next run's count", () => {
     const p = plan('lab', '250m', '64Mi');
     assert.deepEqual(p.requests, { milliCpu: 250, memoryBytes: 64 * 2 ** 20 });
     assert.equal(p.containers[0]!.create.Labels?.['io.runpod.requests.cpu'], '250');

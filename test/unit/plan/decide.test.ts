@@ -107,7 +107,13 @@ describe('decidePodActions (after the kubelet computePodActions)', () => {
     },
     {
       title: 'an older instance still running is removed; an older dead one is retired once',
-      observed: () => [inst(plan, 'POD'), inst(plan, 'a', { attempt: 2 }), inst(plan, 'a', { attempt: 1, state: 'running' }), inst(plan, 'a', { attempt: 0, state: 'exited', engineRestartPolicy: 'always' }), inst(plan, 'b')],
+      observed: () => [
+        inst(plan, 'POD'),
+        inst(plan, 'a', { attempt: 2 }),
+        inst(plan, 'a', { attempt: 1, state: 'running' }),
+        inst(plan, 'a', { attempt: 0, state: 'exited', engineRestartPolicy: 'always' }),
+        inst(plan, 'b'),
+      ],
       want: ['remove:a', '~retire:a'],
     },
   ];
@@ -119,7 +125,7 @@ describe('decidePodActions (after the kubelet computePodActions)', () => {
     });
   }
 
-  const policyCases: [('Always' | 'OnFailure' | 'Never'), number, string[]][] = [
+  const policyCases: ['Always' | 'OnFailure' | 'Never', number, string[]][] = [
     ['Never', 0, []],
     ['Never', 3, []],
     ['OnFailure', 0, []],
@@ -162,9 +168,12 @@ describe('decidePodActions: older instances are housekeeping', () => {
     const removing = inst(plan, 'a', { attempt: 0, state: 'removing', engineRestartPolicy: 'always' });
     assert.deepEqual(allActions(decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), removing, inst(plan, 'b')]))), []);
   });
-  it('an older instance still running is the sync\'s business: two instances must not share the pod', () => {
+  it("an older instance still running is the sync's business: two instances must not share the pod", () => {
     const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { attempt: 1 }), inst(plan, 'a', { attempt: 0 }), inst(plan, 'b')]));
-    assert.deepEqual(syncActions(d).map((a) => `${kind(a)} ${a.reason}`), ['remove:a an older instance (attempt 0) is still running']);
+    assert.deepEqual(
+      syncActions(d).map((a) => `${kind(a)} ${a.reason}`),
+      ['remove:a an older instance (attempt 0) is still running'],
+    );
   });
   it('the newest instance dead: a new instance, and the dead one removed as housekeeping at the next sync', () => {
     const dead = inst(plan, 'a', { attempt: 0, state: 'dead', exitCode: 137 });
@@ -177,9 +186,12 @@ describe('decidePodActions: older instances are housekeeping', () => {
     const d = decidePodActions(plan, groupPod([inst(plan, 'POD'), inst(plan, 'a', { state: 'exited', exitCode: 2, engineRestartPolicy: 'no' }), inst(plan, 'b')]));
     assert.deepEqual(reasons(d), ['create:a#1 it exited (code 2) and the engine will not restart it; restartPolicy Always']);
   });
-  it('an empty engine restart policy reads as no (Docker\'s own reading), in one place', () => {
+  it("an empty engine restart policy reads as no (Docker's own reading), in one place", () => {
     const info = {
-      Id: 'x', Name: '/k8s_a', Image: 'sha256:x', RestartCount: 0,
+      Id: 'x',
+      Name: '/k8s_a',
+      Image: 'sha256:x',
+      RestartCount: 0,
       Config: { Labels: {}, Image: 'busybox:1' },
       State: { Status: 'exited', ExitCode: 0, OOMKilled: false, StartedAt: '0001-01-01T00:00:00Z', FinishedAt: '0001-01-01T00:00:00Z' },
       HostConfig: { RestartPolicy: { Name: '', MaximumRetryCount: 0 } },
@@ -195,8 +207,21 @@ describe('decidePodActions: older instances are housekeeping', () => {
     for (const state of ['restarting', 'paused']) {
       const d = decidePodActions(plan, groupPod([inst(plan, 'POD', { state }), inst(plan, 'a', { state: 'created' })]));
       assert.deepEqual(kinds(d), [], state);
-      const r = checkPod({ plan, observed: groupPod([inst(plan, 'POD', { state }), inst(plan, 'a', { state: 'created' })]), mode: 'running', previous: new Map(), createdThisRun: new Set(), syncErrors: new Map(), lastExitCodes: new Map(), now: 10_000, settleMs: 100 });
-      assert.deepEqual(r.containers.map((v) => `${v.name}: ${v.reason}`), [`a: the infra container is ${state}`, `b: the infra container is ${state}`]);
+      const r = checkPod({
+        plan,
+        observed: groupPod([inst(plan, 'POD', { state }), inst(plan, 'a', { state: 'created' })]),
+        mode: 'running',
+        previous: new Map(),
+        createdThisRun: new Set(),
+        syncErrors: new Map(),
+        lastExitCodes: new Map(),
+        now: 10_000,
+        settleMs: 100,
+      });
+      assert.deepEqual(
+        r.containers.map((v) => `${v.name}: ${v.reason}`),
+        [`a: the infra container is ${state}`, `b: the infra container is ${state}`],
+      );
     }
   });
   it('a container no longer in the manifest that has exited goes as housekeeping; a running one as part of the sync', () => {
@@ -207,9 +232,16 @@ describe('decidePodActions: older instances are housekeeping', () => {
 
 describe('checkPod (run-once check)', () => {
   const plan = makePlan();
-  const base = { plan, previous: new Map<string, number>(), createdThisRun: new Set<string>(), syncErrors: new Map<string, string>(), lastExitCodes: new Map<string, number>(), now: 10_000, settleMs: 100 };
-  const run = (obs: ObservedContainer[], extra: Partial<typeof base> & { mode?: WaitMode } = {}) =>
-    checkPod({ ...base, mode: 'running', observed: groupPod(obs), ...extra });
+  const base = {
+    plan,
+    previous: new Map<string, number>(),
+    createdThisRun: new Set<string>(),
+    syncErrors: new Map<string, string>(),
+    lastExitCodes: new Map<string, number>(),
+    now: 10_000,
+    settleMs: 100,
+  };
+  const run = (obs: ObservedContainer[], extra: Partial<typeof base> & { mode?: WaitMode } = {}) => checkPod({ ...base, mode: 'running', observed: groupPod(obs), ...extra });
 
   it('all running and settled: ok', () => {
     const r = run([inst(plan, 'POD'), inst(plan, 'a'), inst(plan, 'b')]);
@@ -295,9 +327,7 @@ describe('decidePodActions: init containers and sidecars', () => {
   const I = (p: PodPlan, name: string, extra: Partial<ObservedContainer> = {}): ObservedContainer => {
     const ic = p.initContainers.find((c) => c.name === name);
     const base = inst(p, name, extra);
-    return ic
-      ? { ...base, hash: extra.hash ?? ic.hash, initKind: ic.initKind!, engineRestartPolicy: ic.initKind === 'sidecar' ? 'always' : 'no', ...extra }
-      : base;
+    return ic ? { ...base, hash: extra.hash ?? ic.hash, initKind: ic.initKind!, engineRestartPolicy: ic.initKind === 'sidecar' ? 'always' : 'no', ...extra } : base;
   };
   const done = (p: PodPlan, name: string): ObservedContainer => I(p, name, { state: 'exited', exitCode: 0, finishedAt: 2_000 });
 
@@ -424,15 +454,32 @@ describe('checkPod: init containers', () => {
       source: { file: '<stdin>' },
       line: 1,
     }) as LoadedPod;
-  const base = { previous: new Map<string, number>(), createdThisRun: new Set<string>(), syncErrors: new Map<string, string>(), lastExitCodes: new Map<string, number>(), now: 10_000, settleMs: 100, mode: 'running' as WaitMode };
-  const initOf = (p: PodPlan, extra: Partial<ObservedContainer>): ObservedContainer => ({ ...inst(p, 'migrate'), hash: p.initContainers[0]!.hash, initKind: 'init', engineRestartPolicy: 'no', ...extra });
+  const base = {
+    previous: new Map<string, number>(),
+    createdThisRun: new Set<string>(),
+    syncErrors: new Map<string, string>(),
+    lastExitCodes: new Map<string, number>(),
+    now: 10_000,
+    settleMs: 100,
+    mode: 'running' as WaitMode,
+  };
+  const initOf = (p: PodPlan, extra: Partial<ObservedContainer>): ObservedContainer => ({
+    ...inst(p, 'migrate'),
+    hash: p.initContainers[0]!.hash,
+    initKind: 'init',
+    engineRestartPolicy: 'no',
+    ...extra,
+  });
 
   it('while an init container runs, the app containers wait for it', () => {
     const p = translatePod(loaded('Always'), { infraImage: 'pause:test' });
     const r = checkPod({ ...base, plan: p, observed: groupPod([inst(p, 'POD'), initOf(p, { state: 'running' })]) });
     assert.equal(r.ok, false);
     assert.equal(r.failed, false);
-    assert.deepEqual(r.containers.map((v) => `${v.name}: ${v.reason}`), ['migrate: waiting for init container migrate (running)', 'a: waiting for init container migrate']);
+    assert.deepEqual(
+      r.containers.map((v) => `${v.name}: ${v.reason}`),
+      ['migrate: waiting for init container migrate (running)', 'a: waiting for init container migrate'],
+    );
   });
   it('a failed init container under Never fails the pod, with its exit code', () => {
     const p = translatePod(loaded('Never'), { infraImage: 'pause:test' });

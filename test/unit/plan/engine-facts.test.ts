@@ -21,7 +21,10 @@ const docker20: EngineFacts = engineFacts(
   { SecurityOptions: ['name=seccomp,profile=default'], CgroupVersion: '1', CgroupDriver: 'cgroupfs' },
 );
 /** Docker 25 on an AppArmor host (API 1.44: recursive read-only, no image mounts). */
-const docker25: EngineFacts = engineFacts({ Version: '25.0.5', ApiVersion: '1.44' }, { SecurityOptions: ['name=apparmor', 'name=seccomp,profile=builtin', 'name=cgroupns'], CgroupVersion: '2', CgroupDriver: 'systemd' });
+const docker25: EngineFacts = engineFacts(
+  { Version: '25.0.5', ApiVersion: '1.44' },
+  { SecurityOptions: ['name=apparmor', 'name=seccomp,profile=builtin', 'name=cgroupns'], CgroupVersion: '2', CgroupDriver: 'systemd' },
+);
 /** Docker 28 on an AppArmor host (API 1.48: image mounts). */
 const docker28: EngineFacts = engineFacts({ Version: '28.1.1', ApiVersion: '1.48' }, { SecurityOptions: ['name=apparmor', 'name=seccomp,profile=builtin', 'name=cgroupns'] });
 
@@ -44,7 +47,10 @@ describe('engineFacts: /version and /info as plain data', () => {
     assert.equal(docker20.cgroupDriver, 'cgroupfs');
     const old = engineFacts({ Version: '1.12.6', ApiVersion: '1.24' }, { SecurityOptions: ['apparmor', 'seccomp'] });
     assert.deepEqual(old.security, { apparmor: true, seccomp: true, selinux: false, rootless: false, cgroupns: false });
-    const rootless = engineFacts({ Version: '27.0.1', ApiVersion: '1.46' }, { SecurityOptions: ['name=seccomp,profile=builtin', 'name=rootless', 'name=cgroupns', 'name=selinux'] });
+    const rootless = engineFacts(
+      { Version: '27.0.1', ApiVersion: '1.46' },
+      { SecurityOptions: ['name=seccomp,profile=builtin', 'name=rootless', 'name=cgroupns', 'name=selinux'] },
+    );
     assert.deepEqual(rootless.security, { apparmor: false, seccomp: true, selinux: true, rootless: true, cgroupns: true });
     assert.equal(engineFacts({}, { SecurityOptions: null }).security.seccomp, false);
   });
@@ -76,22 +82,42 @@ describe('appArmorProfile: refused without AppArmor, naming the engine; apparmor
   });
   it('the deprecated annotation is refused at the annotation', () => {
     const p = load({ containers: [app()] }, { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'runtime/default' } });
-    assert.match(refusals(p, docker20)[0]!, /^pod\.yaml:\d+ metadata\.annotations\["container\.apparmor\.security\.beta\.kubernetes\.io\/app"\]: AppArmor profile RuntimeDefault cannot be applied/);
+    assert.match(
+      refusals(p, docker20)[0]!,
+      /^pod\.yaml:\d+ metadata\.annotations\["container\.apparmor\.security\.beta\.kubernetes\.io\/app"\]: AppArmor profile RuntimeDefault cannot be applied/,
+    );
   });
   const cases: { name: string; spec: Obj; metadata?: Obj; expect: string[] | undefined }[] = [
-    { name: 'RuntimeDefault -> docker-default', spec: { containers: [app({ securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } })] }, expect: ['apparmor=docker-default'] },
-    { name: 'Unconfined -> unconfined', spec: { containers: [app({ securityContext: { appArmorProfile: { type: 'Unconfined' } } })] }, expect: ['apparmor=unconfined'] },
-    { name: 'Localhost -> the named profile', spec: { containers: [app({ securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'k8s-deny-write' } } })] }, expect: ['apparmor=k8s-deny-write'] },
-    { name: 'the pod\'s profile is inherited', spec: { securityContext: { appArmorProfile: { type: 'Unconfined' } }, containers: [app()] }, expect: ['apparmor=unconfined'] },
     {
-      name: 'the container\'s overrides the pod\'s',
+      name: 'RuntimeDefault -> docker-default',
+      spec: { containers: [app({ securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } })] },
+      expect: ['apparmor=docker-default'],
+    },
+    { name: 'Unconfined -> unconfined', spec: { containers: [app({ securityContext: { appArmorProfile: { type: 'Unconfined' } } })] }, expect: ['apparmor=unconfined'] },
+    {
+      name: 'Localhost -> the named profile',
+      spec: { containers: [app({ securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'k8s-deny-write' } } })] },
+      expect: ['apparmor=k8s-deny-write'],
+    },
+    { name: "the pod's profile is inherited", spec: { securityContext: { appArmorProfile: { type: 'Unconfined' } }, containers: [app()] }, expect: ['apparmor=unconfined'] },
+    {
+      name: "the container's overrides the pod's",
       spec: { securityContext: { appArmorProfile: { type: 'Unconfined' } }, containers: [app({ securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } })] },
       expect: ['apparmor=docker-default'],
     },
-    { name: 'the annotation, when the container sets no field, over the pod\'s', spec: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } }, containers: [app()] }, metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'localhost/custom' } }, expect: ['apparmor=custom'] },
+    {
+      name: "the annotation, when the container sets no field, over the pod's",
+      spec: { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } }, containers: [app()] },
+      metadata: { annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'localhost/custom' } },
+      expect: ['apparmor=custom'],
+    },
     // containerd's CRI leaves a privileged container unconfined under the runtime default; Docker does so when none is named.
-    { name: 'privileged with RuntimeDefault: nothing set', spec: { containers: [app({ securityContext: { privileged: true, appArmorProfile: { type: 'RuntimeDefault' } } })] }, expect: undefined },
-    { name: 'none set: the engine\'s default, nothing set', spec: { containers: [app()] }, expect: undefined },
+    {
+      name: 'privileged with RuntimeDefault: nothing set',
+      spec: { containers: [app({ securityContext: { privileged: true, appArmorProfile: { type: 'RuntimeDefault' } } })] },
+      expect: undefined,
+    },
+    { name: "none set: the engine's default, nothing set", spec: { containers: [app()] }, expect: undefined },
   ];
   for (const t of cases) {
     it(`AppArmor host: ${t.name}`, () => {
@@ -102,7 +128,7 @@ describe('appArmorProfile: refused without AppArmor, naming the engine; apparmor
   }
 });
 
-describe('seccompProfile Localhost: the profile\'s JSON in SecurityOpt', () => {
+describe("seccompProfile Localhost: the profile's JSON in SecurityOpt", () => {
   const profile = JSON.stringify({ defaultAction: 'SCMP_ACT_ALLOW', syscalls: [{ names: ['mkdir', 'mkdirat'], action: 'SCMP_ACT_ERRNO' }] });
   it('seccomp=<json> from the profiles read, for the container or the pod', () => {
     const own = load({ containers: [app({ securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'deny-mkdir.json' } } })] });
@@ -114,7 +140,7 @@ describe('seccompProfile Localhost: the profile\'s JSON in SecurityOpt', () => {
     const p = load({ containers: [app({ securityContext: { privileged: true, seccompProfile: { type: 'Localhost', localhostProfile: 'deny-mkdir.json' } } })] });
     assert.equal(container(p, docker20, new Map([['deny-mkdir.json', profile]])).create.HostConfig?.SecurityOpt, undefined);
   });
-  it('a changed profile changes the container\'s hash (it is replaced)', () => {
+  it("a changed profile changes the container's hash (it is replaced)", () => {
     const p = load({ containers: [app({ securityContext: { seccompProfile: { type: 'Localhost', localhostProfile: 'p.json' } } })] });
     assert.notEqual(container(p, docker20, new Map([['p.json', profile]])).hash, container(p, docker20, new Map([['p.json', '{"defaultAction":"SCMP_ACT_ALLOW"}']])).hash);
   });
@@ -128,8 +154,18 @@ describe('seccompProfile Localhost: the profile\'s JSON in SecurityOpt', () => {
 
 describe('recursiveReadOnly per Engine API version (BindOptions since 1.44)', () => {
   const spec = (recursiveReadOnly?: string, readOnly = true): Obj => ({
-    volumes: [{ name: 'host', hostPath: { path: '/srv/data' } }, { name: 'scratch', emptyDir: {} }],
-    containers: [app({ volumeMounts: [{ name: 'host', mountPath: '/data', readOnly, ...(recursiveReadOnly ? { recursiveReadOnly } : {}) }, { name: 'scratch', mountPath: '/scratch', readOnly: true }] })],
+    volumes: [
+      { name: 'host', hostPath: { path: '/srv/data' } },
+      { name: 'scratch', emptyDir: {} },
+    ],
+    containers: [
+      app({
+        volumeMounts: [
+          { name: 'host', mountPath: '/data', readOnly, ...(recursiveReadOnly ? { recursiveReadOnly } : {}) },
+          { name: 'scratch', mountPath: '/scratch', readOnly: true },
+        ],
+      }),
+    ],
   });
   const bind = (p: LoadedPod, facts: EngineFacts | undefined): unknown => container(p, facts).create.HostConfig?.Mounts?.[0];
   it('Enabled: refused before 1.44, naming the engine and Docker 25; ReadOnlyForceRecursive from 1.44', () => {
@@ -140,7 +176,7 @@ describe('recursiveReadOnly per Engine API version (BindOptions since 1.44)', ()
     assert.deepEqual(refusals(p, docker25), []);
     assert.deepEqual(bind(p, docker25), { Type: 'bind', Source: '/srv/data', Target: '/data', ReadOnly: true, BindOptions: { ReadOnlyForceRecursive: true } });
   });
-  it('IfPossible: a note and a plain read-only mount before 1.44 (the kubelet\'s fallback); the engine\'s recursive default from 1.44', () => {
+  it("IfPossible: a note and a plain read-only mount before 1.44 (the kubelet's fallback); the engine's recursive default from 1.44", () => {
     const p = load(spec('IfPossible'));
     assert.deepEqual(refusals(p, docker20), []);
     const notes = engineSupport(p, docker20).notes;
@@ -157,7 +193,7 @@ describe('recursiveReadOnly per Engine API version (BindOptions since 1.44)', ()
       assert.deepEqual(bind(p, docker25), { Type: 'bind', Source: '/srv/data', Target: '/data', ReadOnly: true, BindOptions: { ReadOnlyNonRecursive: true } });
     }
   });
-  it('a named volume\'s mount carries no BindOptions (the engine refuses them there; it has no mounts under it)', () => {
+  it("a named volume's mount carries no BindOptions (the engine refuses them there; it has no mounts under it)", () => {
     const p = load(spec('Disabled'));
     const m = container(p, docker25).create.HostConfig?.Mounts?.[1];
     assert.deepEqual(m && { Type: m.Type, ReadOnly: m.ReadOnly, BindOptions: m.BindOptions }, { Type: 'volume', ReadOnly: true, BindOptions: undefined });
@@ -170,8 +206,18 @@ describe('recursiveReadOnly per Engine API version (BindOptions since 1.44)', ()
 
 describe('image volumes: Mounts of Type image from Engine API 1.48', () => {
   const spec: Obj = {
-    volumes: [{ name: 'tools', image: { reference: 'runpod-test/tools:1', pullPolicy: 'IfNotPresent' } }, { name: 'latest', image: { reference: 'runpod-test/tools' } }],
-    containers: [app({ volumeMounts: [{ name: 'tools', mountPath: '/tools' }, { name: 'latest', mountPath: '/bin-tools', subPath: 'bin' }] })],
+    volumes: [
+      { name: 'tools', image: { reference: 'runpod-test/tools:1', pullPolicy: 'IfNotPresent' } },
+      { name: 'latest', image: { reference: 'runpod-test/tools' } },
+    ],
+    containers: [
+      app({
+        volumeMounts: [
+          { name: 'tools', mountPath: '/tools' },
+          { name: 'latest', mountPath: '/bin-tools', subPath: 'bin' },
+        ],
+      }),
+    ],
   };
   it('refused before 1.48, naming the engine and Docker 28, at the field and its line', () => {
     const p = load(spec);
@@ -197,7 +243,10 @@ describe('image volumes: Mounts of Type image from Engine API 1.48', () => {
   it('a volume without a reference is a manifest problem, offline', () => {
     const doc = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { volumes: [{ name: 'tools', image: { pullPolicy: 'Never' } }], containers: [app()] } };
     const r = parseManifests([{ source: { file: 'pod.yaml' }, text: yaml.dump(doc) }], { defaultNamespace: 'default' });
-    assert.deepEqual(r.problems.map((x) => `${x.path}: ${x.message}`), ['spec.volumes[0].image.reference: required']);
+    assert.deepEqual(
+      r.problems.map((x) => `${x.path}: ${x.message}`),
+      ['spec.volumes[0].image.reference: required'],
+    );
   });
 });
 
@@ -205,7 +254,10 @@ describe('validate (no engine): each engine-dependent field is said to depend on
   it('lists AppArmor, Localhost seccomp, recursiveReadOnly and image volumes, with their lines', () => {
     const p = load({
       securityContext: { appArmorProfile: { type: 'RuntimeDefault' }, seccompProfile: { type: 'Localhost', localhostProfile: 'p.json' } },
-      volumes: [{ name: 'host', hostPath: { path: '/srv' } }, { name: 'tools', image: { reference: 'runpod-test/tools:1' } }],
+      volumes: [
+        { name: 'host', hostPath: { path: '/srv' } },
+        { name: 'tools', image: { reference: 'runpod-test/tools:1' } },
+      ],
       containers: [app({ volumeMounts: [{ name: 'host', mountPath: '/srv', readOnly: true, recursiveReadOnly: 'IfPossible' }] })],
     });
     const got = engineDependentFields(p).map((w) => `${w.path}: ${w.message.replace(/;.*/, '')}`);
@@ -221,13 +273,22 @@ describe('validate (no engine): each engine-dependent field is said to depend on
 
 describe('recursiveReadOnly validation (validateVolumeMounts), offline', () => {
   const problems = (mount: Obj): string[] => {
-    const doc = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { volumes: [{ name: 'v', hostPath: { path: '/srv' } }], containers: [app({ volumeMounts: [{ name: 'v', mountPath: '/v', ...mount }] })] } };
+    const doc = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web' },
+      spec: { volumes: [{ name: 'v', hostPath: { path: '/srv' } }], containers: [app({ volumeMounts: [{ name: 'v', mountPath: '/v', ...mount }] })] },
+    };
     return parseManifests([{ source: { file: 'pod.yaml' }, text: yaml.dump(doc) }], { defaultNamespace: 'default' }).problems.map((x) => `${x.path}: ${x.message}`);
   };
   it('Enabled and IfPossible only on a read-only mount without propagation; Disabled anywhere', () => {
     assert.deepEqual(problems({ recursiveReadOnly: 'Enabled' }), ['spec.containers[0].volumeMounts[0].recursiveReadOnly: may only be specified when readOnly is true']);
-    assert.deepEqual(problems({ readOnly: true, recursiveReadOnly: 'IfPossible', mountPropagation: 'HostToContainer' }), ['spec.containers[0].volumeMounts[0].recursiveReadOnly: may only be specified when mountPropagation is None or not specified']);
+    assert.deepEqual(problems({ readOnly: true, recursiveReadOnly: 'IfPossible', mountPropagation: 'HostToContainer' }), [
+      'spec.containers[0].volumeMounts[0].recursiveReadOnly: may only be specified when mountPropagation is None or not specified',
+    ]);
     assert.deepEqual(problems({ recursiveReadOnly: 'Disabled' }), []);
-    assert.deepEqual(problems({ readOnly: true, recursiveReadOnly: 'Always' }), ['spec.containers[0].volumeMounts[0].recursiveReadOnly: must be one of Disabled, IfPossible, Enabled']);
+    assert.deepEqual(problems({ readOnly: true, recursiveReadOnly: 'Always' }), [
+      'spec.containers[0].volumeMounts[0].recursiveReadOnly: must be one of Disabled, IfPossible, Enabled',
+    ]);
   });
 });

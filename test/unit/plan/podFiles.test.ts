@@ -8,7 +8,9 @@ import { podFiles, resolvConf } from '../../../src/plan/podFiles.js';
 import { runtimeRef } from '../../../src/plan/runtime.js';
 
 const plan = (spec: string, ns = 'shop') => {
-  const r = parseManifests([{ source: { file: 'pod.yaml' }, text: `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ${ns}}\nspec:\n${spec}` }], { defaultNamespace: 'default' });
+  const r = parseManifests([{ source: { file: 'pod.yaml' }, text: `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: ${ns}}\nspec:\n${spec}` }], {
+    defaultNamespace: 'default',
+  });
   assert.deepEqual(r.problems, []);
   return translatePod(r.pods[0]!, { infraImage: 'runpod/pause:test' });
 };
@@ -21,17 +23,31 @@ describe('pod files', () => {
     const vol = runtimeRef(`mountpoint/${p.terminationLog.engineName}`);
     for (const c of [...p.initContainers, ...p.containers]) {
       const mounts = instanceCreateOptions(p, c, 0, 'infra').options.HostConfig?.Mounts ?? [];
-      assert.deepEqual(mounts.filter((m) => m.Target === '/var/run/secrets/kubernetes.io/serviceaccount'), [{ Type: 'bind', Source: `${vol}/serviceaccount`, Target: '/var/run/secrets/kubernetes.io/serviceaccount', ReadOnly: true }]);
+      assert.deepEqual(
+        mounts.filter((m) => m.Target === '/var/run/secrets/kubernetes.io/serviceaccount'),
+        [{ Type: 'bind', Source: `${vol}/serviceaccount`, Target: '/var/run/secrets/kubernetes.io/serviceaccount', ReadOnly: true }],
+      );
     }
-    assert.equal((instanceCreateOptions(p, p.infra, 0).options.HostConfig?.Mounts ?? []).some((m) => m.Target.startsWith('/var/run/secrets')), false, 'not the infra container');
+    assert.equal(
+      (instanceCreateOptions(p, p.infra, 0).options.HostConfig?.Mounts ?? []).some((m) => m.Target.startsWith('/var/run/secrets')),
+      false,
+      'not the infra container',
+    );
     assert.equal(p.containers[0]!.create.HostConfig?.Mounts, undefined, 'outside what the hash covers');
   });
   it('automountServiceAccountToken false, or a mount of its own there: no namespace file', () => {
     assert.deepEqual(plan(`  automountServiceAccountToken: false\n${app}`).podFiles, {});
-    assert.deepEqual(plan('  volumes: [{name: t, emptyDir: {}}]\n  containers: [{name: app, image: busybox:1, volumeMounts: [{name: t, mountPath: /var/run/secrets/kubernetes.io/serviceaccount}]}]\n').podFiles, {});
+    assert.deepEqual(
+      plan(
+        '  volumes: [{name: t, emptyDir: {}}]\n  containers: [{name: app, image: busybox:1, volumeMounts: [{name: t, mountPath: /var/run/secrets/kubernetes.io/serviceaccount}]}]\n',
+      ).podFiles,
+      {},
+    );
   });
   it('dnsPolicy None: exactly the dnsConfig, bound at /etc/resolv.conf', () => {
-    const p = plan(`  dnsPolicy: None\n  dnsConfig: {nameservers: [192.0.2.1, 192.0.2.2], searches: [ns1.svc.cluster-domain.example, my.dns.search.suffix], options: [{name: ndots, value: "2"}, {name: edns0}]}\n${app}`);
+    const p = plan(
+      `  dnsPolicy: None\n  dnsConfig: {nameservers: [192.0.2.1, 192.0.2.2], searches: [ns1.svc.cluster-domain.example, my.dns.search.suffix], options: [{name: ndots, value: "2"}, {name: edns0}]}\n${app}`,
+    );
     assert.equal(p.podFiles.resolvConf, 'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch ns1.svc.cluster-domain.example my.dns.search.suffix\noptions ndots:2 edns0\n');
     const mounts = instanceCreateOptions(p, p.containers[0]!, 0, 'infra').options.HostConfig?.Mounts ?? [];
     assert.ok(mounts.some((m) => m.Target === '/etc/resolv.conf' && m.ReadOnly === true && m.Source.endsWith('/resolv.conf')));

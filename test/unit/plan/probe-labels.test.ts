@@ -107,7 +107,13 @@ describe('probe labels: no hash moves for them', () => {
 
 describe('probe labels: no Secret data', () => {
   it('a probe beside Secret-fed env and command holds only spec text', () => {
-    const secret: ConfigObject = { kind: 'Secret', namespace: 'default', name: 'creds', strings: { password: 'hunter2' }, files: { password: Buffer.from('hunter2').toString('base64') } };
+    const secret: ConfigObject = {
+      kind: 'Secret',
+      namespace: 'default',
+      name: 'creds',
+      strings: { password: 'hunter2' },
+      files: { password: Buffer.from('hunter2').toString('base64') },
+    };
     const c: Container = {
       ...bare(),
       env: [{ name: 'P', valueFrom: { secretKeyRef: { name: 'creds', key: 'password' } } }],

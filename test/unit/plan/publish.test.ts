@@ -19,7 +19,15 @@ const loaded = {
             { containerPort: 443, hostPort: 8443, protocol: 'TCP' },
           ],
         },
-        { name: 'dns', image: 'busybox:1', imagePullPolicy: 'IfNotPresent', ports: [{ containerPort: 53, protocol: 'UDP' }, { containerPort: 80, protocol: 'TCP' }] },
+        {
+          name: 'dns',
+          image: 'busybox:1',
+          imagePullPolicy: 'IfNotPresent',
+          ports: [
+            { containerPort: 53, protocol: 'UDP' },
+            { containerPort: 80, protocol: 'TCP' },
+          ],
+        },
       ],
     },
   },

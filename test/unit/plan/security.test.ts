@@ -46,7 +46,7 @@ describe('effectiveSecurityContext: the container overrides the pod (DetermineEf
       expect: { seccompProfile: { type: 'RuntimeDefault' } },
     },
     {
-      name: 'container-only fields stay the container\'s',
+      name: "container-only fields stay the container's",
       container: { privileged: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: true, capabilities: { add: ['NET_ADMIN'] } },
       expect: { privileged: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: true, capabilities: { add: ['NET_ADMIN'] } },
     },
@@ -62,7 +62,13 @@ describe('container create options from the security context', () => {
     { name: 'runAsUser and runAsGroup -> uid:gid', podSc: { runAsGroup: 3000 }, sc: { runAsUser: 1000 }, user: '1000:3000', hostConfig: {} },
     { name: 'runAsGroup alone waits for the image user', sc: { runAsGroup: 3000 }, hostConfig: {}, check: { runAsNonRoot: false, runAsGroup: 3000 } },
     { name: 'runAsNonRoot without runAsUser waits for the image user', podSc: { runAsNonRoot: true }, hostConfig: {}, check: { runAsNonRoot: true } },
-    { name: 'runAsNonRoot with runAsUser: checked too (uid 0 is refused at creation)', sc: { runAsNonRoot: true, runAsUser: 5 }, user: '5', hostConfig: {}, check: { runAsNonRoot: true, runAsUser: 5 } },
+    {
+      name: 'runAsNonRoot with runAsUser: checked too (uid 0 is refused at creation)',
+      sc: { runAsNonRoot: true, runAsUser: 5 },
+      user: '5',
+      hostConfig: {},
+      check: { runAsNonRoot: true, runAsUser: 5 },
+    },
     { name: 'fsGroup then supplementalGroups -> GroupAdd', podSc: { fsGroup: 4000, supplementalGroups: [2000, 4000, 3000] }, hostConfig: { GroupAdd: ['4000', '2000', '3000'] } },
     { name: 'privileged', sc: { privileged: true }, hostConfig: { Privileged: true } },
     { name: 'capabilities: upper-cased, ALL kept', sc: { capabilities: { add: ['net_admin'], drop: ['ALL'] } }, hostConfig: { CapAdd: ['NET_ADMIN'], CapDrop: ['ALL'] } },
@@ -70,8 +76,17 @@ describe('container create options from the security context', () => {
     { name: 'allowPrivilegeEscalation false -> no-new-privileges', sc: { allowPrivilegeEscalation: false }, hostConfig: { SecurityOpt: ['no-new-privileges:true'] } },
     { name: 'allowPrivilegeEscalation true or unset: nothing (AddNoNewPrivileges)', sc: { allowPrivilegeEscalation: true }, hostConfig: {} },
     { name: 'seccomp Unconfined from the pod', podSc: { seccompProfile: { type: 'Unconfined' } }, hostConfig: { SecurityOpt: ['seccomp=unconfined'] } },
-    { name: 'seccomp RuntimeDefault on the container overrides the pod\'s Unconfined', podSc: { seccompProfile: { type: 'Unconfined' } }, sc: { seccompProfile: { type: 'RuntimeDefault' } }, hostConfig: {} },
-    { name: 'privileged: no seccomp option (the engine drops the filter itself)', sc: { privileged: true, seccompProfile: { type: 'Unconfined' } }, hostConfig: { Privileged: true } },
+    {
+      name: "seccomp RuntimeDefault on the container overrides the pod's Unconfined",
+      podSc: { seccompProfile: { type: 'Unconfined' } },
+      sc: { seccompProfile: { type: 'RuntimeDefault' } },
+      hostConfig: {},
+    },
+    {
+      name: 'privileged: no seccomp option (the engine drops the filter itself)',
+      sc: { privileged: true, seccompProfile: { type: 'Unconfined' } },
+      hostConfig: { Privileged: true },
+    },
   ];
   const securityKeys = ['GroupAdd', 'Privileged', 'CapAdd', 'CapDrop', 'ReadonlyRootfs', 'SecurityOpt'];
   for (const t of cases) {
@@ -158,7 +173,12 @@ describe('pod-level fields on the infra container', () => {
     assert.equal((infra({}).HostConfig as HC).IpcMode, 'shareable');
   });
   it('hostAliases -> ExtraHosts, one line per hostname', () => {
-    const hc = infra({ hostAliases: [{ ip: '10.0.0.1', hostnames: ['a', 'b.example'] }, { ip: '::1', hostnames: ['c'] }] }).HostConfig as HC;
+    const hc = infra({
+      hostAliases: [
+        { ip: '10.0.0.1', hostnames: ['a', 'b.example'] },
+        { ip: '::1', hostnames: ['c'] },
+      ],
+    }).HostConfig as HC;
     assert.deepEqual(hc.ExtraHosts, ['a:10.0.0.1', 'b.example:10.0.0.1', 'c:::1']);
   });
   it('dnsPolicy None: dnsConfig becomes Dns, DnsSearch, DnsOptions', () => {
@@ -176,7 +196,7 @@ describe('pod-level fields on the infra container', () => {
       assert.equal(hc.NetworkMode, 'runpod_default');
     });
   }
-  it('dnsPolicy Default: the host\'s resolver (no DNS options)', () => {
+  it("dnsPolicy Default: the host's resolver (no DNS options)", () => {
     const hc = infra({ dnsPolicy: 'Default' }).HostConfig as HC;
     assert.deepEqual([hc.Dns, hc.DnsSearch, hc.DnsOptions], [undefined, undefined, undefined]);
   });
@@ -187,7 +207,14 @@ describe('pod-level fields on the infra container', () => {
     });
   }
   it('sysctls on the infra container, slash form converted to dots', () => {
-    const hc = infra({ securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }, { name: 'kernel/shm_rmid_forced', value: '1' }] } }).HostConfig as HC;
+    const hc = infra({
+      securityContext: {
+        sysctls: [
+          { name: 'net.ipv4.tcp_syncookies', value: '1' },
+          { name: 'kernel/shm_rmid_forced', value: '1' },
+        ],
+      },
+    }).HostConfig as HC;
     assert.deepEqual(hc.Sysctls, { 'net.ipv4.tcp_syncookies': '1', 'kernel.shm_rmid_forced': '1' });
   });
   it('pod-level hash: shareProcessNamespace, hostPID, hostAliases, DNS, sysctls each replace the pod', () => {
@@ -228,10 +255,18 @@ describe('app containers join the infra container per hostIPC, hostPID and share
   };
   const cases: { name: string; spec: Record<string, unknown>; expect: Record<string, string | undefined> }[] = [
     { name: 'default: network and IPC of the pod, own PID namespace', spec: {}, expect: { NetworkMode: 'container:infra123', IpcMode: 'container:infra123', PidMode: undefined } },
-    { name: 'shareProcessNamespace: the infra PID namespace', spec: { shareProcessNamespace: true }, expect: { NetworkMode: 'container:infra123', IpcMode: 'container:infra123', PidMode: 'container:infra123' } },
+    {
+      name: 'shareProcessNamespace: the infra PID namespace',
+      spec: { shareProcessNamespace: true },
+      expect: { NetworkMode: 'container:infra123', IpcMode: 'container:infra123', PidMode: 'container:infra123' },
+    },
     { name: 'hostPID: the host PID namespace', spec: { hostPID: true }, expect: { NetworkMode: 'container:infra123', IpcMode: 'container:infra123', PidMode: 'host' } },
     { name: 'hostIPC: the host IPC namespace', spec: { hostIPC: true }, expect: { NetworkMode: 'container:infra123', IpcMode: 'host', PidMode: undefined } },
-    { name: 'hostNetwork: still joins the infra (which is on the host network)', spec: { hostNetwork: true }, expect: { NetworkMode: 'container:infra123', IpcMode: 'container:infra123', PidMode: undefined } },
+    {
+      name: 'hostNetwork: still joins the infra (which is on the host network)',
+      spec: { hostNetwork: true },
+      expect: { NetworkMode: 'container:infra123', IpcMode: 'container:infra123', PidMode: undefined },
+    },
   ];
   for (const t of cases) it(t.name, () => assert.deepEqual(modes(t.spec), t.expect));
 });

@@ -4,14 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageError } from '../../../src/errors.js';
-import {
-  formatSelector,
-  labelSelectorFrom,
-  parseLabelSelector,
-  selectorMatches,
-  type Requirement,
-  type Selector,
-} from '../../../src/kube/selector.js';
+import { formatSelector, labelSelectorFrom, parseLabelSelector, selectorMatches, type Requirement, type Selector } from '../../../src/kube/selector.js';
 
 /** A test title: the text, long runs shortened. */
 const show = (s: string): string => JSON.stringify(s.replace(/(.)\1{9,}/g, (run, c: string) => `${c}{${run.length}}`));
@@ -106,12 +99,15 @@ describe('parseLabelSelector rejects bad input with what, where and what was exp
   ];
   for (const t of cases) {
     it(show(t.text), () => {
-      assert.throws(() => parseCli(t.text), (e: unknown) => {
-        assert.ok(e instanceof UsageError, `not a UsageError: ${String(e)}`);
-        assert.match(e.message, t.want);
-        assert.ok(e.message.startsWith(`-l "${t.text}": `), e.message);
-        return true;
-      });
+      assert.throws(
+        () => parseCli(t.text),
+        (e: unknown) => {
+          assert.ok(e instanceof UsageError, `not a UsageError: ${String(e)}`);
+          assert.match(e.message, t.want);
+          assert.ok(e.message.startsWith(`-l "${t.text}": `), e.message);
+          return true;
+        },
+      );
     });
   }
 });
@@ -180,7 +176,10 @@ describe('parseLabelSelector raises the error its caller makes', () => {
       () => parseLabelSelector('app in (a', (problem) => new KustomizationProblem(`labelSelector: ${problem}`)),
       (e: unknown) => e instanceof KustomizationProblem && !(e instanceof UsageError) && /^labelSelector: missing "\)" at character 10/.test(e.message),
     );
-    assert.throws(() => parseCli('app in (a'), (e: unknown) => e instanceof UsageError && e.message.startsWith('-l "app in (a": missing'));
+    assert.throws(
+      () => parseCli('app in (a'),
+      (e: unknown) => e instanceof UsageError && e.message.startsWith('-l "app in (a": missing'),
+    );
   });
 });
 
@@ -212,9 +211,17 @@ describe('labelSelectorFrom (LabelSelectorAsSelector, ValidateLabelSelector)', (
   });
   const bad: { title: string; sel: Parameters<typeof labelSelectorFrom>[0]; want: string[] }[] = [
     { title: 'Exists with values', sel: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, want: ['matchExpressions[0].values: must be empty for Exists'] },
-    { title: 'DoesNotExist with values', sel: { matchExpressions: [{ key: 'a', operator: 'DoesNotExist', values: ['x'] }] }, want: ['matchExpressions[0].values: must be empty for DoesNotExist'] },
+    {
+      title: 'DoesNotExist with values',
+      sel: { matchExpressions: [{ key: 'a', operator: 'DoesNotExist', values: ['x'] }] },
+      want: ['matchExpressions[0].values: must be empty for DoesNotExist'],
+    },
     { title: 'In without values', sel: { matchExpressions: [{ key: 'a', operator: 'In' }] }, want: ['matchExpressions[0].values: must be non-empty for In'] },
-    { title: 'NotIn with an empty list', sel: { matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] }, want: ['matchExpressions[0].values: must be non-empty for NotIn'] },
+    {
+      title: 'NotIn with an empty list',
+      sel: { matchExpressions: [{ key: 'a', operator: 'NotIn', values: [] }] },
+      want: ['matchExpressions[0].values: must be non-empty for NotIn'],
+    },
     {
       title: 'an unknown operator (case matters)',
       sel: { matchExpressions: [{ key: 'a', operator: 'in', values: ['x'] }] },
@@ -223,7 +230,12 @@ describe('labelSelectorFrom (LabelSelectorAsSelector, ValidateLabelSelector)', (
     { title: 'a missing key', sel: { matchExpressions: [{ key: '', operator: 'Exists' }] }, want: ['matchExpressions[0].key: required: a label key'] },
     {
       title: 'a bad expression key and value, every problem at once',
-      sel: { matchExpressions: [{ key: 'ok', operator: 'Exists' }, { key: 'a/b/c', operator: 'In', values: ['fine', 'not fine'] }] },
+      sel: {
+        matchExpressions: [
+          { key: 'ok', operator: 'Exists' },
+          { key: 'a/b/c', operator: 'In', values: ['fine', 'not fine'] },
+        ],
+      },
       want: [
         "matchExpressions[1].key: must be a qualified name: an optional DNS subdomain prefix and '/', then a name (e.g. 'example.com/MyName')",
         "matchExpressions[1].values[1]: must be empty or consist of letters, digits, '-', '_' or '.', starting and ending with a letter or digit",

@@ -9,8 +9,16 @@ import type { ClusterPlan, PodPlan } from '../../../src/plan/types.js';
 
 function service(name: string, port: number): ServiceObject {
   return {
-    namespace: 'default', name, file: 's.yaml', line: 1, type: 'ClusterIP', headless: false, selector: { app: name },
-    ports: [{ protocol: 'TCP', port, targetPort: port }], publishNotReadyAddresses: false, sessionAffinity: 'None',
+    namespace: 'default',
+    name,
+    file: 's.yaml',
+    line: 1,
+    type: 'ClusterIP',
+    headless: false,
+    selector: { app: name },
+    ports: [{ protocol: 'TCP', port, targetPort: port }],
+    publishNotReadyAddresses: false,
+    sessionAffinity: 'None',
   };
 }
 
@@ -29,7 +37,13 @@ describe('the container hash and the Service variables', () => {
   const db = service('db', 5432);
   const one: ClusterPlan = { services: [db], hosts: new Map([['default/db', '10.0.0.5']]) };
   const moved: ClusterPlan = { services: [db], hosts: new Map([['default/db', '10.0.0.9']]) };
-  const more: ClusterPlan = { services: [db, service('cache', 6379)], hosts: new Map([['default/db', '10.0.0.5'], ['default/cache', '10.0.0.6']]) };
+  const more: ClusterPlan = {
+    services: [db, service('cache', 6379)],
+    hosts: new Map([
+      ['default/db', '10.0.0.5'],
+      ['default/cache', '10.0.0.6'],
+    ]),
+  };
 
   it('a Service at another address: the same hash, the new address in the environment', () => {
     const a = planOf(spec(), one);

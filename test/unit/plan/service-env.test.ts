@@ -69,7 +69,10 @@ describe('serviceLinkEnv (FromServices)', () => {
     const elsewhere = service('web', [{ protocol: 'TCP', port: 81, targetPort: 81 }], { namespace: 'other' });
     const noAddress = service('cache', [{ protocol: 'TCP', port: 11211, targetPort: 11211 }]);
     const names = serviceLinkEnv([web, headless, elsewhere, noAddress, dns], 'default', hostOf).map((v) => v.name);
-    assert.deepEqual(names.filter((n) => n.endsWith('_SERVICE_HOST')), ['DNS_SERVICE_HOST', 'WEB_SERVICE_HOST']);
+    assert.deepEqual(
+      names.filter((n) => n.endsWith('_SERVICE_HOST')),
+      ['DNS_SERVICE_HOST', 'WEB_SERVICE_HOST'],
+    );
     assert.ok(names.includes('WEB_PORT_80_TCP'));
     assert.ok(!names.includes('WEB_PORT_81_TCP'));
     assert.deepEqual(serviceLinkEnv([web], 'other', hostOf), []);
@@ -129,7 +132,15 @@ describe('resolveTargetPort (FindPort)', () => {
     const spec = {
       initContainers: [
         { name: 'setup', image: 'i', ports: [{ name: 'metrics', containerPort: 1 }] },
-        { name: 'proxy', image: 'i', restartPolicy: 'Always', ports: [{ name: 'metrics', containerPort: 9100 }, { name: 'http', containerPort: 2 }] },
+        {
+          name: 'proxy',
+          image: 'i',
+          restartPolicy: 'Always',
+          ports: [
+            { name: 'metrics', containerPort: 9100 },
+            { name: 'http', containerPort: 2 },
+          ],
+        },
       ],
       containers: [{ name: 'app', image: 'i', ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }] }],
     };

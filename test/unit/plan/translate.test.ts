@@ -41,7 +41,10 @@ describe('translatePod: command and args (Kubernetes ENTRYPOINT/CMD rules)', () 
 });
 
 describe('$(VAR) expansion (third_party/forked/golang/expansion)', () => {
-  const env = new Map([['A', 'x'], ['EMPTY', '']]);
+  const env = new Map([
+    ['A', 'x'],
+    ['EMPTY', ''],
+  ]);
   const cases: [string, string][] = [
     ['$(A)', 'x'],
     ['pre-$(A)-post', 'pre-x-post'],
@@ -55,11 +58,27 @@ describe('$(VAR) expansion (third_party/forked/golang/expansion)', () => {
     ['$(EMPTY)|', '|'],
     ['$(A)$(A)', 'xx'],
   ];
-  for (const [input, want] of cases) it(`${JSON.stringify(input)} -> ${JSON.stringify(want)}`, () => assert.equal(expandVars(input, (n) => env.get(n)), want));
+  for (const [input, want] of cases)
+    it(`${JSON.stringify(input)} -> ${JSON.stringify(want)}`, () =>
+      assert.equal(
+        expandVars(input, (n) => env.get(n)),
+        want,
+      ));
 
   it('env values see only earlier entries', () => {
-    const r = resolveEnv([{ name: 'B', value: '$(A)' }, { name: 'A', value: '1' }, { name: 'C', value: '$(A)-$(B)' }]);
-    assert.deepEqual([...r], [['B', '$(A)'], ['A', '1'], ['C', '1-$(A)']]);
+    const r = resolveEnv([
+      { name: 'B', value: '$(A)' },
+      { name: 'A', value: '1' },
+      { name: 'C', value: '$(A)-$(B)' },
+    ]);
+    assert.deepEqual(
+      [...r],
+      [
+        ['B', '$(A)'],
+        ['A', '1'],
+        ['C', '1-$(A)'],
+      ],
+    );
   });
 
   it('command and args expand from the whole env', () => {
@@ -108,9 +127,13 @@ describe('resources (pkg/kubelet/cm/helpers_linux.go)', () => {
 
 describe('infra container', () => {
   it('publishes host ports with protocol and host IP, hostname is the pod name', () => {
-    const p = plan1(pod([
-      c({ ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }, { containerPort: 53, hostPort: 5353, protocol: 'UDP', hostIP: '127.0.0.1' }, { containerPort: 9000 }] }),
-    ]));
+    const p = plan1(
+      pod([
+        c({
+          ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }, { containerPort: 53, hostPort: 5353, protocol: 'UDP', hostIP: '127.0.0.1' }, { containerPort: 9000 }],
+        }),
+      ]),
+    );
     assert.equal(p.infra.create.Hostname, 'web');
     assert.deepEqual(p.infra.create.ExposedPorts, { '80/tcp': {}, '53/udp': {} });
     assert.deepEqual(p.infra.create.HostConfig?.PortBindings, {
@@ -153,7 +176,10 @@ describe('hashes: what replaces what (design.md)', () => {
     const a = plan1(base());
     const b = plan1(pod(base().pod.spec.containers, {}, { labels: { x: 'y' }, annotations: { z: 'w' } }));
     assert.equal(a.hash, b.hash);
-    assert.deepEqual(a.containers.map((x) => x.hash), b.containers.map((x) => x.hash));
+    assert.deepEqual(
+      a.containers.map((x) => x.hash),
+      b.containers.map((x) => x.hash),
+    );
   });
   it('a changed host port changes the pod hash', () => {
     const a = plan1(base());

@@ -23,10 +23,11 @@ describe('mountUses', () => {
   });
 });
 
-describe('isClaimVolume: only runpod\'s claim labels make one', () => {
-  it('runpod\'s claim', () => assert.equal(isClaimVolume({ 'app.kubernetes.io/managed-by': 'runpod', 'io.runpod.volume.type': 'persistentVolumeClaim', 'io.runpod.pvc.name': 'data' }), true));
-  it('an emptyDir of runpod\'s', () => assert.equal(isClaimVolume({ 'app.kubernetes.io/managed-by': 'runpod', 'io.runpod.volume.type': 'emptyDir' }), false));
-  it('someone else\'s volume with the type label', () => assert.equal(isClaimVolume({ 'io.runpod.volume.type': 'persistentVolumeClaim', 'io.runpod.pvc.name': 'data' }), false));
+describe("isClaimVolume: only runpod's claim labels make one", () => {
+  it("runpod's claim", () =>
+    assert.equal(isClaimVolume({ 'app.kubernetes.io/managed-by': 'runpod', 'io.runpod.volume.type': 'persistentVolumeClaim', 'io.runpod.pvc.name': 'data' }), true));
+  it("an emptyDir of runpod's", () => assert.equal(isClaimVolume({ 'app.kubernetes.io/managed-by': 'runpod', 'io.runpod.volume.type': 'emptyDir' }), false));
+  it("someone else's volume with the type label", () => assert.equal(isClaimVolume({ 'io.runpod.volume.type': 'persistentVolumeClaim', 'io.runpod.pvc.name': 'data' }), false));
 });
 
 describe('ofStatefulSet', () => {
@@ -44,7 +45,13 @@ describe('ofStatefulSet', () => {
 
 describe('unusedClaims (gc --claims)', () => {
   const now = 10 * 60_000;
-  const at = (name: string, createdAt: number | undefined, more: Partial<ClaimVolume> = {}): ClaimVolume => ({ ...vol, name, claim: name, ...(createdAt !== undefined ? { createdAt } : { createdAt: undefined }), ...more });
+  const at = (name: string, createdAt: number | undefined, more: Partial<ClaimVolume> = {}): ClaimVolume => ({
+    ...vol,
+    name,
+    claim: name,
+    ...(createdAt !== undefined ? { createdAt } : { createdAt: undefined }),
+    ...more,
+  });
   it('old and unused goes; used, young, of unknown age, or in a busy key and namespace stays', () => {
     const volumes = [
       at('old', 0),
@@ -55,9 +62,12 @@ describe('unusedClaims (gc --claims)', () => {
       at('keyed', 0, { project: 'ci-2' }),
     ];
     const out = unusedClaims(volumes, new Map([['used', ['default/db-0']]]), new Set(['ci-1/default']), now, 60_000);
-    assert.deepEqual(out.map((u) => [u.volume.name, u.reason]), [
-      ['old', 'no pod uses claim default/old any more'],
-      ['keyed', 'no pod of isolation key ci-2 uses claim default/keyed any more'],
-    ]);
+    assert.deepEqual(
+      out.map((u) => [u.volume.name, u.reason]),
+      [
+        ['old', 'no pod uses claim default/old any more'],
+        ['keyed', 'no pod of isolation key ci-2 uses claim default/keyed any more'],
+      ],
+    );
   });
 });

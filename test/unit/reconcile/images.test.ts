@@ -28,7 +28,10 @@ describe('imagePullPolicy Always and a registry out of reach', () => {
   });
   it('without a fallback (--pull always) the pull fails, saying the image is there and what uses it', async () => {
     const images = new ImagePuller(engineWith('redis:latest'), noAuth);
-    await assert.rejects(images.ensure('redis', 'Always'), (err: unknown) => err instanceof ImageUnavailableError && /no such host; image redis is on the engine: --pull missing runs it without asking the registry$/.test(err.message));
+    await assert.rejects(
+      images.ensure('redis', 'Always'),
+      (err: unknown) => err instanceof ImageUnavailableError && /no such host; image redis is on the engine: --pull missing runs it without asking the registry$/.test(err.message),
+    );
   });
   it('an absent image fails as before, with no word of one on the engine', async () => {
     const images = new ImagePuller(engineWith(), noAuth, { onOfflineFallback: () => assert.fail('no fallback without the image') });
@@ -38,6 +41,9 @@ describe('imagePullPolicy Always and a registry out of reach', () => {
     const engine = engineWith('registry.example/app:latest');
     engine.failNext('pullImage', new EngineRequestError('pull registry.example/app:latest: unauthorized: authentication required', 500));
     const images = new ImagePuller(engine, noAuth, { onOfflineFallback: () => assert.fail('the registry answered') });
-    await assert.rejects(images.ensure('registry.example/app:latest', 'Always'), /unauthorized: authentication required; image registry\.example\/app:latest is on the engine: --pull missing/);
+    await assert.rejects(
+      images.ensure('registry.example/app:latest', 'Always'),
+      /unauthorized: authentication required; image registry\.example\/app:latest is on the engine: --pull missing/,
+    );
   });
 });

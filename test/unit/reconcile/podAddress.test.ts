@@ -26,15 +26,45 @@ describe('stalePodIP', () => {
 });
 
 describe('decide: a running container holding an old pod IP is replaced', () => {
-  const loaded = { pod: { metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent', env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }] }] } }, source: { file: '<stdin>' }, line: 1 } as unknown as LoadedPod;
+  const loaded = {
+    pod: {
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { containers: [{ name: 'a', image: 'busybox:1', imagePullPolicy: 'IfNotPresent', env: [{ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }] }] },
+    },
+    source: { file: '<stdin>' },
+    line: 1,
+  } as unknown as LoadedPod;
   const plan = translatePod(loaded, { infraImage: 'pause:test' });
-  const base = { dockerName: 'x', attempt: 0, podUid: plan.uid, state: 'running', exitCode: 0, oomKilled: false, error: '', startedAt: 2_000, restartCount: 0, image: 'busybox:1', imageId: 'sha256:x' };
-  const infra = (address: string): ObservedContainer => ({ ...base, id: 'pod', name: 'POD', hash: plan.hash, startedAt: 1_000, engineRestartPolicy: 'unless-stopped', ip: address });
+  const base = {
+    dockerName: 'x',
+    attempt: 0,
+    podUid: plan.uid,
+    state: 'running',
+    exitCode: 0,
+    oomKilled: false,
+    error: '',
+    startedAt: 2_000,
+    restartCount: 0,
+    image: 'busybox:1',
+    imageId: 'sha256:x',
+  };
+  const infra = (address: string): ObservedContainer => ({
+    ...base,
+    id: 'pod',
+    name: 'POD',
+    hash: plan.hash,
+    startedAt: 1_000,
+    engineRestartPolicy: 'unless-stopped',
+    ip: address,
+  });
   const app: ObservedContainer = { ...base, id: 'a', name: 'a', hash: plan.containers[0]!.hash, engineRestartPolicy: 'always', env: ['PATH=/bin', 'POD_IP=10.0.0.2'] };
   it('the address it was made with: nothing to do', () => assert.deepEqual(syncActions(decidePodActions(plan, groupPod([infra('10.0.0.2'), app]))), []));
   it('the infra container came back with another: replaced, saying why', () => {
     const actions = syncActions(decidePodActions(plan, groupPod([infra('10.0.0.7'), app])));
-    assert.deepEqual(actions.map((a) => a.kind), ['remove', 'create']);
+    assert.deepEqual(
+      actions.map((a) => a.kind),
+      ['remove', 'create'],
+    );
     assert.match(actions[0]!.reason, /the pod's IP is now 10\.0\.0\.7 .* its POD_IP \(status\.podIP\) holds the old one/);
   });
 });

@@ -8,11 +8,16 @@ import { remainingGrace, stopInKillPodOrder, type StopKind } from '../../../src/
 async function spend(targets: { name: string; kind: StopKind; created: number }[], grace: number): Promise<string[]> {
   let clock = 0;
   const seen: string[] = [];
-  await stopInKillPodOrder(targets, grace, async (t, seconds) => {
-    seen.push(`${t.name}@${clock / 1000}:${seconds}`);
-    await Promise.resolve();
-    clock += seconds * 1000;
-  }, () => clock);
+  await stopInKillPodOrder(
+    targets,
+    grace,
+    async (t, seconds) => {
+      seen.push(`${t.name}@${clock / 1000}:${seconds}`);
+      await Promise.resolve();
+      clock += seconds * 1000;
+    },
+    () => clock,
+  );
   seen.push(`end@${clock / 1000}`);
   return seen;
 }
@@ -36,21 +41,46 @@ describe('stopInKillPodOrder', () => {
   it('a sidecar stopping early leaves the rest of the budget to the next', async () => {
     let clock = 0;
     const given: number[] = [];
-    await stopInKillPodOrder([{ kind: 'app', created: 0 }, { kind: 'sidecar', created: 1 }], 10, async (t, seconds) => {
-      given.push(seconds);
-      clock += t.kind === 'app' ? 3_000 : 0;
-    }, () => clock);
+    await stopInKillPodOrder(
+      [
+        { kind: 'app', created: 0 },
+        { kind: 'sidecar', created: 1 },
+      ],
+      10,
+      async (t, seconds) => {
+        given.push(seconds);
+        clock += t.kind === 'app' ? 3_000 : 0;
+      },
+      () => clock,
+    );
     assert.deepEqual(given, [10, 7]);
   });
   it('grace 0 kills everything at once', async () => {
-    assert.deepEqual(await spend([{ name: 'app', kind: 'app', created: 0 }, { name: 'side', kind: 'sidecar', created: 1 }, { name: 'POD', kind: 'infra', created: 0 }], 0), ['app@0:0', 'side@0:0', 'POD@0:0', 'end@0']);
+    assert.deepEqual(
+      await spend(
+        [
+          { name: 'app', kind: 'app', created: 0 },
+          { name: 'side', kind: 'sidecar', created: 1 },
+          { name: 'POD', kind: 'infra', created: 0 },
+        ],
+        0,
+      ),
+      ['app@0:0', 'side@0:0', 'POD@0:0', 'end@0'],
+    );
   });
   it('a stop that fails does not keep the others from stopping', async () => {
     const stopped: string[] = [];
-    await stopInKillPodOrder([{ kind: 'app', created: 0 }, { kind: 'infra', created: 0 }], 5, async (t) => {
-      stopped.push(t.kind);
-      if (t.kind === 'app') throw new Error('gone');
-    });
+    await stopInKillPodOrder(
+      [
+        { kind: 'app', created: 0 },
+        { kind: 'infra', created: 0 },
+      ],
+      5,
+      async (t) => {
+        stopped.push(t.kind);
+        if (t.kind === 'app') throw new Error('gone');
+      },
+    );
     assert.deepEqual(stopped, ['app', 'infra']);
   });
   it('remainingGrace: what is left, rounded up, at least 2 s', () => {

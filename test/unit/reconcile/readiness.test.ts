@@ -6,9 +6,7 @@ import assert from 'node:assert/strict';
 import type { Container } from 'kubernetes-types/core/v1.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
-import {
-  type ContainerInstance, type ReadinessCheck, readinessVerdict, readinessWork, startupBudgetMs, summarizePods,
-} from '../../../src/reconcile/podSummary.js';
+import { type ContainerInstance, type ReadinessCheck, readinessVerdict, readinessWork, startupBudgetMs, summarizePods } from '../../../src/reconcile/podSummary.js';
 import type { ProbeSpec } from '../../../src/kube/probes.js';
 import { findPods } from '../../../src/reconcile/pods.js';
 import { probeReadiness } from '../../../src/wait/probes/readinessOnce.js';
@@ -33,8 +31,24 @@ const spec = (kind: 'readiness' | 'startup', extra: Partial<ProbeSpec> = {}): Pr
 
 function inst(probes: ContainerInstance['probes'], extra: Partial<ContainerInstance> = {}): ContainerInstance {
   return {
-    id: 'c1', dockerName: 'k8s_app', name: 'app', attempt: 0, hash: 'h', podUid: 'u', state: 'running', exitCode: 0, oomKilled: false, error: '',
-    startedAt: 1_000_000, restartCount: 0, engineRestartPolicy: 'always', image, imageId: 'sha256:x', createdAt: 1_000_000, probes, ...extra,
+    id: 'c1',
+    dockerName: 'k8s_app',
+    name: 'app',
+    attempt: 0,
+    hash: 'h',
+    podUid: 'u',
+    state: 'running',
+    exitCode: 0,
+    oomKilled: false,
+    error: '',
+    startedAt: 1_000_000,
+    restartCount: 0,
+    engineRestartPolicy: 'always',
+    image,
+    imageId: 'sha256:x',
+    createdAt: 1_000_000,
+    probes,
+    ...extra,
   };
 }
 
@@ -63,7 +77,7 @@ describe('readinessWork: what status runs for one container', () => {
     assert.equal(past.verdict.ok, true);
     assert.match(past.verdict.message, /^started: up for 6s, past its startup probe's budget$/);
   });
-  it('before a startup probe\'s initial delay the container is not started', () => {
+  it("before a startup probe's initial delay the container is not started", () => {
     const w = readinessWork(inst({ startup: spec('startup', { initialDelayMs: 3000 }) }), t0 + 1000);
     assert.ok(w && 'verdict' in w);
     assert.deepEqual(w.verdict.ok, false);
@@ -79,13 +93,31 @@ describe('readinessVerdict', () => {
       ok: false,
       message: 'not started: startup probe (exec [cat /tmp/startup]) failed: command exited with code 1',
     });
-    assert.deepEqual(readinessVerdict([startup, readiness], [{ ok: true, output: '' }, { ok: false, output: 'nope' }]), {
-      ok: false,
-      message: 'not ready: readiness probe (exec [cat /tmp/readiness]) failed: nope',
-    });
+    assert.deepEqual(
+      readinessVerdict(
+        [startup, readiness],
+        [
+          { ok: true, output: '' },
+          { ok: false, output: 'nope' },
+        ],
+      ),
+      {
+        ok: false,
+        message: 'not ready: readiness probe (exec [cat /tmp/readiness]) failed: nope',
+      },
+    );
   });
   it('all passed: the last probe says so', () => {
-    assert.deepEqual(readinessVerdict([startup, readiness], [{ ok: true, output: '' }, { ok: true, output: 'yes' }]), { ok: true, message: 'readiness probe (exec [cat /tmp/readiness]) passed: yes' });
+    assert.deepEqual(
+      readinessVerdict(
+        [startup, readiness],
+        [
+          { ok: true, output: '' },
+          { ok: true, output: 'yes' },
+        ],
+      ),
+      { ok: true, message: 'readiness probe (exec [cat /tmp/readiness]) passed: yes' },
+    );
     assert.deepEqual(readinessVerdict([startup], [{ ok: true, output: '' }]), { ok: true, message: 'startup probe (exec [cat /tmp/startup]) passed' });
   });
 });
@@ -95,7 +127,12 @@ describe('readinessVerdict', () => {
 
 function plan(containers: Container[], initContainers: Container[] = []): PodPlan {
   const loaded = {
-    pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers, initContainers, restartPolicy: 'Always', terminationGracePeriodSeconds: 0 } },
+    pod: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { containers, initContainers, restartPolicy: 'Always', terminationGracePeriodSeconds: 0 },
+    },
     source: { file: 'pod.yaml' },
     line: 1,
   } as LoadedPod;
@@ -137,7 +174,13 @@ describe('summarizePods: READY with the probe results given', () => {
     const [none] = summarizePods(inspected);
     assert.equal(none!.readyCount, 1);
     assert.equal(none!.readyTotal, 2);
-    assert.deepEqual(none!.containers.map((c) => [c.name, c.ready, c.readiness]), [['plain', true, undefined], ['probed', false, undefined]]);
+    assert.deepEqual(
+      none!.containers.map((c) => [c.name, c.ready, c.readiness]),
+      [
+        ['plain', true, undefined],
+        ['probed', false, undefined],
+      ],
+    );
     assert.deepEqual(none!.containers.find((c) => c.name === 'probed')!.current.probes, { readiness: p.containers[0]!.probes!.readiness });
 
     const fail: ReadinessCheck = { ok: false, message: 'not ready: readiness probe (exec [cat /tmp/ready]) failed: command exited with code 1' };
@@ -150,7 +193,13 @@ describe('summarizePods: READY with the probe results given', () => {
     assert.match(wide, /probed: not ready: readiness probe \(exec \[cat \/tmp\/ready\]\) failed: command exited with code 1$/m);
     const doc = statusDocument(failing!, Date.now()) as { ready: string; containers: { name: string; ready: boolean; readiness?: ReadinessCheck }[] };
     assert.equal(doc.ready, '1/2');
-    assert.deepEqual(doc.containers.map((c) => [c.name, c.ready, c.readiness]), [['plain', true, undefined], ['probed', false, fail]]);
+    assert.deepEqual(
+      doc.containers.map((c) => [c.name, c.ready, c.readiness]),
+      [
+        ['plain', true, undefined],
+        ['probed', false, fail],
+      ],
+    );
 
     const [passing] = summarizePods(inspected, new Map([[ids.get('probed')!, { ok: true, message: 'passed' }]]));
     assert.equal(passing!.readyCount, 2);
@@ -172,16 +221,25 @@ describe('summarizePods: READY with the probe results given', () => {
     const { engine, ids } = await up(p);
     engine.setState(ids.get('migrate')!, { status: 'exited', exitCode: 0 });
     const [pod] = summarizePods(engine.peekAll());
-    assert.deepEqual(pod!.sidecars.map((c) => c.name), ['proxy']);
-    assert.deepEqual(pod!.containers.map((c) => c.name), ['app']);
+    assert.deepEqual(
+      pod!.sidecars.map((c) => c.name),
+      ['proxy'],
+    );
+    assert.deepEqual(
+      pod!.containers.map((c) => c.name),
+      ['app'],
+    );
     assert.equal(`${pod!.readyCount}/${pod!.readyTotal}`, '1/2');
     const [ready] = summarizePods(engine.peekAll(), new Map([[ids.get('proxy')!, { ok: true, message: 'passed' }]]));
     assert.equal(`${ready!.readyCount}/${ready!.readyTotal}`, '2/2');
-    assert.deepEqual((statusDocument(ready!, Date.now()) as { sidecars: { name: string }[] }).sidecars.map((s) => s.name), ['proxy']);
+    assert.deepEqual(
+      (statusDocument(ready!, Date.now()) as { sidecars: { name: string }[] }).sidecars.map((s) => s.name),
+      ['proxy'],
+    );
   });
 });
 
-describe('status\'s prober on the engine; other commands probe nothing', () => {
+describe("status's prober on the engine; other commands probe nothing", () => {
   it('runs each readiness probe once, in its container, and the summary counts what they said', async () => {
     const p = plan([sleeper('a', { readinessProbe: execReady('/tmp/a') }), sleeper('b', { readinessProbe: execReady('/tmp/b') }), sleeper('c')]);
     const { engine, ids } = await up(p);
@@ -208,7 +266,10 @@ describe('status\'s prober on the engine; other commands probe nothing', () => {
   });
 
   it('judges a readinessProbe as the run does: successThreshold passes in a row, and a failure among them is not ready', async () => {
-    const p = plan([sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), successThreshold: 3 } }), sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), successThreshold: 3 } })]);
+    const p = plan([
+      sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), successThreshold: 3 } }),
+      sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), successThreshold: 3 } }),
+    ]);
     const { engine } = await up(p);
     const looks = new Map<string, number>();
     engine.setExecHandler(({ cmd }) => {
@@ -226,7 +287,10 @@ describe('status\'s prober on the engine; other commands probe nothing', () => {
   });
 
   it('a probe that does not answer fails within its timeout, and the probes run side by side', async () => {
-    const p = plan([sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), timeoutSeconds: 1 } }), sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), timeoutSeconds: 1 } })]);
+    const p = plan([
+      sleeper('a', { readinessProbe: { ...execReady('/tmp/a'), timeoutSeconds: 1 } }),
+      sleeper('b', { readinessProbe: { ...execReady('/tmp/b'), timeoutSeconds: 1 } }),
+    ]);
     const { engine } = await up(p);
     engine.setExecHandler(() => new Promise(() => undefined));
     const started = Date.now();

@@ -10,7 +10,17 @@ import type { PodCheck } from '../../../src/wait/podCheck.js';
 
 function result(name: string, status: PodResult['status'], reason: string, durationMs = 4300): PodResult {
   return {
-    namespace: 'default', name, uid: 'u', status, phase: 'Running', reason, changed: true, actions: [], checks: 1, retries: 0, durationMs,
+    namespace: 'default',
+    name,
+    uid: 'u',
+    status,
+    phase: 'Running',
+    reason,
+    changed: true,
+    actions: [],
+    checks: 1,
+    retries: 0,
+    durationMs,
     containers: [{ name: 'main', image: 'busybox:1', state: 'running', ok: status === 'succeeded', reason, restartCount: 0 }],
   };
 }
@@ -28,7 +38,11 @@ async function plain(t: TestContext, quiet = false): Promise<{ reporter: Reporte
   return {
     reporter,
     // Without the timestamps.
-    lines: () => text.split('\n').filter(Boolean).map((l) => l.replace(/^\S+ /, '')),
+    lines: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(/^\S+ /, '')),
     advance: (ms) => {
       for (let i = 0; i < ms / 1000; i++) {
         now += 1000;
@@ -67,7 +81,10 @@ describe('plain progress lines', () => {
     reporter.info('default/web: creating container main');
     reporter.podFinished(result('web', 'succeeded', 'every container is running'));
     reporter.podFinished(result('bad', 'failed', 'main: exited with code 3'));
-    assert.deepEqual(lines(), ['warning: job/nightly: suspended (spec.suspend: true): no pods are created', 'default/bad: failed: main: exited with code 3 (1 container, 0 actions, 4.3s)']);
+    assert.deepEqual(lines(), [
+      'warning: job/nightly: suspended (spec.suspend: true): no pods are created',
+      'default/bad: failed: main: exited with code 3 (1 container, 0 actions, 4.3s)',
+    ]);
   });
 });
 
@@ -75,16 +92,33 @@ describe("a failed run's headline", () => {
   const reason = 'm: exited with code 3 and restartPolicy Never will not restart it';
   it('pods that failed for one reason are named together, the reason said once', () => {
     assert.equal(
-      failureHeadline([{ namespace: 'default', name: 'a', reason }, { namespace: 'default', name: 'b', reason }, { namespace: 'ci', name: 'c', reason: 'main: not ready' }], []),
+      failureHeadline(
+        [
+          { namespace: 'default', name: 'a', reason },
+          { namespace: 'default', name: 'b', reason },
+          { namespace: 'ci', name: 'c', reason: 'main: not ready' },
+        ],
+        [],
+      ),
       `pods default/a, default/b failed: ${reason}; pod ci/c failed: main: not ready`,
     );
   });
   it("a failed Job is named by itself with its controller's reason, its kind/name once", () => {
-    const job = { namespace: 'default', ref: 'job/migrate', reason: `job/migrate failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2); last: default/migrate-x: ${reason}` };
+    const job = {
+      namespace: 'default',
+      ref: 'job/migrate',
+      reason: `job/migrate failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2); last: default/migrate-x: ${reason}`,
+    };
     assert.equal(failureHeadline([], [job]), `job/migrate failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2); last: default/migrate-x: ${reason}`);
-    assert.equal(failureHeadline([], [{ ...job, namespace: 'ci', reason: 'job/migrate failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2)' }]), 'job/migrate (namespace ci) failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2)');
     assert.equal(
-      failureHeadline([{ namespace: 'default', name: 'web', reason: 'main: exited with code 1' }], [{ namespace: 'default', ref: 'deployment/api', reason: 'deployment/api exceeded its progress deadline (600s, ProgressDeadlineExceeded) before default/api-x was ready' }]),
+      failureHeadline([], [{ ...job, namespace: 'ci', reason: 'job/migrate failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2)' }]),
+      'job/migrate (namespace ci) failed: BackoffLimitExceeded (3 pods failed, backoffLimit 2)',
+    );
+    assert.equal(
+      failureHeadline(
+        [{ namespace: 'default', name: 'web', reason: 'main: exited with code 1' }],
+        [{ namespace: 'default', ref: 'deployment/api', reason: 'deployment/api exceeded its progress deadline (600s, ProgressDeadlineExceeded) before default/api-x was ready' }],
+      ),
       'pod default/web failed: main: exited with code 1; deployment/api failed: exceeded its progress deadline (600s, ProgressDeadlineExceeded) before default/api-x was ready',
     );
   });
@@ -103,9 +137,18 @@ describe('the terminal spinner', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     reporter.close();
     // eslint-disable-next-line no-control-regex
-    const frames = text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '\n').split('\n').filter((l) => l.trim() !== '');
-    assert.ok(frames.some((f) => f.includes('default/db-0 waiting for main: not ready')), text);
+    const frames = text
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '\n')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    assert.ok(
+      frames.some((f) => f.includes('default/db-0 waiting for main: not ready')),
+      text,
+    );
     for (const f of frames) assert.ok(f.length <= 60, `a spinner frame wider than the terminal: ${JSON.stringify(f)}`);
-    assert.ok(frames.some((f) => f.endsWith('(+2 more)')), text);
+    assert.ok(
+      frames.some((f) => f.endsWith('(+2 more)')),
+      text,
+    );
   });
 });

@@ -11,18 +11,27 @@ const pod = (name: string, owner: string, phase: PodSummary['phase'], ready: boo
 describe('status: workload rows', () => {
   const pods = [pod('web-a', 'deployment/web', 'Running', true), pod('web-b', 'deployment/web', 'Running', false), pod('pi-a', 'job/pi', 'Succeeded', false)];
   it('without a manifest: ready pods of those on the engine', () => {
-    assert.deepEqual(workloadRows(pods).map((r) => [r.ref, r.ready, r.of]), [['deployment/web', 1, 2], ['job/pi', 1, 1]]);
+    assert.deepEqual(
+      workloadRows(pods).map((r) => [r.ref, r.ready, r.of]),
+      [
+        ['deployment/web', 1, 2],
+        ['job/pi', 1, 1],
+      ],
+    );
   });
-  it("with the manifest: against its replicas and completions; a suspended Job without pods is listed", () => {
+  it('with the manifest: against its replicas and completions; a suspended Job without pods is listed', () => {
     const rows = workloadRows(pods, [
       { namespace: 'default', ref: 'deployment/web', desired: 3 },
       { namespace: 'default', ref: 'job/pi', desired: 2 },
       { namespace: 'default', ref: 'job/later', desired: 1, suspended: true },
     ]);
-    assert.deepEqual(rows.map((r) => [r.ref, r.ready, r.of, r.suspended ?? false, r.pods.length]), [
-      ['deployment/web', 1, 3, false, 2],
-      ['job/later', 0, 1, true, 0],
-      ['job/pi', 1, 2, false, 1],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.ref, r.ready, r.of, r.suspended ?? false, r.pods.length]),
+      [
+        ['deployment/web', 1, 3, false, 2],
+        ['job/later', 0, 1, true, 0],
+        ['job/pi', 1, 2, false, 1],
+      ],
+    );
   });
 });

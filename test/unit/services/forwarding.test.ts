@@ -18,7 +18,8 @@ describe("an engine host that cannot load a Service's rules", () => {
     // What Docker answers when the program does not exist on the engine host (neither layout has it).
     engine.onCall('startContainer', async (args, next) => {
       const c = engine.peek(args[0]);
-      if (c?.Config.Labels?.[ServiceLabel.role] === Role.rules) throw new EngineRequestError(`OCI runtime create failed: exec: "${c.Config.Entrypoint?.[0] ?? ''}": stat: no such file or directory`, 400);
+      if (c?.Config.Labels?.[ServiceLabel.role] === Role.rules)
+        throw new EngineRequestError(`OCI runtime create failed: exec: "${c.Config.Entrypoint?.[0] ?? ''}": stat: no such file or directory`, 400);
       return next(...args);
     });
     await assert.rejects(
@@ -30,6 +31,9 @@ describe("an engine host that cannot load a Service's rules", () => {
         /\/sbin\/iptables-restore: OCI runtime create failed/.test(err.message) &&
         /Services need a Linux engine host with iptables/.test(err.message),
     );
-    assert.deepEqual(engine.peekAll().filter((c) => c.Config.Labels?.[ServiceLabel.role] === Role.rules), []);
+    assert.deepEqual(
+      engine.peekAll().filter((c) => c.Config.Labels?.[ServiceLabel.role] === Role.rules),
+      [],
+    );
   });
 });

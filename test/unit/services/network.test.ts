@@ -12,7 +12,11 @@ import { MemoryEngine } from '../support/memoryEngine.js';
 const image = 'runpod/pause:test';
 const fast = { staleMs: 200, pollMs: 5 };
 const racy = (): MemoryEngine => new MemoryEngine({ images: [image], racyNetworkCreate: true });
-const locks = (engine: MemoryEngine): string[] => engine.peekAll().filter((c) => c.Config.Labels?.[ServiceLabel.role] === Role.networkLock).map((c) => c.Name);
+const locks = (engine: MemoryEngine): string[] =>
+  engine
+    .peekAll()
+    .filter((c) => c.Config.Labels?.[ServiceLabel.role] === Role.networkLock)
+    .map((c) => c.Name);
 
 describe('the namespace network, made by runs at once', () => {
   it('the engine does make two of a name when two creates race (what the lock is for)', async () => {
@@ -52,7 +56,7 @@ describe('the namespace network, made by runs at once', () => {
     assert.deepEqual(locks(engine), []);
   });
 
-  it('a container of the lock\'s name that is not runpod\'s stops the run and is left alone', async () => {
+  it("a container of the lock's name that is not runpod's stops the run and is left alone", async () => {
     const engine = racy();
     await engine.createContainer('runpod_netlock_runpod_default', { Image: image, Labels: { owner: 'someone' } });
     await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), (err: unknown) => err instanceof ServiceSetupError && /is not runpod's lock/.test(err.message));
@@ -89,12 +93,18 @@ describe('the namespace network, made by runs at once', () => {
     assert.equal((await engine.listNetworks([])).length, 1);
   });
 
-  it('containers on two of them, or one that is not runpod\'s: a clear error with the fix, nothing removed', async () => {
+  it("containers on two of them, or one that is not runpod's: a clear error with the fix, nothing removed", async () => {
     const engine = racy();
     const labels = { 'app.kubernetes.io/managed-by': 'runpod', [ServiceLabel.networkNamespace]: 'default' };
     const ids = await Promise.all([1, 2].map(() => engine.createNetwork('runpod_default', { labels })));
     for (const [i, id] of ids.entries()) await engine.connectNetwork(id, await engine.createContainer(`c${i}`, { Image: image }), []);
-    await assert.rejects(ensureNetwork(engine, 'default', undefined, image, fast), (err: unknown) => err instanceof ServiceSetupError && /more than one network is named runpod_default .*containers are on 2 of them/.test(err.message) && /docker network rm/.test(err.message));
+    await assert.rejects(
+      ensureNetwork(engine, 'default', undefined, image, fast),
+      (err: unknown) =>
+        err instanceof ServiceSetupError &&
+        /more than one network is named runpod_default .*containers are on 2 of them/.test(err.message) &&
+        /docker network rm/.test(err.message),
+    );
     assert.equal((await engine.listNetworks([])).length, 2);
     const foreign = racy();
     await Promise.all([{}, labels].map((l) => foreign.createNetwork('runpod_default', { labels: l })));
@@ -125,7 +135,11 @@ describe('the namespace network, made by runs at once', () => {
     const engine = racy();
     await ensureNetwork(engine, 'default', undefined, image, fast);
     const repaired = withNetworkRepair(engine, undefined);
-    const id = await repaired.createContainer('k8s_POD_web_default_u_0', { Image: image, HostConfig: { NetworkMode: 'runpod_default' }, NetworkingConfig: { EndpointsConfig: { runpod_default: { Aliases: ['web'] } } } });
+    const id = await repaired.createContainer('k8s_POD_web_default_u_0', {
+      Image: image,
+      HostConfig: { NetworkMode: 'runpod_default' },
+      NetworkingConfig: { EndpointsConfig: { runpod_default: { Aliases: ['web'] } } },
+    });
     const attached: string[] = [];
     engine.onCall('disconnectNetwork', async (args, next) => {
       attached.push(`disconnect ${args[0]}`);
@@ -142,7 +156,7 @@ describe('the namespace network, made by runs at once', () => {
     assert.equal(engine.peek('k8s_POD_web_default_u_0')?.State.Running, true);
   });
 
-  it('a stale network id on a container that is not on runpod\'s network under this key: the engine\'s error stands', async () => {
+  it("a stale network id on a container that is not on runpod's network under this key: the engine's error stands", async () => {
     const engine = racy();
     const repaired = withNetworkRepair(engine, 'ci-1');
     const id = await engine.createContainer('xy', { Image: image, HostConfig: { NetworkMode: 'runpod_default' } });
@@ -165,15 +179,19 @@ describe('the namespace network, made by runs at once', () => {
     assert.equal((await engine.listNetworks([])).length, 0);
   });
 
-  it('gc\'s empty networks leave out one a pod container is created on and not yet started, under its own key', async () => {
+  it("gc's empty networks leave out one a pod container is created on and not yet started, under its own key", async () => {
     const engine = racy();
-    await Promise.all([ensureNetwork(engine, 'default', undefined, image, fast), ensureNetwork(engine, 'default', 'ci-1', image, fast), ensureNetwork(engine, 'web', undefined, image, fast)]);
+    await Promise.all([
+      ensureNetwork(engine, 'default', undefined, image, fast),
+      ensureNetwork(engine, 'default', 'ci-1', image, fast),
+      ensureNetwork(engine, 'web', undefined, image, fast),
+    ]);
     const labels = { 'app.kubernetes.io/managed-by': 'runpod', 'io.kubernetes.pod.namespace': 'default', 'io.runpod.project': 'ci-1' };
     await engine.createContainer('k8s_POD_web_default_u_0', { Image: image, Labels: labels, HostConfig: { NetworkMode: 'runpod_default.ci-1' } });
     assert.deepEqual((await emptyNetworks(engine)).map((n) => n.name).sort(), ['runpod_default', 'runpod_web']);
   });
 
-  it('another key\'s network, or a name that is not runpod\'s pattern, is never made by the repair', async () => {
+  it("another key's network, or a name that is not runpod's pattern, is never made by the repair", async () => {
     const engine = racy();
     const repaired = withNetworkRepair(engine, 'ci-1');
     engine.failNext('createContainer', new EngineRequestError('network runpod_default not found', 404));

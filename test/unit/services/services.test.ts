@@ -42,7 +42,7 @@ describe('names', () => {
     assert.equal(namespaceNetwork('data', 'ci-7'), 'runpod_data.ci-7');
     assert.equal(serviceContainerName('data', 'db', 'ci-7'), 'runpod_svc_db_data.ci-7');
   });
-  it('the bare name only on its own namespace\'s network; the qualified forms everywhere', () => {
+  it("the bare name only on its own namespace's network; the qualified forms everywhere", () => {
     assert.deepEqual(serviceDnsNames('db', 'data', true), ['db', 'db.data', 'db.data.svc', 'db.data.svc.cluster.local']);
     assert.deepEqual(serviceDnsNames('db', 'data', false), ['db.data', 'db.data.svc', 'db.data.svc.cluster.local']);
     assert.deepEqual(podDnsNames('web-0', 'nginx', 'default'), ['web-0.nginx', 'web-0.nginx.default', 'web-0.nginx.default.svc', 'web-0.nginx.default.svc.cluster.local']);
@@ -54,26 +54,51 @@ describe('names', () => {
 
 describe('endpoints', () => {
   it('selected, ready pods with an address, a named targetPort resolved per pod, in name order', () => {
-    const pods = [pod('db-b', { ports: [{ name: 'pg', containerPort: 7000 }] }), pod('db-a'), pod('other', { labels: { app: 'web' } }), pod('db-c', { ready: false }), pod('db-d', { ip: undefined }), pod('db-e', { namespace: 'x' })];
+    const pods = [
+      pod('db-b', { ports: [{ name: 'pg', containerPort: 7000 }] }),
+      pod('db-a'),
+      pod('other', { labels: { app: 'web' } }),
+      pod('db-c', { ready: false }),
+      pod('db-d', { ip: undefined }),
+      pod('db-e', { namespace: 'x' }),
+    ];
     const [pg] = serviceEndpoints(svc(), pods);
-    assert.deepEqual(pg!.backends.map((b) => `${b.pod}@${b.ip}:${b.port}`), ['db-a@10.0.0.4:6543', 'db-b@10.0.0.4:7000']);
+    assert.deepEqual(
+      pg!.backends.map((b) => `${b.pod}@${b.ip}:${b.port}`),
+      ['db-a@10.0.0.4:6543', 'db-b@10.0.0.4:7000'],
+    );
   });
   it('publishNotReadyAddresses takes pods that are not ready', () => {
     const [pg] = serviceEndpoints(svc({ publishNotReadyAddresses: true }), [pod('db-a', { ready: false })]);
     assert.equal(pg!.backends.length, 1);
   });
   it('a pod without the named port is no endpoint of that port; a numbered targetPort is taken as it is', () => {
-    const s = svc({ ports: [{ name: 'pg', protocol: 'TCP', port: 5432, targetPort: 'pg' }, { name: 'm', protocol: 'UDP', port: 53, targetPort: 5353 }] });
+    const s = svc({
+      ports: [
+        { name: 'pg', protocol: 'TCP', port: 5432, targetPort: 'pg' },
+        { name: 'm', protocol: 'UDP', port: 53, targetPort: 5353 },
+      ],
+    });
     const [pg, m] = serviceEndpoints(s, [pod('db-a', { ports: [] })]);
     assert.equal(pg!.backends.length, 0);
-    assert.deepEqual(m!.backends.map((b) => b.port), [5353]);
+    assert.deepEqual(
+      m!.backends.map((b) => b.port),
+      [5353],
+    );
   });
   it('no selector selects nothing', () => {
     const { selector: _none, ...rest } = svc();
     assert.equal(serviceEndpoints(rest, [pod('db-a')])[0]!.backends.length, 0);
   });
   it('endpointPods: labels and ports from the infra container, the address on the network, ready while nothing restarts', () => {
-    const labels = (c: string, extra: Record<string, string> = {}) => ({ 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.pod.name': 'db-a', 'io.kubernetes.pod.namespace': 'default', 'io.kubernetes.container.name': c, 'app.kubernetes.io/managed-by': 'runpod', ...extra });
+    const labels = (c: string, extra: Record<string, string> = {}) => ({
+      'io.kubernetes.pod.uid': 'u1',
+      'io.kubernetes.pod.name': 'db-a',
+      'io.kubernetes.pod.namespace': 'default',
+      'io.kubernetes.container.name': c,
+      'app.kubernetes.io/managed-by': 'runpod',
+      ...extra,
+    });
     const infra = { id: 'i1', name: 'k8s_POD', labels: labels('POD', { app: 'db', 'io.runpod.ports': '[{"name":"pg","containerPort":6543}]' }), state: 'running', created: 1 };
     const app = { id: 'a1', name: 'k8s_db', labels: labels('db'), state: 'running', created: 1 };
     const [p] = endpointPods([infra, app], { i1: { ipv4: '10.1.0.5' } });
@@ -86,7 +111,14 @@ describe('endpoints', () => {
 describe('rules', () => {
   it("random choice with kube-proxy's probabilities, the last rule taking the rest; masquerade; nothing for no backend", () => {
     const text = serviceRules([
-      { port: { protocol: 'TCP', port: 80, targetPort: 8080 }, backends: [{ pod: 'a', uid: 'a', ip: '10.0.0.2', port: 8080 }, { pod: 'b', uid: 'b', ip: '10.0.0.3', port: 8080 }, { pod: 'c', uid: 'c', ip: '10.0.0.4', port: 8080 }] },
+      {
+        port: { protocol: 'TCP', port: 80, targetPort: 8080 },
+        backends: [
+          { pod: 'a', uid: 'a', ip: '10.0.0.2', port: 8080 },
+          { pod: 'b', uid: 'b', ip: '10.0.0.3', port: 8080 },
+          { pod: 'c', uid: 'c', ip: '10.0.0.4', port: 8080 },
+        ],
+      },
       { port: { protocol: 'UDP', port: 53, targetPort: 5353 }, backends: [] },
     ]);
     assert.equal(
@@ -109,7 +141,18 @@ describe('rules', () => {
     );
   });
   it('ClientIP: a client seen within the timeout goes back to its backend', () => {
-    const text = serviceRules([{ port: { protocol: 'TCP', port: 80, targetPort: 80 }, backends: [{ pod: 'a', uid: 'a', ip: '10.0.0.2', port: 80 }, { pod: 'b', uid: 'b', ip: '10.0.0.3', port: 80 }] }], 600);
+    const text = serviceRules(
+      [
+        {
+          port: { protocol: 'TCP', port: 80, targetPort: 80 },
+          backends: [
+            { pod: 'a', uid: 'a', ip: '10.0.0.2', port: 80 },
+            { pod: 'b', uid: 'b', ip: '10.0.0.3', port: 80 },
+          ],
+        },
+      ],
+      600,
+    );
     const lines = text.split('\n');
     const check = lines.findIndex((l) => l.includes('--rcheck --seconds 600') && l.includes('RUNPOD-EP-0-0'));
     const random = lines.findIndex((l) => l.includes('--probability 0.5000000000 -j RUNPOD-EP-0-0'));
@@ -120,7 +163,17 @@ describe('rules', () => {
 
 describe('the Service container', () => {
   it('answers to the Service names on its network; NodePort publishes at nodePort or a chosen port; ClusterIP only under --publish-all', () => {
-    const np = serviceContainerSpec(svc({ type: 'NodePort', ports: [{ protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }, { protocol: 'UDP', port: 53, targetPort: 53 }] }), 'runpod_default', 'pause');
+    const np = serviceContainerSpec(
+      svc({
+        type: 'NodePort',
+        ports: [
+          { protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 },
+          { protocol: 'UDP', port: 53, targetPort: 53 },
+        ],
+      }),
+      'runpod_default',
+      'pause',
+    );
     assert.deepEqual(np.HostConfig?.PortBindings, { '80/tcp': [{ HostIp: '', HostPort: '30080' }], '53/udp': [{ HostIp: '', HostPort: '' }] });
     assert.deepEqual(np.NetworkingConfig?.EndpointsConfig?.runpod_default?.Aliases, ['db', 'db.default', 'db.default.svc', 'db.default.svc.cluster.local']);
     assert.deepEqual(serviceContainerSpec(svc(), 'runpod_default', 'pause').HostConfig?.PortBindings, {});
@@ -145,10 +198,17 @@ describe('a headless Service on the engine', () => {
       assert.deepEqual([record?.name, record?.running, record?.service?.headless], ['web', false, true]);
       const info = await engine.inspectContainer(serviceContainerName('default', 'web', undefined));
       assert.equal(info?.HostConfig.NetworkMode, 'none', 'on no network: nothing resolves to it');
-      assert.deepEqual((await describeServices(engine, [record!.service!], undefined)).map((s) => [s.name, s.type, s.ip]), [['web', 'headless', undefined]]);
+      assert.deepEqual(
+        (await describeServices(engine, [record!.service!], undefined)).map((s) => [s.name, s.type, s.ip]),
+        [['web', 'headless', undefined]],
+      );
       // A second run changes nothing; a run where the Service has a cluster IP replaces the record with a running container.
       await setUpCluster(engine, { namespaces: ['default'], services: [headless], project: undefined, image: 'pause' });
-      assert.deepEqual((await listServiceContainers(engine)).map((c) => c.id), [record!.id], 'the same record');
+      assert.deepEqual(
+        (await listServiceContainers(engine)).map((c) => c.id),
+        [record!.id],
+        'the same record',
+      );
       await setUpCluster(engine, { namespaces: ['default'], services: [svc({ name: 'web' })], project: undefined, image: 'pause' });
       const [now] = await listServiceContainers(engine);
       assert.deepEqual([now?.running, now?.service?.headless], [true, false]);

@@ -92,7 +92,10 @@ describe('MemoryEngine: containers as Docker 20.10 keeps them', () => {
     const a = await e.createContainer('ctr-a', { Image: image, Labels: podLabels('a') });
     await e.createContainer('ctr-b', { Image: image, Labels: podLabels('b', 'uid-2') });
     await e.createContainer('ctr-c', { Image: image });
-    assert.deepEqual((await e.listContainers([...podSelector('default', 'web'), `${Label.podUid}=uid-1`])).map((c) => c.id), [a]);
+    assert.deepEqual(
+      (await e.listContainers([...podSelector('default', 'web'), `${Label.podUid}=uid-1`])).map((c) => c.id),
+      [a],
+    );
     assert.equal((await e.listContainers([Label.podUid])).length, 2);
     assert.equal((await e.listContainers([])).length, 3);
     const [summary] = await e.listContainers([`${Label.containerName}=a`]);
@@ -195,7 +198,7 @@ describe('MemoryEngine: the restart manager', () => {
     assert.equal(e.peek(never)?.RestartCount, 0);
   });
 
-  it('a restart that cannot join the infra container\'s network leaves the container exited for good, with Error', async () => {
+  it("a restart that cannot join the infra container's network leaves the container exited for good, with Error", async () => {
     const e = engineWith();
     const { infra, app: id } = await pod(e);
     await e.stopContainer(infra, 0);
@@ -240,7 +243,10 @@ describe('MemoryEngine: a manual stop does not restart', () => {
     assert.equal(info?.RestartCount, 0);
     assert.equal(info?.State.Pid, 0);
     assert.deepEqual(actions(e, id).slice(2), ['kill', 'kill', 'die', 'stop']);
-    assert.deepEqual(e.eventsSent.filter((ev) => ev.id === id && ev.action === 'kill').map((ev) => ev.labels.signal), ['15', '9']);
+    assert.deepEqual(
+      e.eventsSent.filter((ev) => ev.id === id && ev.action === 'kill').map((ev) => ev.labels.signal),
+      ['15', '9'],
+    );
     // Stopping again, or a container that is gone: nothing to do, as DockerEngine answers 304 and 404.
     await e.stopContainer(id, 10);
     await e.stopContainer('no-such', 10);
@@ -270,7 +276,7 @@ describe('MemoryEngine: a manual stop does not restart', () => {
 });
 
 describe('MemoryEngine: update and remove, as Docker answers them', () => {
-  it('updateRestartPolicy: sets the policy (event update); missing is fine; dead or removing is Docker\'s 500', async () => {
+  it("updateRestartPolicy: sets the policy (event update); missing is fine; dead or removing is Docker's 500", async () => {
     const e = engineWith();
     const { app: id } = await pod(e);
     await e.updateRestartPolicy(id, 'no');
@@ -308,7 +314,10 @@ describe('MemoryEngine: update and remove, as Docker answers them', () => {
   it('remove: a running container needs force (409); force kills then destroys; missing resolves', async () => {
     const e = engineWith();
     const { app: id } = await pod(e);
-    await assert.rejects(e.removeContainer(id), (err: unknown) => err instanceof EngineRequestError && err.statusCode === 409 && /You cannot remove a running container/.test(err.message));
+    await assert.rejects(
+      e.removeContainer(id),
+      (err: unknown) => err instanceof EngineRequestError && err.statusCode === 409 && /You cannot remove a running container/.test(err.message),
+    );
     await e.removeContainer(id, { force: true });
     assert.equal(await e.inspectContainer(id), undefined);
     assert.deepEqual(actions(e, id).slice(2), ['kill', 'die', 'destroy']);
@@ -321,7 +330,10 @@ describe('MemoryEngine: update and remove, as Docker answers them', () => {
     const e = engineWith();
     const { app: id } = await pod(e);
     e.refuseRemoval(id, 'unable to remove filesystem');
-    await assert.rejects(e.removeContainer(id, { force: true }), (err: unknown) => err instanceof EngineRequestError && err.statusCode === 500 && err.message === 'unable to remove filesystem');
+    await assert.rejects(
+      e.removeContainer(id, { force: true }),
+      (err: unknown) => err instanceof EngineRequestError && err.statusCode === 500 && err.message === 'unable to remove filesystem',
+    );
     assert.equal(e.peek(id)?.State.Status, 'dead');
     assert.equal(e.peek(id)?.State.Dead, true);
     await assert.rejects(e.startContainer(id), /marked for removal/);
@@ -369,9 +381,24 @@ describe('MemoryEngine: scripted faults', () => {
     const e = engineWith();
     const { app: id } = await pod(e);
     const errors: Error[] = [];
-    await e.subscribeEvents([managedSelector], () => undefined, (err) => errors.push(err));
+    await e.subscribeEvents(
+      [managedSelector],
+      () => undefined,
+      (err) => errors.push(err),
+    );
     e.goDown();
-    const calls = [() => e.ping(), () => e.inspectContainer(id), () => e.listContainers([]), () => e.stopContainer(id, 0), () => e.subscribeEvents([], () => undefined, () => undefined)];
+    const calls = [
+      () => e.ping(),
+      () => e.inspectContainer(id),
+      () => e.listContainers([]),
+      () => e.stopContainer(id, 0),
+      () =>
+        e.subscribeEvents(
+          [],
+          () => undefined,
+          () => undefined,
+        ),
+    ];
     for (const call of calls) {
       await assert.rejects(call(), (err: unknown) => err instanceof EngineUnreachableError && err.address === 'memory://test' && err.reason === 'connect ECONNREFUSED');
     }
@@ -386,17 +413,24 @@ describe('MemoryEngine: scripted faults', () => {
 });
 
 describe('MemoryEngine: events', () => {
-  it('filtered by label, delivered asynchronously, with the container\'s labels, name, image and exitCode as Docker\'s attributes', async () => {
+  it("filtered by label, delivered asynchronously, with the container's labels, name, image and exitCode as Docker's attributes", async () => {
     const e = engineWith();
     const got: EngineEvent[] = [];
-    await e.subscribeEvents([managedSelector, `${Label.podUid}=uid-1`], (ev) => got.push(ev), () => assert.fail('no error'));
+    await e.subscribeEvents(
+      [managedSelector, `${Label.podUid}=uid-1`],
+      (ev) => got.push(ev),
+      () => assert.fail('no error'),
+    );
     const mine = await e.createContainer('mine', app('a', 'no'));
     await e.createContainer('other', { Image: image, Labels: podLabels('a', 'uid-2') });
     await e.startContainer(mine);
     e.crash(mine, 3);
     assert.equal(got.length, 0, 'nothing is delivered within the call that caused it');
     await e.flushEvents();
-    assert.deepEqual(got.map((ev) => ev.action), ['create', 'start', 'die']);
+    assert.deepEqual(
+      got.map((ev) => ev.action),
+      ['create', 'start', 'die'],
+    );
     const die = got[2]!;
     assert.equal(die.type, 'container');
     assert.equal(die.id, mine);
@@ -405,13 +439,17 @@ describe('MemoryEngine: events', () => {
     assert.equal(die.labels.image, image);
     assert.equal(die.labels[Label.podUid], 'uid-1');
     assert.ok(die.timeNano > 0);
-    assert.equal(e.eventsSent.length, 4, 'the other pod\'s create was sent, to no one');
+    assert.equal(e.eventsSent.length, 4, "the other pod's create was sent, to no one");
   });
 
   it('a closed subscription receives nothing, not even events already on their way', async () => {
     const e = engineWith();
     const got: string[] = [];
-    const sub = await e.subscribeEvents([], (ev) => got.push(ev.action), () => assert.fail('no error after close'));
+    const sub = await e.subscribeEvents(
+      [],
+      (ev) => got.push(ev.action),
+      () => assert.fail('no error after close'),
+    );
     await e.createContainer('ctr-a', { Image: image });
     sub.close();
     await e.createContainer('ctr-b', { Image: image });
@@ -441,7 +479,10 @@ describe('MemoryEngine: images, volumes, exec', () => {
     const v = await e.createVolume('vol1', { labels: { [Label.managedBy]: 'runpod' } });
     assert.equal(v.mountpoint, '/memory/volumes/vol1/_data');
     assert.deepEqual((await e.createVolume('vol1', { labels: { other: 'x' } })).labels, { [Label.managedBy]: 'runpod' });
-    assert.deepEqual((await e.listVolumes([managedSelector])).map((x) => x.name), ['vol1']);
+    assert.deepEqual(
+      (await e.listVolumes([managedSelector])).map((x) => x.name),
+      ['vol1'],
+    );
     const id = await e.createContainer('ctr-a', { Image: image, HostConfig: { Mounts: [{ Type: 'volume', Source: 'vol1', Target: '/data' }] } });
     assert.equal(e.peek(id)?.Mounts[0]?.Name, 'vol1');
     await assert.rejects(e.removeVolume('vol1'), (err: unknown) => err instanceof EngineRequestError && err.statusCode === 409);

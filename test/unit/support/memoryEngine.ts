@@ -29,7 +29,16 @@ import { EngineRequestError, NameConflictError } from '../../../src/engine/ports
 import type { EngineInfo, HostInfo } from '../../../src/engine/ports/host.js';
 import type { ImageSummary, PullProgress, RegistryAuth } from '../../../src/engine/ports/images.js';
 import type { NetworkInfo } from '../../../src/engine/ports/networks.js';
-import type { ContainerStats, EngineEvent, EventSubscription, ExecCaptureResult, ExecOptions, LogStreamOptions, LogsOptions, OutputStream } from '../../../src/engine/ports/streams.js';
+import type {
+  ContainerStats,
+  EngineEvent,
+  EventSubscription,
+  ExecCaptureResult,
+  ExecOptions,
+  LogStreamOptions,
+  LogsOptions,
+  OutputStream,
+} from '../../../src/engine/ports/streams.js';
 import type { VolumeCreate, VolumeInfo, VolumeSummary } from '../../../src/engine/ports/volumes.js';
 import { EngineUnreachableError } from '../../../src/errors.js';
 import type { EngineFacts } from '../../../src/engine/ports/facts.js';
@@ -48,10 +57,7 @@ export type EngineResult<M extends EngineMethod> = Awaited<ReturnType<EngineFn<M
  * Wraps one method's calls: `next` is the engine's own handling (with goDown and failNext applied); call it to
  * let the call through (with these or other arguments), or answer without it. Later hooks wrap earlier ones.
  */
-export type CallHook<M extends EngineMethod> = (
-  args: EngineArgs<M>,
-  next: (...args: EngineArgs<M>) => Promise<EngineResult<M>>,
-) => Promise<EngineResult<M>>;
+export type CallHook<M extends EngineMethod> = (args: EngineArgs<M>, next: (...args: EngineArgs<M>) => Promise<EngineResult<M>>) => Promise<EngineResult<M>>;
 
 export type ContainerStatus = 'created' | 'running' | 'paused' | 'restarting' | 'removing' | 'exited' | 'dead';
 export type RestartPolicyName = 'no' | 'always' | 'on-failure' | 'unless-stopped';
@@ -359,7 +365,13 @@ export class MemoryEngine implements Engine {
     this.restartDelay = options.restartDelayMs ?? 0;
     this.address = options.address ?? 'memory://test';
     this.racyNetworkCreate = options.racyNetworkCreate ?? false;
-    this.engineFacts = options.facts ?? { version: '20.10.24', apiVersion: '1.41', security: { apparmor: false, seccomp: true, selinux: false, rootless: false, cgroupns: false }, cgroupVersion: '1', cgroupDriver: 'cgroupfs' };
+    this.engineFacts = options.facts ?? {
+      version: '20.10.24',
+      apiVersion: '1.41',
+      security: { apparmor: false, seccomp: true, selinux: false, rootless: false, cgroupns: false },
+      cgroupVersion: '1',
+      cgroupDriver: 'cgroupfs',
+    };
     for (const i of options.images ?? []) {
       if (typeof i === 'string') this.addImage(i);
       else this.addImage(i.ref, i);
@@ -715,7 +727,8 @@ export class MemoryEngine implements Engine {
       if (c.running && !force) {
         // daemon/delete.go cleanupContainer.
         const state = statusOf(c);
-        const procedure = state === 'paused' ? 'Unpause and then stop the container before attempting removal or force remove' : 'Stop the container before attempting removal or force remove';
+        const procedure =
+          state === 'paused' ? 'Unpause and then stop the container before attempting removal or force remove' : 'Stop the container before attempting removal or force remove';
         throw new EngineRequestError(`You cannot remove a ${state} container ${c.id}. ${procedure}`, 409);
       }
       if (c.running) {
@@ -759,9 +772,12 @@ export class MemoryEngine implements Engine {
       // daemon/update.go (verifyContainerResources): the smallest memory limit, and a limit above the swap limit
       // needs the swap limit with it; a zero leaves the setting unchanged.
       if (u.Memory !== undefined && u.Memory !== 0 && u.Memory < 6 * 1024 * 1024) throw new EngineRequestError('Minimum memory limit allowed is 6MB', 400);
-      const swap = u.MemorySwap ?? (c.hostConfig.MemorySwap ?? 0);
+      const swap = u.MemorySwap ?? c.hostConfig.MemorySwap ?? 0;
       if (u.Memory !== undefined && u.Memory !== 0 && swap > 0 && u.Memory > swap) {
-        throw new EngineRequestError(`Cannot update container ${c.id}: Memory limit should be smaller than already set memoryswap limit, update the memoryswap at the same time`, 500);
+        throw new EngineRequestError(
+          `Cannot update container ${c.id}: Memory limit should be smaller than already set memoryswap limit, update the memoryswap at the same time`,
+          500,
+        );
       }
       for (const [k, v] of Object.entries(u) as [keyof ResourceUpdate, number | undefined][]) if (v !== undefined && v !== 0) c.hostConfig[k] = v;
       this.emit(c, 'update');
@@ -912,7 +928,8 @@ export class MemoryEngine implements Engine {
         { status: 'Pull complete', id: layer },
         { status: `Digest: sha256:${hex64(`digest:${key}`)}` },
         { status: `Status: Downloaded newer image for ${r}` },
-      ]) progress?.(line);
+      ])
+        progress?.(line);
       this.addImage(r, spec);
     });
   }

@@ -9,7 +9,7 @@ describe('Deadline', () => {
   const timeout = Deadline.after(1_000, 5_000, '--timeout');
   const job = Deadline.after(1_000, 2_000, "job/x's deadline");
 
-  it('the earlier of two holds; a tie and an unbounded one keep the run\'s own', () => {
+  it("the earlier of two holds; a tie and an unbounded one keep the run's own", () => {
     assert.equal(timeout.within(job).by, "job/x's deadline");
     assert.equal(timeout.within(job).at, 3_000);
     assert.equal(timeout.within(Deadline.after(1_000, 5_000, "job/y's deadline")).by, '--timeout');

@@ -33,8 +33,22 @@ function makePlan(): PodPlan {
 function inst(plan: PodPlan, name: string, extra: Partial<ObservedContainer> = {}): ObservedContainer {
   const hash = name === 'POD' ? plan.hash : plan.containers.find((c) => c.name === name)!.hash;
   return {
-    id: `${name}-id`, dockerName: `k8s_${name}`, name, attempt: 0, hash, podUid: plan.uid, state: 'running', exitCode: 0, oomKilled: false,
-    error: '', startedAt: 1000, restartCount: 0, engineRestartPolicy: name === 'POD' ? 'unless-stopped' : 'always', image: 'busybox:1', imageId: 'x', ...extra,
+    id: `${name}-id`,
+    dockerName: `k8s_${name}`,
+    name,
+    attempt: 0,
+    hash,
+    podUid: plan.uid,
+    state: 'running',
+    exitCode: 0,
+    oomKilled: false,
+    error: '',
+    startedAt: 1000,
+    restartCount: 0,
+    engineRestartPolicy: name === 'POD' ? 'unless-stopped' : 'always',
+    image: 'busybox:1',
+    imageId: 'x',
+    ...extra,
   };
 }
 
@@ -62,12 +76,30 @@ describe('probe conditions in check', () => {
   const base = { plan, observed, previous: new Map(), createdThisRun: new Set<string>(), syncErrors: new Map(), lastExitCodes: new Map(), now: 10_000, settleMs: 100 };
   const rows: Array<{ name: string; mode: 'running' | 'ready'; status?: ContainerProbeStatus; ok: boolean; reason: RegExp }> = [
     { name: 'ready mode, probes not run yet', mode: 'ready', ok: false, reason: /its probes have not run yet/ },
-    { name: 'ready mode, startup not passed', mode: 'ready', status: status({ started: false, ready: false, last: { startup: { ok: false, output: 'exit 1' } } }), ok: false, reason: /^not started: startup probe \(exec \[true\]\) failed: exit 1$/ },
-    { name: 'ready mode, readiness failing', mode: 'ready', status: status({ ready: false, last: { readiness: { ok: false, output: 'ECONNREFUSED' } } }), ok: false, reason: /^not ready: readiness probe \(tcpSocket <pod>:80\) failed: ECONNREFUSED$/ },
+    {
+      name: 'ready mode, startup not passed',
+      mode: 'ready',
+      status: status({ started: false, ready: false, last: { startup: { ok: false, output: 'exit 1' } } }),
+      ok: false,
+      reason: /^not started: startup probe \(exec \[true\]\) failed: exit 1$/,
+    },
+    {
+      name: 'ready mode, readiness failing',
+      mode: 'ready',
+      status: status({ ready: false, last: { readiness: { ok: false, output: 'ECONNREFUSED' } } }),
+      ok: false,
+      reason: /^not ready: readiness probe \(tcpSocket <pod>:80\) failed: ECONNREFUSED$/,
+    },
     { name: 'ready mode, ready', mode: 'ready', status: status({}), ok: true, reason: /^ready$/ },
     { name: 'a status of an older start does not count', mode: 'ready', status: status({ startedAt: 500 }), ok: false, reason: /not run yet/ },
     { name: 'running mode ignores readiness', mode: 'running', status: status({ ready: false }), ok: true, reason: /^running$/ },
-    { name: 'running mode, liveness failed: being restarted', mode: 'running', status: status({ kill: { kind: 'liveness', output: 'timeout', gracePeriodSeconds: 0 } }), ok: false, reason: /liveness probe \(\?\) failed: timeout; restarting it/ },
+    {
+      name: 'running mode, liveness failed: being restarted',
+      mode: 'running',
+      status: status({ kill: { kind: 'liveness', output: 'timeout', gracePeriodSeconds: 0 } }),
+      ok: false,
+      reason: /liveness probe \(\?\) failed: timeout; restarting it/,
+    },
   ];
   for (const row of rows) {
     it(row.name, () => {

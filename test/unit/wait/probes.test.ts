@@ -51,7 +51,10 @@ describe('grpc health protocol encoding', () => {
 });
 
 describe('grpc probe against an in-process grpc.health.v1 server', () => {
-  const statuses = new Map<string, number>([['', 1], ['db', 2]]);
+  const statuses = new Map<string, number>([
+    ['', 1],
+    ['db', 2],
+  ]);
   const seen: { service: string; contentType: string | undefined; te: string | undefined }[] = [];
   const server = http2.createServer();
   let port = 0;
@@ -81,7 +84,7 @@ describe('grpc probe against an in-process grpc.health.v1 server', () => {
   });
   after(() => server.close());
 
-  it('SERVING passes, and the request is a gRPC call with the probe\'s service', async () => {
+  it("SERVING passes, and the request is a gRPC call with the probe's service", async () => {
     const r = await grpcProbe({ type: 'grpc', port: 1, service: '' }, ctx(port));
     assert.deepEqual(r, { ok: true, output: 'service healthy' });
     assert.deepEqual(seen.at(-1), { service: '', contentType: 'application/grpc', te: 'trailers' });
@@ -124,7 +127,12 @@ describe('httpGet probe', () => {
     else if (req.url === '/redirect') res.writeHead(302, { location: '/ok' }).end();
     else if (req.url === '/away') res.writeHead(302, { location: 'http://elsewhere.invalid/' }).end();
     else if (req.url === '/slow') setTimeout(() => res.end('late'), 2000);
-    else if (req.url === '/html') res.writeHead(500).end(`<html>\r\n<head><title>500 Internal Server Error</title></head>\r\n<body>\r\n<center><h1>500 Internal Server Error</h1></center>\r\n${'x'.repeat(400)}\r\n</body>\r\n</html>\r\n`);
+    else if (req.url === '/html')
+      res
+        .writeHead(500)
+        .end(
+          `<html>\r\n<head><title>500 Internal Server Error</title></head>\r\n<body>\r\n<center><h1>500 Internal Server Error</h1></center>\r\n${'x'.repeat(400)}\r\n</body>\r\n</html>\r\n`,
+        );
     else res.writeHead(503).end('warming up');
   });
   let port = 0;
@@ -150,8 +158,14 @@ describe('httpGet probe', () => {
       assert.match(r.output, row.output);
     });
   }
-  it('sends kube-probe\'s User-Agent and Accept unless the probe sets them, and the probe\'s headers', async () => {
-    await httpProbe(h('/ok', [{ name: 'X-Probe', value: 'yes' }, { name: 'Host', value: 'example.test' }]), ctx(port));
+  it("sends kube-probe's User-Agent and Accept unless the probe sets them, and the probe's headers", async () => {
+    await httpProbe(
+      h('/ok', [
+        { name: 'X-Probe', value: 'yes' },
+        { name: 'Host', value: 'example.test' },
+      ]),
+      ctx(port),
+    );
     const last = requests.at(-1)!;
     assert.equal(last['user-agent'], 'kube-probe/runpod');
     assert.equal(last.accept, '*/*');

@@ -20,7 +20,6 @@ const run = (engine: MemoryEngine, plan: PodPlan): Promise<PodOutcome> => runUnt
 const limits = (cpu: string, memory: string): Record<string, unknown> => ({ resources: { limits: { cpu, memory } } });
 const restartOn = (resource: 'cpu' | 'memory'): Record<string, unknown> => ({ resizePolicy: [{ resourceName: resource, restartPolicy: 'RestartContainer' }] });
 
-
 async function mainInstances(engine: MemoryEngine, plan: PodPlan) {
   return (await observePod(engine, plan.namespace, plan.name)).containers.get('main') ?? [];
 }
@@ -52,11 +51,18 @@ describe('resizeChange: how the applied resources become the planned ones', () =
     assert.deepEqual(resizeChange(r(50_000, 0), r(0, 0)), { kind: 'update', update: { CpuQuota: -1 }, what: 'cpu limit 500m -> none' });
     assert.deepEqual(engineResources({ CpuQuota: -1, CpuPeriod: 100_000, CpuShares: 2 }), r(0, 0));
   });
-  it('a memory limit: with swap twice it, as Docker\'s create gives', () => {
-    assert.deepEqual(resizeChange(r(0, 64 * 1024 ** 2), r(0, 128 * 1024 ** 2)), { kind: 'update', update: { Memory: 128 * 1024 ** 2, MemorySwap: 256 * 1024 ** 2 }, what: 'memory limit 64Mi -> 128Mi' });
+  it("a memory limit: with swap twice it, as Docker's create gives", () => {
+    assert.deepEqual(resizeChange(r(0, 64 * 1024 ** 2), r(0, 128 * 1024 ** 2)), {
+      kind: 'update',
+      update: { Memory: 128 * 1024 ** 2, MemorySwap: 256 * 1024 ** 2 },
+      what: 'memory limit 64Mi -> 128Mi',
+    });
   });
-  it('a memory limit removed: Docker\'s update leaves a zero alone, so the container is replaced', () => {
-    assert.deepEqual(resizeChange(r(0, 64 * 1024 ** 2), r(0, 0)), { kind: 'replace', why: 'its memory limit was removed (64Mi -> none), which Docker\'s update cannot do in place' });
+  it("a memory limit removed: Docker's update leaves a zero alone, so the container is replaced", () => {
+    assert.deepEqual(resizeChange(r(0, 64 * 1024 ** 2), r(0, 0)), {
+      kind: 'replace',
+      why: "its memory limit was removed (64Mi -> none), which Docker's update cannot do in place",
+    });
   });
 });
 
@@ -68,10 +74,17 @@ describe('resizePolicy in the run-once loop', () => {
     const [before] = await mainInstances(engine, planOf({}));
     const out = await run(engine, planOf(limits('1500m', '128Mi')));
     assert.equal(out.status, 'succeeded', out.reason);
-    assert.deepEqual(out.results.map((r) => `${r.action.kind}:${r.ok}`), ['resize:true']);
+    assert.deepEqual(
+      out.results.map((r) => `${r.action.kind}:${r.ok}`),
+      ['resize:true'],
+    );
     assert.equal(out.results[0]!.action.reason, 'its resources changed (cpu limit 500m -> 1500m, memory limit 64Mi -> 128Mi); resizePolicy NotRequired applies them in place');
     const after = await mainInstances(engine, planOf({}));
-    assert.deepEqual(after.map((c) => c.id), [before!.id], 'the same instance');
+    assert.deepEqual(
+      after.map((c) => c.id),
+      [before!.id],
+      'the same instance',
+    );
     const host = engine.peek(before!.id)!.HostConfig;
     assert.deepEqual([host.CpuQuota, host.Memory, host.MemorySwap], [150_000, 128 * 1024 ** 2, 256 * 1024 ** 2]);
     assert.deepEqual((await run(engine, planOf(limits('1500m', '128Mi')))).results, [], 'then nothing is left to do');
@@ -82,7 +95,10 @@ describe('resizePolicy in the run-once loop', () => {
     await run(engine, planOf({ ...limits('500m', '64Mi'), ...restartOn('cpu') }));
     const out = await run(engine, planOf({ ...limits('1', '64Mi'), ...restartOn('cpu') }));
     assert.equal(out.status, 'succeeded', out.reason);
-    assert.deepEqual(out.results.map((r) => r.action.kind), ['remove', 'create']);
+    assert.deepEqual(
+      out.results.map((r) => r.action.kind),
+      ['remove', 'create'],
+    );
     assert.match(out.results[0]!.action.reason, /^its spec changed/);
     assert.equal(engine.callCount('updateResources'), 0);
   });
@@ -92,7 +108,10 @@ describe('resizePolicy in the run-once loop', () => {
     await run(engine, planOf(limits('500m', '64Mi')));
     const out = await run(engine, planOf({ resources: { limits: { cpu: '500m' } } }));
     assert.equal(out.status, 'succeeded', out.reason);
-    assert.deepEqual(out.results.map((r) => r.action.kind), ['remove', 'create']);
+    assert.deepEqual(
+      out.results.map((r) => r.action.kind),
+      ['remove', 'create'],
+    );
     assert.match(out.results[0]!.action.reason, /memory limit was removed \(64Mi -> none\), which Docker's update cannot do in place/);
   });
 
@@ -102,10 +121,13 @@ describe('resizePolicy in the run-once loop', () => {
     engine.onCall('updateResources', () => Promise.reject(new EngineRequestError('Cannot update container: memory.max: device or resource busy', 500)));
     const out = await run(engine, planOf(limits('500m', '64Mi')));
     assert.equal(out.status, 'failed');
-    assert.match(out.reason, /device or resource busy \(a memory limit below what the container uses now is refused; raise it, or set resizePolicy memory: RestartContainer to replace the container instead\)/);
+    assert.match(
+      out.reason,
+      /device or resource busy \(a memory limit below what the container uses now is refused; raise it, or set resizePolicy memory: RestartContainer to replace the container instead\)/,
+    );
   });
 
-  it('a workload\'s pod with changed resources is outdated (its controller rolls it out, it does not resize)', async () => {
+  it("a workload's pod with changed resources is outdated (its controller rolls it out, it does not resize)", async () => {
     const engine = newEngine();
     await run(engine, planOf(limits('500m', '64Mi')));
     const observed = await observePod(engine, 'default', 'rs');

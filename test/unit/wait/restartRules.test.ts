@@ -36,7 +36,7 @@ function firstStartExits(engine: MemoryEngine, code: number): void {
 const rule42 = [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }];
 
 describe('container restartPolicyRules in the run-once loop', () => {
-  it('the engine restart policy is the container\'s own restartPolicy, not the pod\'s', () => {
+  it("the engine restart policy is the container's own restartPolicy, not the pod's", () => {
     const plan = planOf('own', 'Always', { restartPolicy: 'Never', restartPolicyRules: rule42 });
     assert.deepEqual(plan.containers[0]!.create.HostConfig?.RestartPolicy, { Name: 'no' });
     assert.deepEqual(plan.containers[0]!.restart, { policy: 'Never', rules: [{ operator: 'In', values: [42] }] });
@@ -51,7 +51,13 @@ describe('container restartPolicyRules in the run-once loop', () => {
     const out = await run(engine, plan);
     assert.equal(out.status, 'succeeded', out.reason);
     const list = (await observePod(engine, plan.namespace, plan.name)).containers.get('main') ?? [];
-    assert.deepEqual(list.map((c) => [c.attempt, c.state, c.exitCode]), [[1, 'running', 0], [0, 'exited', 42]]);
+    assert.deepEqual(
+      list.map((c) => [c.attempt, c.state, c.exitCode]),
+      [
+        [1, 'running', 0],
+        [0, 'exited', 42],
+      ],
+    );
     const create = out.results.find((r) => r.action.kind === 'create' && r.action.attempt === 1);
     assert.ok(create, 'a create of attempt 1');
     assert.equal(create.action.reason, 'it exited (code 42) and the engine will not restart it; restartPolicyRules (exit code in [42])');
@@ -75,7 +81,10 @@ describe('container restartPolicyRules in the run-once loop', () => {
     const out = await run(engine, plan);
     assert.equal(out.status, 'succeeded', out.reason);
     const list = (await observePod(engine, plan.namespace, plan.name)).containers.get('main') ?? [];
-    assert.deepEqual(list.map((c) => [c.attempt, c.state]), [[0, 'exited']]);
+    assert.deepEqual(
+      list.map((c) => [c.attempt, c.state]),
+      [[0, 'exited']],
+    );
   });
 });
 
@@ -83,7 +92,10 @@ describe('container restartPolicyRules in the run-once loop', () => {
 function initPlan(name: string, podPolicy: string, setup: Record<string, unknown>): PodPlan {
   const c = (n: string, more: Record<string, unknown>) => ({ name: n, image, imagePullPolicy: 'Never', command: ['sleep', '3600'], ...more }) as Container;
   const loaded = {
-    pod: { metadata: { name, namespace: 'default' }, spec: { restartPolicy: podPolicy, terminationGracePeriodSeconds: 0, initContainers: [c('setup', setup)], containers: [c('main', {})] } },
+    pod: {
+      metadata: { name, namespace: 'default' },
+      spec: { restartPolicy: podPolicy, terminationGracePeriodSeconds: 0, initContainers: [c('setup', setup)], containers: [c('main', {})] },
+    },
     source: { file: '<stdin>' },
     line: 1,
   } as LoadedPod;
@@ -100,8 +112,8 @@ function setupExits(engine: MemoryEngine, codes: number[]): void {
   });
 }
 
-describe('an init container\'s own restartPolicy and restartPolicyRules (Kubernetes 1.34) in the run-once loop', () => {
-  it('under the pod\'s Never, an exit its rule matches (42) runs it again; exit 0 then completes it and main starts', async () => {
+describe("an init container's own restartPolicy and restartPolicyRules (Kubernetes 1.34) in the run-once loop", () => {
+  it("under the pod's Never, an exit its rule matches (42) runs it again; exit 0 then completes it and main starts", async () => {
     const engine = newEngine();
     const plan = initPlan('init-rule', 'Never', { restartPolicy: 'Never', restartPolicyRules: rule42 });
     assert.deepEqual(plan.initContainers[0]!.restart, { policy: 'Never', rules: [{ operator: 'In', values: [42] }] });
@@ -109,7 +121,13 @@ describe('an init container\'s own restartPolicy and restartPolicyRules (Kuberne
     const out = await run(engine, plan);
     assert.equal(out.status, 'succeeded', out.reason);
     const setup = (await observePod(engine, plan.namespace, plan.name)).initContainers.get('setup') ?? [];
-    assert.deepEqual(setup.map((c) => [c.attempt, c.exitCode]), [[1, 0], [0, 42]]);
+    assert.deepEqual(
+      setup.map((c) => [c.attempt, c.exitCode]),
+      [
+        [1, 0],
+        [0, 42],
+      ],
+    );
     const again = out.results.find((r) => r.action.kind === 'create' && r.action.container === 'setup' && r.action.attempt === 1);
     assert.equal(again?.action.reason, 'init container setup exited with code 42; restartPolicyRules (exit code in [42]) runs it again');
   });
@@ -120,21 +138,21 @@ describe('an init container\'s own restartPolicy and restartPolicyRules (Kuberne
     assert.equal(out.status, 'failed');
     assert.match(out.reason, /exited with code 3 and restartPolicy Never and no restartPolicyRules entry matches exit code 3 will not restart it/);
   });
-  it('restartPolicy Never on an init container under the pod\'s Always: its first failure fails the pod (the documentation\'s fail-pod-if-init-fails)', async () => {
+  it("restartPolicy Never on an init container under the pod's Always: its first failure fails the pod (the documentation's fail-pod-if-init-fails)", async () => {
     const engine = newEngine();
     setupExits(engine, [1]);
     const out = await run(engine, initPlan('init-once', 'Always', { restartPolicy: 'Never' }));
     assert.equal(out.status, 'failed');
     assert.match(out.reason, /exited with code 1 and restartPolicy Never will not restart it/);
   });
-  it('without its own restartPolicy, the pod\'s decides as before (Always and OnFailure run a failure again, Never does not)', () => {
+  it("without its own restartPolicy, the pod's decides as before (Always and OnFailure run a failure again, Never does not)", () => {
     assert.deepEqual(initContainerRestart('Always'), { policy: 'OnFailure', rules: [] });
     assert.deepEqual(initContainerRestart('Never', {}), { policy: 'Never', rules: [] });
     assert.deepEqual(initContainerRestart('Never', { restartPolicy: 'OnFailure' }), { policy: 'OnFailure', rules: [] });
   });
 });
 
-describe('restartsAfterExit (Kubernetes: the first matching rule restarts, else the container\'s restartPolicy)', () => {
+describe("restartsAfterExit (Kubernetes: the first matching rule restarts, else the container's restartPolicy)", () => {
   const r = (policy: ContainerRestart['policy'], rules: ContainerRestart['rules'] = []): ContainerRestart => ({ policy, rules });
   const cases: Array<[string, ContainerRestart, number, boolean]> = [
     ['Always restarts 0', r('Always'), 0, true],
@@ -150,7 +168,7 @@ describe('restartsAfterExit (Kubernetes: the first matching rule restarts, else 
   ];
   for (const [name, restart, code, want] of cases) it(name, () => assert.equal(restartsAfterExit(restart, code), want));
 
-  it('the container\'s own policy overrides the pod\'s; none set inherits it', () => {
+  it("the container's own policy overrides the pod's; none set inherits it", () => {
     assert.equal(containerRestart({ restartPolicy: 'Never' }, 'Always').policy, 'Never');
     assert.equal(containerRestart({}, 'OnFailure').policy, 'OnFailure');
   });
@@ -159,12 +177,33 @@ describe('restartsAfterExit (Kubernetes: the first matching rule restarts, else 
 describe('--wait completed with container restart policies (a pod completes only when no container restarts always)', () => {
   const policies = (entries: [string, 'Always' | 'OnFailure' | 'Never'][]) => new Map(entries);
   it('a pod under Always whose containers keep it: refused as before', () => {
-    assert.equal(waitCompleted.impossibleFor('Always', policies([['a', 'Always']])), 'restartPolicy Always restarts containers forever; use restartPolicy Never or OnFailure, or --wait running');
+    assert.equal(
+      waitCompleted.impossibleFor('Always', policies([['a', 'Always']])),
+      'restartPolicy Always restarts containers forever; use restartPolicy Never or OnFailure, or --wait running',
+    );
   });
   it('a pod under Always whose every container says Never: it can complete', () => {
-    assert.equal(waitCompleted.impossibleFor('Always', policies([['a', 'Never'], ['b', 'OnFailure']])), undefined);
+    assert.equal(
+      waitCompleted.impossibleFor(
+        'Always',
+        policies([
+          ['a', 'Never'],
+          ['b', 'OnFailure'],
+        ]),
+      ),
+      undefined,
+    );
   });
   it('a pod under Never with one container that says Always: refused, naming it', () => {
-    assert.equal(waitCompleted.impossibleFor('Never', policies([['a', 'Never'], ['b', 'Always']])), 'container b restarts forever (restartPolicy Always); set its restartPolicy to Never or OnFailure, or use --wait running');
+    assert.equal(
+      waitCompleted.impossibleFor(
+        'Never',
+        policies([
+          ['a', 'Never'],
+          ['b', 'Always'],
+        ]),
+      ),
+      'container b restarts forever (restartPolicy Always); set its restartPolicy to Never or OnFailure, or use --wait running',
+    );
   });
 });

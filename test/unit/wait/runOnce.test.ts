@@ -93,7 +93,10 @@ describe('runPod on an in-memory engine', () => {
     const out = await run(engine, plan);
     assert.equal(out.status, 'succeeded');
     assert.equal(out.reason, 'every container is running');
-    assert.deepEqual(out.results.map((r) => `${r.action.kind}:${r.ok}`), ['createInfra:true', 'create:true']);
+    assert.deepEqual(
+      out.results.map((r) => `${r.action.kind}:${r.ok}`),
+      ['createInfra:true', 'create:true'],
+    );
     for (const r of out.results) assert.match(r.instance ?? '', /^[0-9a-f]{64}$/);
     const again = await run(engine, plan);
     assert.equal(again.status, 'succeeded');
@@ -167,7 +170,10 @@ describe('runPod on an in-memory engine', () => {
     assert.equal(out.retriesUsed, 0, 'housekeeping costs no retry');
     // The retire failed, and the refused removal left the instance dead, which the success pass tries to remove.
     assert.equal(warnings.length, 2, warnings.join('\n'));
-    assert.match(warnings[0]!, /keeping main's dead instance without a restart policy .* failed: the engine accepted the update, but the restart policy is still always, and could not remove it \(.*failed to remove root filesystem/);
+    assert.match(
+      warnings[0]!,
+      /keeping main's dead instance without a restart policy .* failed: the engine accepted the update, but the restart policy is still always, and could not remove it \(.*failed to remove root filesystem/,
+    );
     assert.match(warnings[1]!, /removing container main \(an older instance \(attempt 0\) is dead .*\) failed: .*failed to remove root filesystem/);
     assert.deepEqual(out.warnings, warnings);
   });
@@ -188,7 +194,12 @@ describe('runPod on an in-memory engine', () => {
     // removal, three times, and given up.
     assert.equal(engine.callCount('updateRestartPolicy', old), 1);
     assert.equal(engine.callCount('removeContainer', old), 4);
-    assert.ok(warnings.some((w) => /^cannot converge: removing container main \(an older instance \(attempt 0\) is dead .*failed to remove root filesystem.*; given up for this run$/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) =>
+        /^cannot converge: removing container main \(an older instance \(attempt 0\) is dead .*failed to remove root filesystem.*; given up for this run$/.test(w),
+      ),
+      warnings.join('\n'),
+    );
   });
 
   it('a start that keeps failing the same way ends with "cannot converge" and the engine\'s answer, not the whole budget', async () => {
@@ -197,13 +208,19 @@ describe('runPod on an in-memory engine', () => {
     engine.onCall('startContainer', async (args, next) => {
       const info = engine.peek(args[0]);
       if (info?.Config.Labels?.['io.kubernetes.container.name'] === 'POD') {
-        throw new (await import('../../../src/engine/ports/errors.js')).EngineRequestError('driver failed programming external connectivity on endpoint x: Bind for 0.0.0.0:28081 failed: port is already allocated', 500);
+        throw new (await import('../../../src/engine/ports/errors.js')).EngineRequestError(
+          'driver failed programming external connectivity on endpoint x: Bind for 0.0.0.0:28081 failed: port is already allocated',
+          500,
+        );
       }
       return next(...args);
     });
     const out = await run(engine, plan, { retries: 10 });
     assert.equal(out.status, 'failed');
-    assert.match(out.reason, /^cannot converge: starting infra container \(the infra container was created but not started\): host port 28081 is taken on the engine host by another container or process \(.*port is already allocated\) \(tried 3 times/);
+    assert.match(
+      out.reason,
+      /^cannot converge: starting infra container \(the infra container was created but not started\): host port 28081 is taken on the engine host by another container or process \(.*port is already allocated\) \(tried 3 times/,
+    );
     assert.ok(out.retriesUsed < 10, `${out.retriesUsed} retries`);
     const failed = out.results.filter((r) => !r.ok);
     assert.ok(failed.some((r) => r.action.kind === 'create' && r.error === 'not attempted: the infra container did not start'));
@@ -260,12 +277,15 @@ describe('runPod on an in-memory engine', () => {
 });
 
 describe('applyActions on an in-memory engine', () => {
-  it('returns one result per action, in the kubelet\'s order, with the instance each made', async () => {
+  it("returns one result per action, in the kubelet's order, with the instance each made", async () => {
     const engine = newEngine();
     const plan = planOf('apply');
     const d = decidePodActions(plan, await observePod(engine, plan.namespace, plan.name));
     const { results } = await applyActions(plan, d, { engine, images: new ImagePuller(engine, () => Promise.resolve(undefined)) });
-    assert.deepEqual(results.map((r) => r.action.kind), ['createInfra', 'create']);
+    assert.deepEqual(
+      results.map((r) => r.action.kind),
+      ['createInfra', 'create'],
+    );
     assert.ok(results.every((r) => r.ok && r.instance !== undefined && !r.housekeeping));
   });
 
@@ -292,7 +312,7 @@ describe('applyActions on an in-memory engine', () => {
   });
 });
 
-describe('OwnEvents: runpod\'s own requests do not wake the loop', () => {
+describe("OwnEvents: runpod's own requests do not wake the loop", () => {
   const e = (action: string, id = 'c1') => ({ type: 'container', action, id, labels: {}, timeNano: 0 });
   it('an expected start is consumed; the same event again, a die nobody asked for, wake', () => {
     const own = new OwnEvents(() => 1_000);
@@ -342,7 +362,10 @@ describe('a Job under restartPolicy OnFailure bounds the restarts, not the run-o
     const out = await running;
     assert.equal(out.status, 'failed', out.reason);
     assert.match(out.reason, /^the Job failed: 3 restarts; main: /);
-    assert.ok(seen.every((n, i) => i === 0 || n >= seen[i - 1]!), `told the restarts as they rose: ${seen.join(', ')}`);
+    assert.ok(
+      seen.every((n, i) => i === 0 || n >= seen[i - 1]!),
+      `told the restarts as they rose: ${seen.join(', ')}`,
+    );
     assert.equal(seen.at(-1), 3);
     assert.equal(out.retriesUsed, 0, 'the crash loop spent no run-once retry');
   });

@@ -49,7 +49,7 @@ function drive(s: ProbeSchedule, steps: Step[]): void {
 }
 
 describe('probe scheduler', () => {
-  it('starts from the kubelet\'s initial results: readiness Failure, liveness Success, startup Unknown', () => {
+  it("starts from the kubelet's initial results: readiness Failure, liveness Success, startup Unknown", () => {
     assert.equal(new ProbeSchedule(spec('readiness'), 0).result, 'failure');
     assert.equal(new ProbeSchedule(spec('liveness'), 0).result, 'success');
     assert.equal(new ProbeSchedule(spec('startup'), 0).result, 'unknown');
@@ -57,7 +57,14 @@ describe('probe scheduler', () => {
 
   const timing: Array<{ name: string; spec: ProbeSpec; startedAt: number; first: number; afterFirst: (took: number) => number; took: number }> = [
     { name: 'no initial delay: due at the start', spec: spec('readiness'), startedAt: 1000, first: 1000, afterFirst: () => 11_000, took: 5 },
-    { name: 'initialDelaySeconds counts from the container start', spec: spec('readiness', { initialDelayMs: 5000 }), startedAt: 1000, first: 6000, afterFirst: () => 16_000, took: 5 },
+    {
+      name: 'initialDelaySeconds counts from the container start',
+      spec: spec('readiness', { initialDelayMs: 5000 }),
+      startedAt: 1000,
+      first: 6000,
+      afterFirst: () => 16_000,
+      took: 5,
+    },
     { name: 'periodSeconds from the start of the previous probe', spec: spec('liveness', { periodMs: 2000 }), startedAt: 0, first: 0, afterFirst: () => 2000, took: 500 },
     { name: 'a probe slower than the period: the next is due at once', spec: spec('liveness', { periodMs: 1000 }), startedAt: 0, first: 0, afterFirst: () => 1000, took: 3000 },
   ];

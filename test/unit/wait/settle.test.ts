@@ -23,7 +23,7 @@ it('after a restart: at least a second, doubling per engine restart of the insta
   assert.equal(settleFor({ restartCount: 1 }, 30_000), 30_000, 'never below the settle asked for');
 });
 
-describe('the settle time, counted from each container\'s start', () => {
+describe("the settle time, counted from each container's start", () => {
   const image = 'busybox:1';
   const infraImage = 'pause:test';
   const twoContainers = (restartPolicy: 'Never' | 'Always'): PodPlan =>
@@ -57,11 +57,23 @@ describe('the settle time, counted from each container\'s start', () => {
   it('two containers settling: the next look is when the later one has settled', () => {
     const plan = twoContainers('Always');
     const check = checkPod({
-      plan, mode: 'running', previous: new Map(), createdThisRun: new Set(), syncErrors: new Map(), lastExitCodes: new Map(), now: 10_000, settleMs: 100,
+      plan,
+      mode: 'running',
+      previous: new Map(),
+      createdThisRun: new Set(),
+      syncErrors: new Map(),
+      lastExitCodes: new Map(),
+      now: 10_000,
+      settleMs: 100,
       observed: {
         infra: [{ id: 'i', name: 'POD', state: 'running', hash: plan.hash, podUid: plan.uid, restartCount: 0, exitCode: 0, attempt: 0, startedAt: 9_000 }],
         initContainers: new Map(),
-        containers: new Map(plan.containers.map((c, i) => [c.name, [{ id: c.name, name: c.name, state: 'running', hash: c.hash, podUid: plan.uid, restartCount: 0, exitCode: 0, attempt: 0, startedAt: 9_950 + i * 30 }]])),
+        containers: new Map(
+          plan.containers.map((c, i) => [
+            c.name,
+            [{ id: c.name, name: c.name, state: 'running', hash: c.hash, podUid: plan.uid, restartCount: 0, exitCode: 0, attempt: 0, startedAt: 9_950 + i * 30 }],
+          ]),
+        ),
       } as unknown as ObservedPod,
     });
     assert.equal(check.ok, false);

@@ -9,10 +9,19 @@ import { tallyHistory } from '../../../src/workloads/jobTally.js';
 import type { PodOutcome } from '../../../src/wait/runOnce.js';
 
 const jobOf = (spec: Record<string, unknown>, restartPolicy = 'Never') =>
-  expandWorkload('Job', { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'pi', image: 'perl:5.34.0' }] } }, ...spec } }, 'default') as WorkloadPlan & { job: JobTerms };
+  expandWorkload(
+    'Job',
+    { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'pi', image: 'perl:5.34.0' }] } }, ...spec } },
+    'default',
+  ) as WorkloadPlan & { job: JobTerms };
 
 /** An attempt an earlier run left: a state alone, or with the exit code its container left. */
-const left = (state: AttemptState, exitCode?: number, more: Partial<Attempt> = {}): Attempt => ({ state, exits: exitCode !== undefined ? [{ container: 'pi', exitCode }] : [], restarts: 0, ...more });
+const left = (state: AttemptState, exitCode?: number, more: Partial<Attempt> = {}): Attempt => ({
+  state,
+  exits: exitCode !== undefined ? [{ container: 'pi', exitCode }] : [],
+  restarts: 0,
+  ...more,
+});
 
 /** Each attempt's fate by pod name (default: succeeds), and what the runner did. */
 class Stage {
@@ -36,39 +45,48 @@ class Stage {
   readonly watched: string[] = [];
   run(options: { replace?: boolean } = {}) {
     const name = (s: number, a: number) => jobPodName('pi', this.plan.job, s, a);
-    return runJob(this.plan, {
-      attempts: async (slot) => (this.before.get(slot) ?? []).map((a) => (typeof a === 'string' ? left(a) : a)),
-      run: async (slot, attempt, _deadline, watch?: RestartWatch) => {
-        this.active++;
-        this.maxActive = Math.max(this.maxActive, this.active);
-        await new Promise((r) => setTimeout(r, 2));
-        this.ran.push(name(slot, attempt));
-        if (watch) this.watched.push(name(slot, attempt));
-        for (let n = 1; n <= this.restartsOf(slot, attempt); n++) {
-          const stop = watch?.(n);
-          await new Promise((r) => setTimeout(r, 1));
-          if (stop !== undefined) {
-            this.active--;
-            const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'restarting', exitCode: 1 }]]]) };
-            return { status: 'failed', reason: stop, observed, plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) } } as unknown as PodOutcome;
+    return runJob(
+      this.plan,
+      {
+        attempts: async (slot) => (this.before.get(slot) ?? []).map((a) => (typeof a === 'string' ? left(a) : a)),
+        run: async (slot, attempt, _deadline, watch?: RestartWatch) => {
+          this.active++;
+          this.maxActive = Math.max(this.maxActive, this.active);
+          await new Promise((r) => setTimeout(r, 2));
+          this.ran.push(name(slot, attempt));
+          if (watch) this.watched.push(name(slot, attempt));
+          for (let n = 1; n <= this.restartsOf(slot, attempt); n++) {
+            const stop = watch?.(n);
+            await new Promise((r) => setTimeout(r, 1));
+            if (stop !== undefined) {
+              this.active--;
+              const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'restarting', exitCode: 1 }]]]) };
+              return { status: 'failed', reason: stop, observed, plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) } } as unknown as PodOutcome;
+            }
           }
-        }
-        this.active--;
-        const failed = this.fails(slot, attempt);
-        const code = failed ? this.exitCode(slot, attempt) : 0;
-        const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'exited', exitCode: code }]]]) };
-        return { status: failed ? 'failed' : 'succeeded', reason: failed ? `pi: exited with code ${code}` : 'completed', observed, plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) } } as unknown as PodOutcome;
+          this.active--;
+          const failed = this.fails(slot, attempt);
+          const code = failed ? this.exitCode(slot, attempt) : 0;
+          const observed = { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'exited', exitCode: code }]]]) };
+          return {
+            status: failed ? 'failed' : 'succeeded',
+            reason: failed ? `pi: exited with code ${code}` : 'completed',
+            observed,
+            plan: { key: `default/${name(slot, attempt)}`, name: name(slot, attempt) },
+          } as unknown as PodOutcome;
+        },
+        podName: name,
+        remove: async (names) => void this.removed.push(...names),
+        halt: async (names) => void this.halted.push(...names),
+        sleep: async (ms) => {
+          this.sleeps.push(ms);
+          return true;
+        },
+        now: this.clock,
+        info: (m) => void this.messages.push(m),
       },
-      podName: name,
-      remove: async (names) => void this.removed.push(...names),
-      halt: async (names) => void this.halted.push(...names),
-      sleep: async (ms) => {
-        this.sleeps.push(ms);
-        return true;
-      },
-      now: this.clock,
-      info: (m) => void this.messages.push(m),
-    }, options);
+      options,
+    );
   }
 }
 
@@ -105,7 +123,10 @@ describe('Job: completions, parallelism, backoffLimit', () => {
   });
   it('Indexed: each index succeeds once; its pods carry the index in the environment, labels and hostname', async () => {
     const plan = jobOf({ completions: 3, parallelism: 3, completionMode: 'Indexed' });
-    const pod = plan.pods[2]!.value as { metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> }; spec: { hostname: string; containers: { env: { name: string; value: string }[] }[] } };
+    const pod = plan.pods[2]!.value as {
+      metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
+      spec: { hostname: string; containers: { env: { name: string; value: string }[] }[] };
+    };
     assert.match(pod.metadata.name, /^pi-2-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     assert.equal(pod.metadata.labels['batch.kubernetes.io/job-completion-index'], '2');
     assert.equal(pod.metadata.labels['batch.kubernetes.io/job-name'], 'pi');
@@ -119,7 +140,14 @@ describe('Job: completions, parallelism, backoffLimit', () => {
     assert.equal(stage.ran.filter((n) => n.startsWith('pi-1-')).length, 2, 'index 1 ran again after its failure');
   });
   it('a re-run finds what an earlier run left: done slots stay done, failures count, an active pod is awaited again', async () => {
-    const stage = new Stage(jobOf({ completions: 2, backoffLimit: 1 }), () => false, new Map([[0, ['succeeded']], [1, ['failed', 'active']]]));
+    const stage = new Stage(
+      jobOf({ completions: 2, backoffLimit: 1 }),
+      () => false,
+      new Map([
+        [0, ['succeeded']],
+        [1, ['failed', 'active']],
+      ]),
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded');
     assert.deepEqual(stage.ran, [jobPodName('pi', { indexed: false, completions: 2 }, 1, 1)], 'only the active attempt, adopted');
@@ -139,19 +167,37 @@ describe('Job: completions, parallelism, backoffLimit', () => {
     assert.equal(failureAction(rules, [{ container: 'side', exitCode: 42 }]).action, 'Count', 'FailJob names main; NotIn [1] holds for 42');
     assert.equal(failureAction(rules, [{ container: 'side', exitCode: 137 }]).action, 'Ignore');
     assert.deepEqual(failureAction(rules, [{ container: 'main', exitCode: 1 }]), { action: 'Count' }, 'no rule: the default');
-    assert.deepEqual(failureAction([{ action: 'Ignore', on: 'exitCodes', operator: 'NotIn', values: [1] }], [{ container: 'a', exitCode: 0 }]), { action: 'Count' }, 'a container that exited 0 is left out');
+    assert.deepEqual(
+      failureAction([{ action: 'Ignore', on: 'exitCodes', operator: 'NotIn', values: [1] }], [{ container: 'a', exitCode: 0 }]),
+      { action: 'Count' },
+      'a container that exited 0 is left out',
+    );
     // A rule on pod conditions never matches on one host (nothing sets DisruptionTarget); the next rule decides.
-    assert.deepEqual(failureAction([{ action: 'Ignore', on: 'podConditions', types: ['DisruptionTarget'] }, rules[0]!], [{ container: 'main', exitCode: 42 }]), { action: 'FailJob', rule: 1, exit: { container: 'main', exitCode: 42 } });
+    assert.deepEqual(failureAction([{ action: 'Ignore', on: 'podConditions', types: ['DisruptionTarget'] }, rules[0]!], [{ container: 'main', exitCode: 42 }]), {
+      action: 'FailJob',
+      rule: 1,
+      exit: { container: 'main', exitCode: 42 },
+    });
   });
   it('FailJob fails the Job at its first matching failure; Ignore retries without counting', async () => {
     const failJob = jobOf({ backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } });
-    const stage = new Stage(failJob, () => true, new Map(), () => 42);
+    const stage = new Stage(
+      failJob,
+      () => true,
+      new Map(),
+      () => 42,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'failed');
     assert.match(out.reason, /^job\/pi failed: PodFailurePolicy \(default\/pi-\S+: container pi exited with 42, podFailurePolicy rule 0: FailJob\)/);
     assert.equal(stage.ran.length, 1, 'no retry');
     const ignore = jobOf({ backoffLimit: 0, podFailurePolicy: { rules: [{ action: 'Ignore', onExitCodes: { operator: 'In', values: [137] } }] } });
-    const flaky = new Stage(ignore, (_s, a) => a < 2, new Map(), () => 137);
+    const flaky = new Stage(
+      ignore,
+      (_s, a) => a < 2,
+      new Map(),
+      () => 137,
+    );
     const ok = await flaky.run();
     assert.equal(ok.status, 'succeeded', 'two ignored failures do not exhaust backoffLimit 0');
     assert.equal(flaky.ran.length, 3);
@@ -164,7 +210,13 @@ describe('Job: completions, parallelism, backoffLimit', () => {
 
 describe('Job: restartPolicy OnFailure (pastBackoffLimitOnFailure)', () => {
   it('restarts in place count: the Job fails once they reach backoffLimit, the pod kept (halted) for runpod logs', async () => {
-    const stage = new Stage(jobOf({ backoffLimit: 2 }, 'OnFailure'), () => true, new Map(), () => 1, () => 5);
+    const stage = new Stage(
+      jobOf({ backoffLimit: 2 }, 'OnFailure'),
+      () => true,
+      new Map(),
+      () => 1,
+      () => 5,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'failed');
     assert.match(out.reason, /^job\/pi failed: BackoffLimitExceeded \(its containers restarted 2 times under restartPolicy OnFailure, backoffLimit 2\)/);
@@ -173,21 +225,45 @@ describe('Job: restartPolicy OnFailure (pastBackoffLimitOnFailure)', () => {
     assert.deepEqual(stage.removed, []);
   });
   it('backoffLimit 0: the first restart is too many', async () => {
-    const out = await new Stage(jobOf({ backoffLimit: 0 }, 'OnFailure'), () => true, new Map(), () => 1, () => 3).run();
+    const out = await new Stage(
+      jobOf({ backoffLimit: 0 }, 'OnFailure'),
+      () => true,
+      new Map(),
+      () => 1,
+      () => 3,
+    ).run();
     assert.match(out.reason, /restarted 1 time under restartPolicy OnFailure, backoffLimit 0/);
   });
   it('fewer restarts than the limit, then success: completed', async () => {
-    const stage = new Stage(jobOf({ backoffLimit: 3 }, 'OnFailure'), () => false, new Map(), () => 1, () => 2);
+    const stage = new Stage(
+      jobOf({ backoffLimit: 3 }, 'OnFailure'),
+      () => false,
+      new Map(),
+      () => 1,
+      () => 2,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded', out.reason);
     assert.deepEqual(stage.halted, []);
   });
   it('restarts of pods running at once add up; a succeeded pod no longer counts', async () => {
     // Two pods at once, 2 restarts each: 4 reach backoffLimit 4 before either finishes.
-    const both = await new Stage(jobOf({ completions: 2, parallelism: 2, backoffLimit: 4 }, 'OnFailure'), () => false, new Map(), () => 1, () => 2).run();
+    const both = await new Stage(
+      jobOf({ completions: 2, parallelism: 2, backoffLimit: 4 }, 'OnFailure'),
+      () => false,
+      new Map(),
+      () => 1,
+      () => 2,
+    ).run();
     assert.equal(both.status, 'failed', both.reason);
     // One after the other, the first one's restarts stop counting when it succeeds.
-    const serial = await new Stage(jobOf({ completions: 2, parallelism: 1, backoffLimit: 4 }, 'OnFailure'), () => false, new Map(), () => 1, () => 2).run();
+    const serial = await new Stage(
+      jobOf({ completions: 2, parallelism: 1, backoffLimit: 4 }, 'OnFailure'),
+      () => false,
+      new Map(),
+      () => 1,
+      () => 2,
+    ).run();
     assert.equal(serial.status, 'succeeded', serial.reason);
   });
   it('a re-run counts the restarts of the pod runpod halted: the failed Job stays failed', async () => {
@@ -200,11 +276,15 @@ describe('Job: restartPolicy OnFailure (pastBackoffLimitOnFailure)', () => {
 
 /** A Job whose container sets its own restartPolicy (and rules): Kubernetes 1.34, ContainerRestartRules. */
 const jobWith = (spec: Record<string, unknown>, restartPolicy: string, container: Record<string, unknown>) =>
-  expandWorkload('Job', { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'pi', image: 'perl:5.34.0', ...container }] } }, ...spec } }, 'default') as WorkloadPlan & { job: JobTerms };
+  expandWorkload(
+    'Job',
+    { metadata: { name: 'pi' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'pi', image: 'perl:5.34.0', ...container }] } }, ...spec } },
+    'default',
+  ) as WorkloadPlan & { job: JobTerms };
 const rule42 = { restartPolicy: 'Never', restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }] };
 
 describe("Job: a container's own restartPolicy and restartPolicyRules (Kubernetes 1.34)", () => {
-  it('the terms: under the pod\'s Never, a container that restarts in place makes restarts that count toward nothing', () => {
+  it("the terms: under the pod's Never, a container that restarts in place makes restarts that count toward nothing", () => {
     assert.equal(jobWith({}, 'Never', { restartPolicy: 'OnFailure' }).job.restartsUncounted, true);
     assert.equal(jobWith({}, 'Never', rule42).job.restartsUncounted, true);
     assert.equal(jobWith({}, 'Never', { restartPolicy: 'Never' }).job.restartsUncounted, false);
@@ -212,26 +292,51 @@ describe("Job: a container's own restartPolicy and restartPolicyRules (Kubernete
     assert.equal(jobWith({}, 'OnFailure', { restartPolicy: 'Always' }).job.restartsUncounted, false, 'under OnFailure every restart counts (pastBackoffLimitOnFailure)');
     assert.deepEqual(jobWith({}, 'Never', rule42).job.containerRestarts, { pi: { policy: 'Never', rules: [{ operator: 'In', values: [42] }] } });
   });
-  it("the Kubernetes e2e case: pod Never, container OnFailure, podFailurePolicy FailJob on exit 1: restarts in place neither count nor fail the Job", async () => {
+  it('the Kubernetes e2e case: pod Never, container OnFailure, podFailurePolicy FailJob on exit 1: restarts in place neither count nor fail the Job', async () => {
     // test/e2e/apps/job.go "containers restarted by container restart policy should not trigger PodFailurePolicy":
     // backoffLimit 1, the container fails once and is restarted in place, the Job completes.
-    const plan = jobWith({ backoffLimit: 1, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: 'pi', operator: 'In', values: [1] } }] } }, 'Never', { restartPolicy: 'OnFailure' });
-    const stage = new Stage(plan, () => false, new Map(), () => 1, () => 5);
+    const plan = jobWith({ backoffLimit: 1, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { containerName: 'pi', operator: 'In', values: [1] } }] } }, 'Never', {
+      restartPolicy: 'OnFailure',
+    });
+    const stage = new Stage(
+      plan,
+      () => false,
+      new Map(),
+      () => 1,
+      () => 5,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded', out.reason);
     assert.equal(stage.ran.length, 1, 'one pod: its container restarted in place');
-    assert.deepEqual(stage.watched, stage.ran, 'the loop is told its restarts are the Job\'s to judge (and spends no retries on them)');
+    assert.deepEqual(stage.watched, stage.ran, "the loop is told its restarts are the Job's to judge (and spends no retries on them)");
     assert.deepEqual(stage.halted, []);
   });
   it('the pod that fails in the end (an exit no rule restarts) counts toward backoffLimit and is judged by podFailurePolicy', async () => {
-    const counted = await new Stage(jobWith({ backoffLimit: 1 }, 'Never', rule42), () => true, new Map(), () => 3, () => 4).run();
+    const counted = await new Stage(
+      jobWith({ backoffLimit: 1 }, 'Never', rule42),
+      () => true,
+      new Map(),
+      () => 3,
+      () => 4,
+    ).run();
     assert.equal(counted.status, 'failed');
     assert.match(counted.reason, /BackoffLimitExceeded \(2 pods failed, backoffLimit 1\)/);
-    const failJob = await new Stage(jobWith({ backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [3] } }] } }, 'Never', rule42), () => true, new Map(), () => 3, () => 4).run();
+    const failJob = await new Stage(
+      jobWith({ backoffLimit: 6, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [3] } }] } }, 'Never', rule42),
+      () => true,
+      new Map(),
+      () => 3,
+      () => 4,
+    ).run();
     assert.match(failJob.reason, /PodFailurePolicy .*exited with 3/);
   });
-  it('under the pod\'s OnFailure, a container whose own restartPolicy is Never fails its pod: a failed pod, replaced, counted as one', async () => {
-    const stage = new Stage(jobWith({ backoffLimit: 1 }, 'OnFailure', { restartPolicy: 'Never' }), (_s, a) => a === 0, new Map(), () => 1);
+  it("under the pod's OnFailure, a container whose own restartPolicy is Never fails its pod: a failed pod, replaced, counted as one", async () => {
+    const stage = new Stage(
+      jobWith({ backoffLimit: 1 }, 'OnFailure', { restartPolicy: 'Never' }),
+      (_s, a) => a === 0,
+      new Map(),
+      () => 1,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded', out.reason);
     assert.equal(stage.ran.length, 2, 'the failed pod was replaced by a new one');
@@ -266,13 +371,27 @@ describe('Job: suspend', () => {
 describe('Job: ttlSecondsAfterFinished > 0', () => {
   const finishedAt = 1_000_000;
   it('before the ttl has passed, a finished Job runs nothing again and its pods stay', async () => {
-    const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 60 }), () => false, new Map([[0, [left('succeeded', 0, { finishedAt })]]]), () => 1, () => 0, () => finishedAt + 59_000);
+    const stage = new Stage(
+      jobOf({ ttlSecondsAfterFinished: 60 }),
+      () => false,
+      new Map([[0, [left('succeeded', 0, { finishedAt })]]]),
+      () => 1,
+      () => 0,
+      () => finishedAt + 59_000,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded');
     assert.deepEqual([stage.ran, stage.removed], [[], []]);
   });
   it('once it has passed, its pods go and the Job runs anew (a cluster would have deleted it)', async () => {
-    const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 60, backoffLimit: 0 }), () => false, new Map([[0, [left('failed', 1, { finishedAt })]]]), () => 1, () => 0, () => finishedAt + 60_000);
+    const stage = new Stage(
+      jobOf({ ttlSecondsAfterFinished: 60, backoffLimit: 0 }),
+      () => false,
+      new Map([[0, [left('failed', 1, { finishedAt })]]]),
+      () => 1,
+      () => 0,
+      () => finishedAt + 60_000,
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded', 'the failed Job was deleted, so it runs again');
     const first = jobPodName('pi', { indexed: false, completions: 1 }, 0, 0);
@@ -281,7 +400,14 @@ describe('Job: ttlSecondsAfterFinished > 0', () => {
     assert.ok(stage.messages.some((m) => /past ttlSecondsAfterFinished 60: removing its pods/.test(m)));
   });
   it('a Job that has not finished is never expired', async () => {
-    const stage = new Stage(jobOf({ ttlSecondsAfterFinished: 1, completions: 2 }), () => false, new Map([[0, [left('succeeded', 0, { finishedAt })]]]), () => 1, () => 0, () => finishedAt + 600_000);
+    const stage = new Stage(
+      jobOf({ ttlSecondsAfterFinished: 1, completions: 2 }),
+      () => false,
+      new Map([[0, [left('succeeded', 0, { finishedAt })]]]),
+      () => 1,
+      () => 0,
+      () => finishedAt + 600_000,
+    );
     await stage.run();
     assert.deepEqual(stage.removed, []);
     assert.equal(stage.ran.length, 1, 'only the slot still open');
@@ -292,10 +418,18 @@ describe('Job: backoffLimitPerIndex, maxFailedIndexes, FailIndex', () => {
   const perIndex = (spec: Record<string, unknown>) => jobOf({ completionMode: 'Indexed', ...spec });
   it("the documentation's FailIndex example: index 0 retried once then failed, index 1 failed at once by exit 42, the rest succeed: FailedIndexes", async () => {
     const plan = perIndex({
-      completions: 4, parallelism: 2, backoffLimitPerIndex: 1, backoffLimit: 6,
+      completions: 4,
+      parallelism: 2,
+      backoffLimitPerIndex: 1,
+      backoffLimit: 6,
       podFailurePolicy: { rules: [{ action: 'FailIndex', onExitCodes: { containerName: 'pi', operator: 'In', values: [42] } }] },
     });
-    const stage = new Stage(plan, (s) => s === 0 || s === 1, new Map(), (s) => (s === 1 ? 42 : 1));
+    const stage = new Stage(
+      plan,
+      (s) => s === 0 || s === 1,
+      new Map(),
+      (s) => (s === 1 ? 42 : 1),
+    );
     const out = await stage.run();
     assert.equal(out.status, 'failed');
     assert.match(out.reason, /^job\/pi failed: FailedIndexes \(indexes 0, 1 failed, .*; 2 of 4 succeeded\)$/);
@@ -324,7 +458,14 @@ describe('Job: backoffLimitPerIndex, maxFailedIndexes, FailIndex', () => {
 });
 
 describe('Job: a re-run judges what an earlier run left by its exit codes', () => {
-  const policy = { podFailurePolicy: { rules: [{ action: 'Ignore', onExitCodes: { operator: 'In', values: [137] } }, { action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } };
+  const policy = {
+    podFailurePolicy: {
+      rules: [
+        { action: 'Ignore', onExitCodes: { operator: 'In', values: [137] } },
+        { action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } },
+      ],
+    },
+  };
   it('failures an earlier run ignored stay ignored', async () => {
     const stage = new Stage(jobOf({ backoffLimit: 0, ...policy }), () => false, new Map([[0, [left('failed', 137), left('failed', 137)]]]));
     const out = await stage.run();
@@ -334,7 +475,10 @@ describe('Job: a re-run judges what an earlier run left by its exit codes', () =
   it('a failure FailJob named fails the re-run at once', async () => {
     const stage = new Stage(jobOf({ backoffLimit: 6, ...policy }), () => false, new Map([[0, [left('failed', 42)]]]));
     const out = await stage.run();
-    assert.match(out.reason, /^job\/pi failed: PodFailurePolicy \(pi-\S+: container pi exited with 42, podFailurePolicy rule 1: FailJob \(in an earlier run of job\/pi\)\), in an earlier run$/);
+    assert.match(
+      out.reason,
+      /^job\/pi failed: PodFailurePolicy \(pi-\S+: container pi exited with 42, podFailurePolicy rule 1: FailJob \(in an earlier run of job\/pi\)\), in an earlier run$/,
+    );
     assert.deepEqual(stage.ran, []);
   });
   it('an attempt whose exit codes are unknown counts, as before', async () => {
@@ -352,7 +496,10 @@ describe('Job: --replace runs it anew; a finished Job otherwise runs nothing', (
     assert.deepEqual(stage.removed, [name(0, 0)]);
     assert.deepEqual(stage.ran, [name(0, 0)], 'attempt 0 runs again, as a new Job would');
     assert.equal(out.finishedBefore, undefined);
-    assert.ok(stage.messages.some((m) => m.startsWith(`job/pi: --replace: taking down its pods (${name(0, 0)}) and running it anew`)), stage.messages.join('\n'));
+    assert.ok(
+      stage.messages.some((m) => m.startsWith(`job/pi: --replace: taking down its pods (${name(0, 0)}) and running it anew`)),
+      stage.messages.join('\n'),
+    );
   });
   it('a failed Job: every attempt goes, its failures no longer count, and it runs again', async () => {
     const stage = new Stage(jobOf({ backoffLimit: 1 }), () => false, new Map([[0, [left('failed', 3), left('failed', 3)]]]));
@@ -395,10 +542,33 @@ describe('openJob: how a run opens a Job (a run and --dry-run alike)', () => {
     { what: 'completed, --replace: anew', spec: {}, history: [done], replace: true, want: { anew: { pods: [name(0, 0)], why: '--replace: taking down its pods' } } },
     { what: 'active: it runs on (adopted)', spec: {}, history: [left('active')], want: {} },
     { what: 'suspended and active: its active pod goes', spec: { suspend: true }, history: [left('failed', 1), left('active')], want: { suspended: { remove: [name(0, 1)] } } },
-    { what: 'suspended and finished: stays finished', spec: { suspend: true }, history: [done], want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } } },
-    { what: 'ttl passed: anew', spec: { ttlSecondsAfterFinished: 5 }, history: [done], now: 6_000, want: { anew: { pods: [name(0, 0)], why: 'finished 5s ago, past ttlSecondsAfterFinished 5: removing its pods' } } },
-    { what: 'ttl not yet passed: finished', spec: { ttlSecondsAfterFinished: 5 }, history: [done], now: 5_999, want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } } },
-    { what: 'ttl 0 and pods a cut-short run left: anew', spec: { ttlSecondsAfterFinished: 0 }, history: [done], now: 1_000, want: { anew: { pods: [name(0, 0)], why: 'finished 0s ago, past ttlSecondsAfterFinished 0: removing its pods' } } },
+    {
+      what: 'suspended and finished: stays finished',
+      spec: { suspend: true },
+      history: [done],
+      want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } },
+    },
+    {
+      what: 'ttl passed: anew',
+      spec: { ttlSecondsAfterFinished: 5 },
+      history: [done],
+      now: 6_000,
+      want: { anew: { pods: [name(0, 0)], why: 'finished 5s ago, past ttlSecondsAfterFinished 5: removing its pods' } },
+    },
+    {
+      what: 'ttl not yet passed: finished',
+      spec: { ttlSecondsAfterFinished: 5 },
+      history: [done],
+      now: 5_999,
+      want: { finished: { status: 'succeeded', reason: 'job/pi: completed (1 of 1 succeeded)' } },
+    },
+    {
+      what: 'ttl 0 and pods a cut-short run left: anew',
+      spec: { ttlSecondsAfterFinished: 0 },
+      history: [done],
+      now: 1_000,
+      want: { anew: { pods: [name(0, 0)], why: 'finished 0s ago, past ttlSecondsAfterFinished 0: removing its pods' } },
+    },
   ];
   for (const c of cases) {
     it(c.what, () => {
@@ -421,14 +591,26 @@ describe('Job: parallelism and no completions (the work-queue pattern)', () => {
   });
   it('a pod that fails once another has succeeded is not replaced (wantActive is the active pods)', async () => {
     // Slot 0 runs longer (its restarts take time) and fails after slot 1 succeeded.
-    const stage = new Stage(jobOf({ parallelism: 2 }), (s) => s === 0, new Map(), () => 1, (s) => (s === 0 ? 8 : 0));
+    const stage = new Stage(
+      jobOf({ parallelism: 2 }),
+      (s) => s === 0,
+      new Map(),
+      () => 1,
+      (s) => (s === 0 ? 8 : 0),
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded', out.reason);
     assert.equal(stage.ran.length, 2, 'no replacement after the success');
     assert.match(out.reason, /1 of 2 pods succeeded, after 1 failed/);
   });
   it('a pod that fails before any success is replaced after the back-off', async () => {
-    const stage = new Stage(jobOf({ parallelism: 2 }), (s, a) => s === 0 && a === 0, new Map(), () => 1, (s, a) => (s === 1 && a === 0 ? 8 : 0));
+    const stage = new Stage(
+      jobOf({ parallelism: 2 }),
+      (s, a) => s === 0 && a === 0,
+      new Map(),
+      () => 1,
+      (s, a) => (s === 1 && a === 0 ? 8 : 0),
+    );
     const out = await stage.run();
     assert.equal(out.status, 'succeeded', out.reason);
     assert.ok(stage.ran.includes(jobPodName('pi', stage.plan.job, 0, 1)), `the failed slot ran again: ${stage.ran.join(' ')}`);

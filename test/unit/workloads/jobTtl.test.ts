@@ -5,7 +5,14 @@ import { describe, it } from 'node:test';
 import { expiredJobs, type TtlContainer } from '../../../src/reconcile/jobTtl.js';
 
 const c = (pod: string, state: string, finishedAt: number | undefined, more: Partial<TtlContainer> = {}): TtlContainer => ({
-  namespace: 'default', pod, owner: 'job/pi', ttlSeconds: 10, infra: false, state, ...(finishedAt !== undefined ? { finishedAt } : {}), ...more,
+  namespace: 'default',
+  pod,
+  owner: 'job/pi',
+  ttlSeconds: 10,
+  infra: false,
+  state,
+  ...(finishedAt !== undefined ? { finishedAt } : {}),
+  ...more,
 });
 
 describe('ttlSecondsAfterFinished: expired Jobs', () => {
@@ -20,6 +27,9 @@ describe('ttlSecondsAfterFinished: expired Jobs', () => {
   });
   it('one Job per isolation key and namespace', () => {
     const got = expiredJobs([c('pi-a', 'exited', 0, { project: 'k1' }), c('pi-a', 'running', undefined, { project: 'k2' })], 1e9);
-    assert.deepEqual(got.map((j) => j.project), ['k1']);
+    assert.deepEqual(
+      got.map((j) => j.project),
+      ['k1'],
+    );
   });
 });

@@ -25,7 +25,12 @@ class Stage {
   }
   run(desiredImage: string) {
     return runWorkload(this.plan, {
-      existing: async () => [...this.pods.keys()].map((name) => ({ name, outdated: this.pods.get(name)!.image !== desiredImage, ...(/-(\d+)$/.test(name) ? { ordinal: Number(/-(\d+)$/.exec(name)![1]) } : {}) })),
+      existing: async () =>
+        [...this.pods.keys()].map((name) => ({
+          name,
+          outdated: this.pods.get(name)!.image !== desiredImage,
+          ...(/-(\d+)$/.test(name) ? { ordinal: Number(/-(\d+)$/.exec(name)![1]) } : {}),
+        })),
       sync: async (names) => {
         // A pod comes up not ready, then becomes ready: both moments are measured.
         for (const n of names) this.pods.set(n, { image: desiredImage, ready: false });
@@ -50,7 +55,10 @@ describe('Deployment: names, surge and unavailability', () => {
   it('pods are <deployment>-<pod-template-hash>-<suffix>, stable, labelled with the hash', () => {
     const a = deployment(3, 'nginx:1.14.2');
     const b = deployment(3, 'nginx:1.14.2');
-    assert.deepEqual(a.pods.map((p) => p.name), b.pods.map((p) => p.name));
+    assert.deepEqual(
+      a.pods.map((p) => p.name),
+      b.pods.map((p) => p.name),
+    );
     assert.match(a.pods[0]!.name, /^web-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     assert.equal(a.revision, podTemplateHash(template('nginx:1.14.2')));
     assert.equal((a.pods[0]!.value.metadata as { labels: Record<string, string> }).labels['pod-template-hash'], a.revision);
@@ -90,31 +98,62 @@ describe('Deployment: names, surge and unavailability', () => {
     const stage = new Stage(deployment(2, 'v2', { type: 'Recreate' }));
     for (const p of deployment(2, 'v1', { type: 'Recreate' }).pods) stage.pods.set(p.name, { image: 'v1', ready: true });
     await stage.run('v2');
-    assert.deepEqual(stage.log.map((l) => l.split(' ')[0]), ['down', 'up']);
+    assert.deepEqual(
+      stage.log.map((l) => l.split(' ')[0]),
+      ['down', 'up'],
+    );
   });
   it('a scale-down removes the pods beyond replicas once the rest are ready; a re-run changes nothing', async () => {
     const stage = new Stage(deployment(3, 'v1'));
     for (const p of deployment(5, 'v1').pods) stage.pods.set(p.name, { image: 'v1', ready: true });
     await stage.run('v1');
-    assert.deepEqual([...stage.pods.keys()].sort(), deployment(3, 'v1').pods.map((p) => p.name).sort());
+    assert.deepEqual(
+      [...stage.pods.keys()].sort(),
+      deployment(3, 'v1')
+        .pods.map((p) => p.name)
+        .sort(),
+    );
     stage.log.length = 0;
     await stage.run('v1');
-    assert.deepEqual(stage.log.filter((l) => l.startsWith('down')), []);
+    assert.deepEqual(
+      stage.log.filter((l) => l.startsWith('down')),
+      [],
+    );
   });
 });
 
 describe('StatefulSet: ordinals, order, partition', () => {
   const sts = (replicas: number, image: string, spec: Record<string, unknown> = {}) =>
-    expandWorkload('StatefulSet', { metadata: { name: 'db' }, spec: { replicas, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: template(image, { app: 'db' }), volumeClaimTemplates: [{ metadata: { name: 'data' } }], ...spec } }, 'default');
+    expandWorkload(
+      'StatefulSet',
+      {
+        metadata: { name: 'db' },
+        spec: {
+          replicas,
+          serviceName: 'db',
+          selector: { matchLabels: { app: 'db' } },
+          template: template(image, { app: 'db' }),
+          volumeClaimTemplates: [{ metadata: { name: 'data' } }],
+          ...spec,
+        },
+      },
+      'default',
+    );
   it('pods <name>-<ordinal> with hostname, subdomain, index labels and a claim per ordinal', () => {
     const plan = sts(2, 'v1');
-    assert.deepEqual(plan.pods.map((p) => p.name), ['db-0', 'db-1']);
+    assert.deepEqual(
+      plan.pods.map((p) => p.name),
+      ['db-0', 'db-1'],
+    );
     const pod = plan.pods[1]!.value as { metadata: { labels: Record<string, string> }; spec: { hostname: string; subdomain: string; volumes: unknown[] } };
     assert.equal(pod.spec.hostname, 'db-1');
     assert.equal(pod.spec.subdomain, 'db');
     assert.deepEqual(pod.metadata.labels, { app: 'db', 'statefulset.kubernetes.io/pod-name': 'db-1', 'apps.kubernetes.io/pod-index': '1' });
     assert.deepEqual(pod.spec.volumes, [{ name: 'data', persistentVolumeClaim: { claimName: 'data-db-1' } }]);
-    assert.deepEqual(sts(1, 'v1', { ordinals: { start: 5 } }).pods.map((p) => p.name), ['db-5']);
+    assert.deepEqual(
+      sts(1, 'v1', { ordinals: { start: 5 } }).pods.map((p) => p.name),
+      ['db-5'],
+    );
   });
   it('OrderedReady: up one at a time in ordinal order; scale-down highest first, one at a time', async () => {
     const stage = new Stage(sts(3, 'v1'));
