@@ -12,6 +12,7 @@ import type { EndpointsController } from '../services/endpointsController.js';
 import type { Backoff } from '../wait/backoff.js';
 import type { Deadline } from '../wait/deadline.js';
 import { type PodOutcome, runPod } from '../wait/runOnce.js';
+import { eitherSignal } from '../wait/waker.js';
 import { removePod } from '../reconcile/removePod.js';
 import type { RunOptions } from './options.js';
 import { endpoint, type PodWaits } from './waits.js';
@@ -35,12 +36,18 @@ export interface PodWorkerContext {
   processStartedAt?: number;
 }
 
-export type PodWorker = (plan: PodPlan, workloadDeadline?: Deadline, restartsBounded?: (restarts: number) => string | undefined) => Promise<PodOutcome>;
+/** `stop`: the pod's own end, besides the run's signal (a Job that failed stops its other active pods' loops). */
+export type PodWorker = (plan: PodPlan, workloadDeadline?: Deadline, restartsBounded?: (restarts: number) => string | undefined, stop?: AbortSignal) => Promise<PodOutcome>;
 
 export function podWorker(c: PodWorkerContext): PodWorker {
   // --replace takes each pod down once: a rollout brings a pod up more than once (minReadySeconds checks again).
   const replaced = new Set<string>();
-  const wait = async (plan: PodPlan, workloadDeadline: Deadline | undefined, restartsBounded?: (restarts: number) => string | undefined): Promise<PodOutcome> => {
+  const wait = async (
+    plan: PodPlan,
+    workloadDeadline: Deadline | undefined,
+    restartsBounded?: (restarts: number) => string | undefined,
+    stop?: AbortSignal,
+  ): Promise<PodOutcome> => {
     c.reporter.podStarted(plan.key);
     const refusal = c.refused.get(plan.key);
     if (refusal !== undefined) return refusedOutcome(plan, refusal, c.now());
@@ -60,7 +67,7 @@ export function podWorker(c: PodWorkerContext): PodWorker {
       // A workload's own deadline (a Job's activeDeadlineSeconds, a Deployment's progressDeadlineSeconds) holds when
       // it comes before --timeout, and the pod's reason names it.
       deadline: workloadDeadline ? c.deadline.within(workloadDeadline) : c.deadline,
-      signal: c.signal,
+      signal: stop ? eitherSignal(c.signal, stop) : c.signal,
       now: c.now,
       onAction: (p, a) => c.reporter.podAction(p.key, a),
       onCheck: (p, check) => {
@@ -72,8 +79,8 @@ export function podWorker(c: PodWorkerContext): PodWorker {
       ...(restartsBounded ? { restartsBounded } : {}),
     });
   };
-  return async (plan, workloadDeadline, restartsBounded) => {
-    const waited = await wait(plan, workloadDeadline, restartsBounded);
+  return async (plan, workloadDeadline, restartsBounded, stop) => {
+    const waited = await wait(plan, workloadDeadline, restartsBounded, stop);
     const started = c.processStartedAt;
     const outcome = started !== undefined && started < waited.startedAt ? { ...waited, startedAt: started } : waited;
     c.reporter.podFinished(podResult(outcome, new Map(), new Map()));

@@ -22,13 +22,14 @@ export interface JobDeps {
   /** Each attempt of a slot found on the engine (attempts 0, 1, … until one is absent). */
   attempts(slot: number): Promise<Attempt[]>;
   /** Make attempt `attempt` of a slot (or adopt it) and wait until it has succeeded or failed. */
-  run(slot: number, attempt: number, deadline: Deadline, watch?: RestartWatch): Promise<PodOutcome>;
+  run(slot: number, attempt: number, deadline: Deadline, watch?: RestartWatch, stop?: AbortSignal): Promise<PodOutcome>;
   /** The names of a slot's attempts, for removal. */
   podName(slot: number, attempt: number): string;
   remove(names: string[]): Promise<void>;
   /** Stop these pods' containers for good but keep them (for runpod logs): a pod under OnFailure the Job gave up on. */
   halt(names: string[]): Promise<void>;
-  sleep(ms: number): Promise<boolean>;
+  /** Sleep; false when the run's signal (or `stop`) ended it early. */
+  sleep(ms: number, stop?: AbortSignal): Promise<boolean>;
   now(): number;
   info(message: string): void;
 }
@@ -114,12 +115,19 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   const next = new Map(slots.map((s) => [s, Math.max(0, history[s]!.length - (history[s]!.at(-1)?.state === 'active' ? 1 : 0))]));
   let lastFailure: PodOutcome | undefined;
   const active = new Map<number, Promise<{ slot: number; outcome: PodOutcome }>>();
+  /** Each running attempt's own stop: its pod's loop must end before the pod is removed, or it makes it again. */
+  const stops = new Map<number, AbortController>();
   /** Slots whose pod was stopped because the Job failed on its restarts (OnFailure): kept, not removed. */
   const stoppedOnRestarts = new Set<number>();
   const stopActive = async (why: string): Promise<void> => {
     const names = [...active.keys()].map((s) => deps.podName(s, next.get(s)!));
     if (names.length === 0) return;
     deps.info(`${plan.ref}: removing ${names.join(', ')}: ${why}`);
+    // As the controller deletes the pods and their kubelet stops them: each loop ends (a sync under way finishes
+    // first), then the pods go.
+    const running = [...active.entries()].filter(([s]) => stops.has(s));
+    for (const [s] of running) stops.get(s)?.abort();
+    await Promise.all(running.map(([, p]) => p.catch(() => undefined)));
     await deps.remove(names);
     removed.push(...names);
   };
@@ -135,11 +143,17 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
     deps.info(
       `${plan.ref}: ${deps.podName(slot, attempt)}: ${attempt === 0 ? 'starting' : `retrying after ${counted} failure${counted === 1 ? '' : 's'}${delay > 0 ? `, in ${delay / 1000}s` : ''}`}${job.indexed ? ` (index ${slot})` : ''}`,
     );
+    const stop = new AbortController();
+    stops.set(slot, stop);
     active.set(
       slot,
       (async () => {
-        if (delay > 0) await deps.sleep(deadline.cap(delay, deps.now()));
-        return { slot, outcome: await deps.run(slot, attempt, deadline, watch(slot)) };
+        try {
+          if (delay > 0) await deps.sleep(deadline.cap(delay, deps.now()), stop.signal);
+          return { slot, outcome: await deps.run(slot, attempt, deadline, watch(slot), stop.signal) };
+        } finally {
+          if (stops.get(slot) === stop) stops.delete(slot);
+        }
       })(),
     );
   };

@@ -6,7 +6,7 @@ import { claimVolumeName } from '../plan/volumes.js';
 import { observePod } from '../reconcile/observe.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodOutcome } from '../wait/runOnce.js';
-import { Waker } from '../wait/waker.js';
+import { Waker, eitherSignal } from '../wait/waker.js';
 import { type JobTerms, jobPodName, type WorkloadPlan } from '../workloads/expand.js';
 import { type Attempt, finishedEarlier, type JobDeps, openJob, type RestartWatch, runJob } from './runJob.js';
 import { tallyHistory } from '../workloads/jobTally.js';
@@ -34,7 +34,7 @@ export interface WorkloadContext {
    * Bring one pod up and wait for it (to ready; a Job's, to completion), within the step's deadline too. watch: a Job
    * under OnFailure bounds its pods' restarts (the loop spends no retries on them and stops when it says so).
    */
-  runPod(plan: PodPlan, workloadDeadline: Deadline | undefined, watch?: RestartWatch): Promise<PodOutcome>;
+  runPod(plan: PodPlan, workloadDeadline: Deadline | undefined, watch?: RestartWatch, stop?: AbortSignal): Promise<PodOutcome>;
   project: string | undefined;
   /** --replace: a Job's pods are taken down first and it runs anew (a finished Job runs again). */
   replace?: boolean;
@@ -103,15 +103,15 @@ function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDe
   let history: Promise<Attempt[][]> | undefined;
   return {
     attempts: async (slot) => (await (history ??= jobHistory(c.engine, w)))[slot] ?? [],
-    run: (slot, attempt, deadline, watch) => {
+    run: (slot, attempt, deadline, watch, stop) => {
       const first = c.loaded.get(`${w.namespace}/${name(slot, 0)}`)!;
       const plan = attempt === 0 ? c.plans.get(`${w.namespace}/${name(slot, 0)}`)! : c.translate(renamed(first, name(slot, attempt)));
-      return c.runPod(plan, deadline, watch);
+      return c.runPod(plan, deadline, watch, stop);
     },
     halt: (names) => haltAll(c.engine, w.namespace, names),
     podName: name,
     remove: (names) => removeAll(c, w.namespace, names),
-    sleep: (ms) => sleepFor(ms, c.signal),
+    sleep: (ms, stop) => sleepFor(ms, stop ? eitherSignal(c.signal, stop) : c.signal),
     now: c.now,
     info: (m) => c.reporter.info(m),
   };

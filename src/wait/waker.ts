@@ -32,3 +32,14 @@ export class Waker {
     });
   }
 }
+
+/** A signal that aborts when either does (AbortSignal.any is not in every Node.js 20). */
+export function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (a.aborted) return a;
+  if (b.aborted) return b;
+  const both = new AbortController();
+  const abort = (): void => both.abort();
+  a.addEventListener('abort', abort, { once: true });
+  b.addEventListener('abort', abort, { once: true });
+  return both.signal;
+}

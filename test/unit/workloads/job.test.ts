@@ -630,3 +630,49 @@ describe('Job: parallelism and no completions (the work-queue pattern)', () => {
     assert.equal(jobOf({ parallelism: 3, completions: 1 }).pods.length, 1);
   });
 });
+
+describe('Job: a failed Job stops its other pods before removing them', () => {
+  // The fresh-machine run caught it: removing the other active pods while their loops still ran let a loop make
+  // a removed pod's infra container again (and the pod's volume removal then met it in use).
+  it("each active pod's loop has ended before remove is called, and none is left running", async () => {
+    const plan = jobOf({ completions: 3, parallelism: 3, backoffLimit: 0 });
+    const name = (s: number, a: number) => jobPodName('pi', plan.job, s, a);
+    const running = new Set<string>();
+    const runningAtRemove: string[][] = [];
+    const out = await runJob(plan, {
+      attempts: async () => [],
+      run: async (slot, attempt, _deadline, _watch, stop) => {
+        const pod = name(slot, attempt);
+        const outcome = (status: string, code: number) =>
+          ({
+            status,
+            reason: `pi: ${status}`,
+            observed: { infra: [], initContainers: new Map(), containers: new Map([['pi', [{ state: 'exited', exitCode: code }]]]) },
+            plan: { key: `default/${pod}`, name: pod },
+          }) as unknown as PodOutcome;
+        if (slot === 0) {
+          await new Promise((r) => setTimeout(r, 5));
+          return outcome('failed', 1);
+        }
+        // The others run until their stop comes, as a pod's loop runs until its signal.
+        running.add(pod);
+        await new Promise<void>((resolve) => {
+          if (stop?.aborted) resolve();
+          stop?.addEventListener('abort', () => resolve(), { once: true });
+        });
+        running.delete(pod);
+        return outcome('interrupted', 137);
+      },
+      podName: name,
+      remove: async () => void runningAtRemove.push([...running]),
+      halt: async () => undefined,
+      sleep: async () => true,
+      now: () => 0,
+      info: () => undefined,
+    });
+    assert.equal(out.status, 'failed', out.reason);
+    assert.match(out.reason, /BackoffLimitExceeded/);
+    assert.deepEqual(runningAtRemove, [[]], 'remove was called once, with no pod loop still running');
+    assert.equal(running.size, 0);
+  });
+});
