@@ -119,18 +119,7 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
   const stops = new Map<number, AbortController>();
   /** Slots whose pod was stopped because the Job failed on its restarts (OnFailure): kept, not removed. */
   const stoppedOnRestarts = new Set<number>();
-  const stopActive = async (why: string): Promise<void> => {
-    const names = [...active.keys()].map((s) => deps.podName(s, next.get(s)!));
-    if (names.length === 0) return;
-    deps.info(`${plan.ref}: removing ${names.join(', ')}: ${why}`);
-    // As the controller deletes the pods and their kubelet stops them: each loop ends (a sync under way finishes
-    // first), then the pods go.
-    const running = [...active.entries()].filter(([s]) => stops.has(s));
-    for (const [s] of running) stops.get(s)?.abort();
-    await Promise.all(running.map(([, p]) => p.catch(() => undefined)));
-    await deps.remove(names);
-    removed.push(...names);
-  };
+  const stopActive = (why: string): Promise<void> => stopAttempts({ plan, deps, active, stops, next, removed }, why);
   // OnFailure: each look at a running pod updates its restarts; reaching the limit stops it (the Job has failed).
   // Never, with containers that restart in place by their own restartPolicy or restartPolicyRules: the controller
   // counts those restarts nowhere (pastBackoffLimitOnFailure is for the template's OnFailure only), so nothing bounds
@@ -198,6 +187,31 @@ export async function runJob(plan: WorkloadPlan & { job: JobTerms }, deps: JobDe
       return result(outcome.status, `${plan.ref}: pod ${outcome.plan.key}: ${outcome.reason}`);
     }
   }
+}
+
+/**
+ * Take a Job's active pods down, as the controller deletes them and their kubelet stops them: each attempt's loop
+ * ends first (a sync under way finishes), or it would make a removed pod again; then the pods go.
+ */
+async function stopAttempts(
+  j: {
+    plan: WorkloadPlan;
+    deps: JobDeps;
+    active: ReadonlyMap<number, Promise<unknown>>;
+    stops: ReadonlyMap<number, AbortController>;
+    next: ReadonlyMap<number, number>;
+    removed: string[];
+  },
+  why: string,
+): Promise<void> {
+  const names = [...j.active.keys()].map((s) => j.deps.podName(s, j.next.get(s)!));
+  if (names.length === 0) return;
+  j.deps.info(`${j.plan.ref}: removing ${names.join(', ')}: ${why}`);
+  const running = [...j.active.entries()].filter(([s]) => j.stops.has(s));
+  for (const [s] of running) j.stops.get(s)?.abort();
+  await Promise.all(running.map(([, p]) => p.catch(() => undefined)));
+  await j.deps.remove(names);
+  j.removed.push(...names);
 }
 
 type JobVerdict = NonNullable<ReturnType<JobTally['verdict']>>;
