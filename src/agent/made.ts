@@ -8,6 +8,8 @@ export interface RunMade {
   engine: Engine;
   /** The isolation key the run's objects carry, if any. */
   project: string | undefined;
+  /** ` --host <address>` when the run was given --host: a down line must reach the same engine. */
+  hostWords?: string;
   /** The key is the run's own (made up for it): everything under it is the run's, found by listing the key. */
   ownKey: boolean;
   /** The run's pods (its bare pods and its workloads' pods as planned). */

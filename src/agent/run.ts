@@ -173,6 +173,7 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
   const made: RunMade = {
     engine,
     project,
+    ...(o.host !== undefined ? { hostWords: ` --host ${shellLine([o.host])}` } : {}),
     ownKey: o.scoped !== undefined && o.project === undefined,
     pods: pods.map((p) => ({ namespace: p.pod.metadata.namespace!, name: p.pod.metadata.name! })),
     services,
@@ -328,6 +329,7 @@ export function failureOf(s: RunSession, r: RunSettled, leftInPlace: boolean) {
     manifests: shellLine(s.o.manifests),
     fromStdin: s.o.manifests.includes('-'),
     project: s.project,
+    ...(s.o.host !== undefined ? { hostWords: ` --host ${shellLine([s.o.host])}` } : {}),
     leftInPlace,
   });
 }

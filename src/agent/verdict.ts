@@ -47,6 +47,8 @@ export interface FailureAccount {
   manifests: string;
   fromStdin: boolean;
   project: string | undefined;
+  /** ` --host <address>` when the run was given --host: the how-to lines reach the same engine. */
+  hostWords?: string;
   /** Whether what runpod made is still there (not taken down). */
   leftInPlace: boolean;
 }
@@ -83,7 +85,7 @@ export function runFailure(a: FailureAccount): RunpodError | undefined {
 /** What is left of a failed run and how to clean it up (or run it again). */
 function cleanUpLines(a: FailureAccount, bad: readonly PodResult[], rolloutOnly: readonly WorkloadOutcome[], names: string): string[] {
   const lines: string[] = [];
-  const key = a.project !== undefined ? ` --project ${a.project}` : '';
+  const key = `${a.hostWords ?? ''}${a.project !== undefined ? ` --project ${a.project}` : ''}`;
   // A Job that failed in an earlier run ran nothing now: its pods are there to read, and --replace runs it again.
   const before = rolloutOnly.filter((r) => r.finishedBefore === true);
   for (const r of before) {

@@ -51,8 +51,8 @@ export interface TakeDownContext {
 }
 
 /** The exact line that removes what the run made, when runpod could not (or was stopped before it could). */
-export function downLine(m: Pick<RunMade, 'project' | 'ownKey' | 'pods' | 'keepClaims' | 'claimVolumes' | 'manifestWords'>): string {
-  const key = m.project !== undefined ? ` --project ${m.project}` : '';
+export function downLine(m: Pick<RunMade, 'project' | 'hostWords' | 'ownKey' | 'pods' | 'keepClaims' | 'claimVolumes' | 'manifestWords'>): string {
+  const key = `${m.hostWords ?? ''}${m.project !== undefined ? ` --project ${m.project}` : ''}`;
   const claims = !m.keepClaims && m.claimVolumes.length > 0 ? ' --delete-claims' : '';
   // Under the run's own key everything there is the run's; else the manifests name it (pods, workloads, Services,
   // claims), and without them (stdin) the pods by name.
@@ -69,7 +69,9 @@ export function downLine(m: Pick<RunMade, 'project' | 'ownKey' | 'pods' | 'keepC
 export async function afterFailedRun(err: unknown, m: RunMade, scoped: boolean, ctx: TakeDownContext): Promise<void> {
   if (!scoped) {
     if (err instanceof RunpodError)
-      err.withDetail([`what runpod made is left for inspection (runpod status${m.project !== undefined ? ` --project ${m.project}` : ''}); remove it with: ${downLine(m)}`]);
+      err.withDetail([
+        `what runpod made is left for inspection (runpod status${m.hostWords ?? ''}${m.project !== undefined ? ` --project ${m.project}` : ''}); remove it with: ${downLine(m)}`,
+      ]);
     return;
   }
   const engineFailed = err instanceof RunpodError && err.exitCode === ExitCode.engine;

@@ -10,6 +10,7 @@ import { stopGracefully } from './hooks.js';
 import { liveStates } from './history.js';
 import { type StopKind, stopInKillPodOrder } from './podStop.js';
 import type { PodRef } from './pods.js';
+import { VolumeLabel } from '../plan/volumes.js';
 import { removePodHelpers, removePodVolumes } from './volumes.js';
 
 /** How one container of a pod was stopped: the seconds it was given from the pod's budget, and what it took. */
@@ -84,12 +85,16 @@ export async function removePod(
   return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
 }
 
-/** Every namespace/name that has a container carrying runpod's labels. */
-export async function managedPodRefs(engine: ContainerReader): Promise<PodRef[]> {
+/**
+ * Every namespace/name that has a container carrying runpod's labels, or a pod volume of its own (a run that failed
+ * before its first container, on a name held by something else, leaves only its volumes): `down --all` takes each.
+ */
+export async function managedPodRefs(engine: ContainerReader & VolumePort): Promise<PodRef[]> {
   const keys = new Set<string>();
-  for (const c of await engine.listContainers([managedSelector])) {
-    const ns = c.labels[Label.podNamespace];
-    const name = c.labels[Label.podName];
+  const [containers, volumes] = await Promise.all([engine.listContainers([managedSelector]), engine.listVolumes([managedSelector])]);
+  for (const { labels } of [...containers, ...volumes.filter((v) => v.labels[VolumeLabel.type] !== 'persistentVolumeClaim')]) {
+    const ns = labels[Label.podNamespace];
+    const name = labels[Label.podName];
     if (ns !== undefined && name !== undefined) keys.add(`${ns}/${name}`);
   }
   return [...keys].sort().map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) }));

@@ -197,6 +197,22 @@ for (const f of runFaults) {
   });
 }
 
+test('down --all after a run stopped before its first container (a name held by something else): its volumes go too', async (t) => {
+  const w = keyedWorkspace(t, 'exits', { 'pod.yaml': pod('squat', sleeper) });
+  const name = dockerContainerName('POD', 'squat', 'default', podUid('default', 'squat', undefined, w.key), 0, w.key);
+  docker(['create', '--name', name, busybox, 'true']);
+  t.after(() => docker(['rm', '-f', name]));
+  const r = await w.run('--timeout', '2m', w.file('pod.yaml'));
+  assert.equal(r.code, 1, show(r));
+  assert.ok(
+    leftUnder(w.key).some((x) => x.startsWith('volume ')),
+    `the run made the pod's volumes before its infra container\n${leftUnder(w.key).join('\n')}`,
+  );
+  const down = await runpod(['down', '--project', w.key, '--all']);
+  assert.equal(down.code, 0, show(down));
+  assert.deepEqual(leftUnder(w.key), [], show(down));
+});
+
 test('exit 2, nothing on the engine touched: --wait completed for a pod that never completes (restartPolicy Always)', async (t) => {
   const w = keyedWorkspace(t, 'exits', { 'pod.yaml': pod('always', sleeper) });
   const r = await w.run('--wait', 'completed', w.file('pod.yaml'));
