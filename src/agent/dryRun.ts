@@ -2,6 +2,7 @@
 // nothing is created. Its text is the node agent's too: what it would do, said once, here.
 import yaml from 'js-yaml';
 import type { Engine } from '../engine/ports/engine.js';
+import { withNodeResolvConf } from './nodeResolvConf.js';
 import { pauseImageRef } from '../reconcile/pauseImage.js';
 import { EngineUnreachableError, ExitCode } from '../errors.js';
 import { namespaceNetwork, serviceContainerName } from '../kube/serviceNames.js';
@@ -59,7 +60,7 @@ export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claim
   // Without an engine, this machine's architecture, in the engine's (Go's) terms: Node says x64 for amd64.
   const infraImage = o.infraImage ?? pauseImageRef(info?.arch ?? (process.arch === 'x64' ? 'amd64' : process.arch));
   // The engine's facts decide the engine-dependent fields as a run would; with no engine they are planned as asked.
-  const facts = info ? await engine.facts() : undefined;
+  const facts = info ? await withNodeResolvConf(await engine.facts(), pods, engine) : undefined;
   if (facts) checkEngineSupport(pods, facts, reporter);
   else
     for (const n of pods.flatMap(engineDependentFields))

@@ -28,6 +28,7 @@ import type { WaitStrategy } from '../wait/strategies/index.js';
 import { type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';
 import { terminatedExitCode } from './exitCodeFrom.js';
 import { checkEngineSupport, planOptions, type RunInput } from './input.js';
+import { withNodeResolvConf } from './nodeResolvConf.js';
 import type { RunMade } from './made.js';
 import { findPrunable, prunePods, type PruneScope } from '../reconcile/prune.js';
 import type { RunOptions } from './options.js';
@@ -143,7 +144,8 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
       : sourcesRunningElsewhere(host, new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : []))), project);
   elsewhere?.catch(() => undefined);
   // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
-  const facts = await bounds.step(engine.facts());
+  // (With the engine host's resolv.conf when a pod's dnsPolicy Default needs it: agent/nodeResolvConf.ts.)
+  const facts = await bounds.step(engine.facts().then((f) => withNodeResolvConf(f, pods, engine)));
   checkEngineSupport(pods, facts, reporter);
   const images = new ImagePuller(engine, (image) => resolveRegistryAuth(image, ctx.env, defaultAuthIO), {
     onProgress: (image, p) => reporter.pullProgress(image, p.status),

@@ -638,9 +638,12 @@ export const podSpecFields: FieldLevel = {
     automountServiceAccountToken: supported(
       'false: no namespace file at /var/run/secrets/kubernetes.io/serviceaccount (by default every container has one there; no token, as there is no API server)',
     ),
-    dnsConfig: supported("with dnsPolicy None only: exactly the pod's resolv.conf (runpod binds its own file at /etc/resolv.conf)", podDNSConfigFields),
+    dnsConfig: supported(
+      "with dnsPolicy None (exactly the pod's resolv.conf) or Default (merged into the node's resolv.conf as the kubelet merges it); refused with the cluster policies",
+      podDNSConfigFields,
+    ),
     dnsPolicy: supported(
-      "ClusterFirst (default), ClusterFirstWithHostNet: the kubelet's search list for the namespace and ndots:5, answered by the engine's DNS on the namespace's network (a hostNetwork pod gets the host's resolver, as the kubelet falls back to Default for it); Default: the host's resolver settings; None: dnsConfig",
+      "ClusterFirst (default), ClusterFirstWithHostNet: the kubelet's search list for the namespace and ndots:5, answered by the engine's DNS on the namespace's network (a hostNetwork pod gets Default, as the kubelet gives it under ClusterFirst); Default: the engine host's resolv.conf (/run/systemd/resolve/resolv.conf when /etc/resolv.conf names only loopback resolvers) with dnsConfig merged, refused on an engine not on this machine unless hostNetwork; None: exactly dnsConfig",
     ),
     ephemeralContainers: later('added by the API server only'),
     hostAliases: supported('extra /etc/hosts lines, shared by every container; not with hostNetwork', hostAliasFields),

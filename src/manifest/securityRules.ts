@@ -304,12 +304,16 @@ function dnsRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
     sink.add(isObj(cfg) ? [...dp, 'nameservers'] : dp, 'must provide at least one DNS nameserver when `dnsPolicy` is None');
   }
   if (!isObj(cfg)) return;
-  // Merging dnsConfig into the host's resolver settings (what the kubelet does for Default, and ClusterFirst without
-  // cluster DNS falls back to Default) needs the engine host's /etc/resolv.conf, which runpod cannot read on a remote
-  // engine; the engine's own options replace rather than merge. So dnsConfig is honoured with dnsPolicy None only.
+  // The kubelet merges dnsConfig into the node's resolv.conf for Default (and ClusterFirst on the host's network,
+  // which it treats as Default): runpod does the same (plan/dns.ts). Under the cluster policies the nameserver is the
+  // engine's DNS, set on the network, whose settings replace rather than merge; so runpod refuses dnsConfig there.
   const hasContent = nameservers.length > 0 || list(cfg.searches).length > 0 || list(cfg.options).length > 0;
-  if (policy !== 'None' && hasContent) {
-    sink.add(dp, "supported by runpod with `dnsPolicy: None` only (merging it into the host's resolver settings is not possible on the engine)");
+  const clusterType = policy === 'ClusterFirstWithHostNet' || ((policy === undefined || policy === 'ClusterFirst') && spec.hostNetwork !== true);
+  if (clusterType && hasContent) {
+    sink.add(
+      dp,
+      "supported by runpod with `dnsPolicy: None` or `Default` only (with the cluster policies the engine's DNS is the nameserver and its settings cannot be merged); use dnsPolicy None with the whole resolver list",
+    );
     return;
   }
   if (nameservers.length > 3) sink.add([...dp, 'nameservers'], `must not have more than 3 nameservers, got ${nameservers.length}`);

@@ -7,6 +7,7 @@ import { formatPath } from '../kube/path.js';
 import type { LoadedPod, ManifestWarning } from '../manifest/types.js';
 import { apiAtLeast, describeEngine, EngineFeature, type EngineFacts } from '../engine/ports/facts.js';
 import { appArmorAnnotationPrefix, effectiveAppArmor } from '../kube/apparmor.js';
+import { needsNodeResolvConf } from './dns.js';
 import { imageVolumeSource } from './volumes.js';
 
 export interface EngineSupport {
@@ -21,7 +22,8 @@ type Use =
   | { need: 'apparmor'; at: readonly (string | number)[]; profile: string }
   | { need: 'seccomp'; at: readonly (string | number)[] }
   | { need: 'recursiveReadOnly'; at: readonly (string | number)[]; value: 'Enabled' | 'IfPossible' }
-  | { need: 'imageMount'; at: readonly (string | number)[] };
+  | { need: 'imageMount'; at: readonly (string | number)[] }
+  | { need: 'nodeResolvConf'; at: readonly (string | number)[] };
 
 /** Every engine-dependent field the pod uses, each once (a pod-level setting reaches every container). */
 function usesOf(loaded: LoadedPod): Use[] {
@@ -67,6 +69,8 @@ function usesOf(loaded: LoadedPod): Use[] {
   (spec.volumes ?? []).forEach((v, i) => {
     if (imageVolumeSource(v)) push({ need: 'imageMount', at: ['spec', 'volumes', i, 'image'] });
   });
+  // dnsPolicy Default is the node's resolv.conf with dnsConfig merged in (plan/dns.ts): the engine host's file.
+  if (needsNodeResolvConf(spec)) push({ need: 'nodeResolvConf', at: spec.dnsPolicy !== undefined ? ['spec', 'dnsPolicy'] : ['spec', 'dnsConfig'] });
   return out;
 }
 
@@ -131,6 +135,15 @@ export function engineSupport(loaded: LoadedPod, facts: EngineFacts): EngineSupp
         refuse(u.at, `${engine} has no image mounts; Docker ${docker} or later (Engine API ${api}) does; copy the files in an init container instead`);
         break;
       }
+      case 'nodeResolvConf': {
+        if (facts.resolvConf !== undefined && 'text' in facts.resolvConf) break;
+        const why = facts.resolvConf?.unknown ?? "the engine host's resolv.conf was not read";
+        refuse(
+          u.at,
+          `dnsPolicy Default gives the pod the node's resolv.conf (the engine host's), which runpod cannot read: ${why}; run runpod on the engine host, or use dnsPolicy None with the resolvers in dnsConfig`,
+        );
+        break;
+      }
     }
   }
   return { problems, notes };
@@ -142,6 +155,7 @@ const needs: Record<Use['need'], string> = {
   seccomp: 'needs an engine with seccomp',
   recursiveReadOnly: `recursive on Docker ${EngineFeature.recursiveReadOnly.docker} or later (Engine API ${EngineFeature.recursiveReadOnly.api}); on older engines Enabled is refused and IfPossible is plain read-only`,
   imageMount: `needs Docker ${EngineFeature.imageMount.docker} or later (Engine API ${EngineFeature.imageMount.api})`,
+  nodeResolvConf: "needs the engine host's resolv.conf, which runpod reads when the engine runs on this machine",
 };
 
 /** The pod's engine-dependent fields, each with what it needs: accepted by validation, decided when a run asks the engine. */

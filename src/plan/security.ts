@@ -259,9 +259,8 @@ export function infraPodSettings(spec: PodSpec, name: string, namespace: string)
   // ndots:5, the nameserver being the engine's embedded DNS on the namespace's network (kube/serviceNames.ts), which
   // answers pods' and Services' names and forwards the rest to the host's resolvers. A hostNetwork pod is on the
   // host's network, where the engine serves no DNS: the kubelet gives such a pod Default under ClusterFirst, and so
-  // does runpod under both (no cluster names then). Default is the node's resolver: the engine's copy of the host's
-  // resolv.conf settings. None takes the resolver settings from dnsConfig alone; validation refuses dnsConfig with
-  // the other policies, because merging it into the host's resolv.conf would need the engine host's file.
+  // does runpod under both (no cluster names then). Default and None: the pod's own resolv.conf (podFiles.ts, dns.ts),
+  // bound over /etc/resolv.conf in each container; None's settings are also the infra container's, as before.
   const policy = spec.dnsPolicy ?? 'ClusterFirst';
   if (!ns.hostNetwork && (policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet')) {
     const dns = clusterFirstDns(namespace);

@@ -154,7 +154,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     namespaces: podNamespaces(pod.spec),
     volumes,
     terminationLog: terminationLogVolume(pod, uid, project),
-    podFiles: podFiles(pod.spec, pod.metadata.namespace),
+    podFiles: podFiles(pod.spec, pod.metadata.namespace, options.engine?.resolvConf !== undefined && 'text' in options.engine.resolvConf ? options.engine.resolvConf : undefined),
     pullSecrets: pullSecretsOf(loaded),
   };
 }

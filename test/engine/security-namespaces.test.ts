@@ -89,7 +89,7 @@ test('setHostnameAsFQDN: the hostname is the FQDN', async (t) => {
   assert.equal(sh(must(podContainers(name).get('a'), 'a').Id, 'hostname'), `${name}.sub.default.svc.cluster.local`);
 });
 
-test("dnsPolicy ClusterFirst (default): the kubelet's search list and ndots:5, the engine's DNS; Default: the host's settings", async (t) => {
+test("dnsPolicy ClusterFirst (default): the kubelet's search list and ndots:5, the engine's DNS; Default: the host's resolv.conf", async (t) => {
   const name = uniqueName('sec-dns');
   cleanupPod(t, name);
   const file = podFile({ name, containers: [sleeper('a')] });
@@ -100,7 +100,7 @@ test("dnsPolicy ClusterFirst (default): the kubelet's search list and ndots:5, t
   assert.match(resolv, /^search default\.svc\.cluster\.local svc\.cluster\.local cluster\.local$/m, resolv);
   assert.match(resolv, /^options ndots:5$/m, resolv);
   assert.match(resolv, /^nameserver 127\.0\.0\.11$/m, resolv);
-  // Default: no cluster search list; names go to the host's resolvers through the engine's DNS.
+  // Default: no cluster search list; the node's own resolv.conf (dns-policy.test.ts compares it with the host's file).
   const other = uniqueName('sec-dns-default');
   cleanupPod(t, other);
   const pod = podObject({ name: other, containers: [sleeper('a')] });

@@ -24,6 +24,11 @@ export interface EngineFacts {
   cgroupVersion?: string;
   /** "cgroupfs" or "systemd", when the engine says. */
   cgroupDriver?: string;
+  /**
+   * The engine host's resolv.conf, which dnsPolicy Default gives a pod (plan/dns.ts): its path and text when runpod
+   * read it (the engine is on this machine), else why it is not known. Absent when no pod's resolv.conf is the node's.
+   */
+  resolvConf?: { path: string; text: string } | { unknown: string };
 }
 
 /** The parts of the /version answer read here. */

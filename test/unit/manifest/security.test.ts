@@ -219,7 +219,17 @@ describe('security and namespace validation', () => {
       expect: [/spec.hostAliases: not supported by runpod with hostNetwork/],
     },
     { name: 'dnsPolicy None needs a nameserver', spec: { dnsPolicy: 'None' }, expect: ['spec.dnsConfig: must provide at least one DNS nameserver when `dnsPolicy` is None'] },
-    { name: 'dnsConfig with ClusterFirst refused', spec: { dnsConfig: { searches: ['a.example'] } }, expect: [/spec.dnsConfig: supported by runpod with `dnsPolicy: None` only/] },
+    {
+      name: 'dnsConfig with ClusterFirst refused',
+      spec: { dnsConfig: { searches: ['a.example'] } },
+      expect: [/spec.dnsConfig: supported by runpod with `dnsPolicy: None` or `Default` only/],
+    },
+    {
+      name: 'dnsConfig with ClusterFirstWithHostNet refused',
+      spec: { dnsPolicy: 'ClusterFirstWithHostNet', dnsConfig: { options: [{ name: 'ndots', value: '1' }] } },
+      expect: [/spec.dnsConfig: supported by runpod with `dnsPolicy: None` or `Default` only/],
+    },
+    { name: 'dnsConfig with Default merged', spec: { dnsPolicy: 'Default', dnsConfig: { searches: ['a.example'] } }, expect: [] },
     {
       name: 'dnsConfig: too many nameservers, bad IP',
       spec: { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1', '1.1.1.2', '1.1.1.3', 'x'] } },

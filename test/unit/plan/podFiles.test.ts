@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseManifests } from '../../../src/manifest/parse.js';
 import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
-import { podFiles, resolvConf } from '../../../src/plan/podFiles.js';
+import { podFiles, podResolvConf } from '../../../src/plan/podFiles.js';
 import { runtimeRef } from '../../../src/plan/runtime.js';
 
 const plan = (spec: string, ns = 'shop') => {
@@ -51,7 +51,7 @@ describe('pod files', () => {
     assert.equal(p.podFiles.resolvConf, 'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch ns1.svc.cluster-domain.example my.dns.search.suffix\noptions ndots:2 edns0\n');
     const mounts = instanceCreateOptions(p, p.containers[0]!, 0, 'infra').options.HostConfig?.Mounts ?? [];
     assert.ok(mounts.some((m) => m.Target === '/etc/resolv.conf' && m.ReadOnly === true && m.Source.endsWith('/resolv.conf')));
-    assert.equal(resolvConf({ nameservers: ['192.0.2.1'] }), 'nameserver 192.0.2.1\n');
+    assert.equal(podResolvConf({ containers: [], dnsPolicy: 'None', dnsConfig: { nameservers: ['192.0.2.1'] } }, undefined), 'nameserver 192.0.2.1\n');
     assert.equal(podFiles({ containers: [], dnsPolicy: 'ClusterFirst' }, 'x').resolvConf, undefined);
   });
 });
