@@ -5,20 +5,11 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { alive, busybox, docker, keyedWorkspace, runpod, show } from './harness.js';
+import { alive, busybox, docker, heldPort, keyedWorkspace, leftUnder, runpod, show } from './harness.js';
 import { eventually, sleep } from './run-helpers.js';
 
 /** What is left under the key: containers, networks and volumes carrying it. */
-function leftUnder(key: string): string[] {
-  const ids = (args: string[]): string[] => docker(args).split('\n').filter(Boolean);
-  return [
-    ...ids(['ps', '-a', '--format', 'container {{.Names}}', '--filter', `label=io.runpod.project=${key}`]),
-    ...ids(['network', 'ls', '--format', 'network {{.Name}}', '--filter', `label=io.runpod.project=${key}`]),
-    ...ids(['volume', 'ls', '--format', 'volume {{.Name}}', '--filter', `label=io.runpod.project=${key}`]),
-  ];
-}
 
 // A Service, two replicas whose process ignores SIGTERM (sleep as PID 1: the default grace period of 30 s runs out in
 // full), and a claim they mount: what a CI job's stack holds.
@@ -111,20 +102,7 @@ test('a single SIGINT: the takedown says which pods it waits for and how much gr
 });
 
 /** A port in the nodePort range nothing listens on, held by this test until it ends. */
-async function heldNodePort(t: TestContext): Promise<number> {
-  for (;;) {
-    const port = 30000 + Math.floor(Math.random() * 2768);
-    const holder = net.createServer();
-    const held = await new Promise<boolean>((resolve) => {
-      holder.once('error', () => resolve(false));
-      holder.listen(port, '0.0.0.0', () => resolve(true));
-    });
-    if (held) {
-      t.after(() => holder.close());
-      return port;
-    }
-  }
-}
+const heldNodePort = (t: TestContext): Promise<number> => heldPort(t, 30000, 2768);
 
 const nodePortStack = (port: number): string => `apiVersion: v1
 kind: Service

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { busybox, docker, keyedWorkspace, runpod, show, type CliResult, type KeyedWorkspace } from './harness.js';
+import { busybox, docker, heldPort, keyedWorkspace, leftUnder, runpod, show, type CliResult, type KeyedWorkspace } from './harness.js';
 import { eventually } from './run-helpers.js';
 import { dockerContainerName, podUid } from '../../src/kube/names.js';
 import { claimVolumeName } from '../../src/plan/volumes.js';
@@ -24,26 +24,17 @@ ${body}`;
 
 const sleeper = '      command: [sleep, "3600"]\n';
 
-/** Containers, volumes and networks carrying the key. */
-function leftUnder(key: string): string[] {
-  const ids = (args: string[]): string[] => docker(args).split('\n').filter(Boolean);
-  return [
-    ...ids(['ps', '-a', '--format', 'container {{.Names}}', '--filter', `label=io.runpod.project=${key}`]),
-    ...ids(['network', 'ls', '--format', 'network {{.Name}}', '--filter', `label=io.runpod.project=${key}`]),
-    ...ids(['volume', 'ls', '--format', 'volume {{.Name}}', '--filter', `label=io.runpod.project=${key}`]),
-  ];
-}
-
 /** The down line the error gives; running it exits 0 and leaves nothing of the key. */
-async function downLineWorks(w: KeyedWorkspace, r: CliResult): Promise<void> {
-  const line = new RegExp(`remove it with: (runpod down --project ${w.key} \\S.*)$`, 'm').exec(r.stderr)?.[1];
+async function downLineWorks(w: KeyedWorkspace, r: CliResult, host?: string): Promise<void> {
+  const line = new RegExp(`remove it with: (runpod down (?:--host \\S+ )?--project ${w.key} \\S.*)$`, 'm').exec(r.stderr)?.[1];
   assert.ok(line !== undefined, `no down line\n${show(r)}`);
-  const down = await runpod(
-    line
-      .split(' ')
-      .slice(1)
-      .map((a) => (a.startsWith("'") ? a.slice(1, -1) : a)),
-  );
+  assert.equal(/ --host /.test(line), host !== undefined, `the down line names the engine exactly when the run was given --host: ${line}`);
+  const words = line
+    .split(' ')
+    .slice(1)
+    .map((a) => (a.startsWith("'") ? a.slice(1, -1) : a));
+  // A run given --host names that engine; here it was a forwarder to this engine, cut by the test: down goes direct.
+  const down = await runpod(host !== undefined ? words.filter((a, i) => a !== '--host' && words[i - 1] !== '--host') : words);
   assert.equal(down.code, 0, `${line}\n${show(down)}`);
   // A claim's volume outlives `down` unless --delete-claims is said (README, claims): its data is the user's.
   assert.deepEqual(
@@ -54,20 +45,7 @@ async function downLineWorks(w: KeyedWorkspace, r: CliResult): Promise<void> {
 }
 
 /** A port nothing else listens on, held by this test until it ends. */
-async function heldPort(t: TestContext): Promise<number> {
-  for (;;) {
-    const port = 31000 + Math.floor(Math.random() * 1700);
-    const holder = net.createServer();
-    const held = await new Promise<boolean>((resolve) => {
-      holder.once('error', () => resolve(false));
-      holder.listen(port, '0.0.0.0', () => resolve(true));
-    });
-    if (held) {
-      t.after(() => holder.close());
-      return port;
-    }
-  }
-}
+const heldPortFor = (t: TestContext): Promise<number> => heldPort(t, 31000, 1700);
 
 interface RunFault {
   title: string;
@@ -186,7 +164,7 @@ const runFaults: RunFault[] = [
 
 for (const f of runFaults) {
   test(`exit 1 with the down line: ${f.title}`, async (t) => {
-    const port = await heldPort(t);
+    const port = await heldPortFor(t);
     const w = keyedWorkspace(t, 'exits', { 'pod.yaml': f.manifest({ port }) });
     f.before?.(t, w);
     const r = await w.run('--timeout', '2m', ...(f.args ?? []), w.file('pod.yaml'));
@@ -268,5 +246,5 @@ test('exit 3 only for the engine itself: lost mid-run, it names the address and 
   assert.equal(r.code, 3, show(r));
   assert.match(r.stderr, new RegExp(`warning: default/lost: cannot reach the Docker engine at ${engine.host.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*then exit 3`), show(r));
   assert.match(r.stderr, /^runpod: cannot reach the Docker engine at unix:\/\//m, show(r));
-  await downLineWorks(w, r);
+  await downLineWorks(w, r, engine.host);
 });

@@ -103,14 +103,15 @@ test("a scoped run whose engine freezes while the pods are taken down: it ends w
   assert.ok(proxy.frozen(), `the takedown never sent a stop\n${show(r)}`);
   assert.equal(r.signal, null, `runpod hung in the takedown and was killed\n${show(r)}`);
   assert.equal(r.code, 3, show(r));
-  // Under the run's own key everything of the key is the run's: the down line takes all of it (takedown.ts downLine).
+  // Under the run's own key everything of the key is the run's: the down line takes all of it, on the engine the run
+  // was given with --host (takedown.ts downLine).
   const advice =
-    /could not take down everything this run made: the Docker engine at unix:\/\/.* did not finish within 30s .*; remove what is left with: runpod down (--project run-[0-9a-f]{8}) --delete-claims --all/.exec(
+    /could not take down everything this run made: the Docker engine at unix:\/\/.* did not finish within 30s .*; remove what is left with: runpod down --host unix:\/\/\S+ (--project run-[0-9a-f]{8}) --delete-claims --all/.exec(
       r.stderr,
     );
   assert.ok(advice, show(r));
   assert.ok(took < 90_000, `took ${took} ms`);
-  // The advice works on the engine itself: the pod and its key's network go.
+  // The advice works on the engine itself (the test's proxy to it is frozen): the pod and its key's network go.
   const down = await runpod(['down', '--project', advice[1]!.slice('--project '.length), '--delete-claims', '--all']);
   assert.equal(down.code, 0, show(down));
   assert.match(down.stdout, new RegExp(`default/${name}: removed`), show(down));

@@ -242,3 +242,29 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** Containers, networks and volumes carrying an isolation key: what a test's run left under it. */
+export function leftUnder(key: string): string[] {
+  const ids = (args: string[]): string[] => docker(args).split('\n').filter(Boolean);
+  return [
+    ...ids(['ps', '-a', '--format', 'container {{.Names}}', '--filter', `label=io.runpod.project=${key}`]),
+    ...ids(['network', 'ls', '--format', 'network {{.Name}}', '--filter', `label=io.runpod.project=${key}`]),
+    ...ids(['volume', 'ls', '--format', 'volume {{.Name}}', '--filter', `label=io.runpod.project=${key}`]),
+  ];
+}
+
+/** A port in [first, first + count) that nothing listens on, held by this test until it ends. */
+export async function heldPort(t: TestContext, first: number, count: number): Promise<number> {
+  for (;;) {
+    const port = first + Math.floor(Math.random() * count);
+    const holder = net.createServer();
+    const held = await new Promise<boolean>((resolve) => {
+      holder.once('error', () => resolve(false));
+      holder.listen(port, '0.0.0.0', () => resolve(true));
+    });
+    if (held) {
+      t.after(() => holder.close());
+      return port;
+    }
+  }
+}
