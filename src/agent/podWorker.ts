@@ -57,27 +57,32 @@ export function podWorker(c: PodWorkerContext): PodWorker {
     }
     const mode = c.waits.of(plan);
     if (endpoint.watched(mode)) c.endpoints.watch(plan.uid);
-    return runPod(plan, {
-      engine: c.engine,
-      images: c.images,
-      mode: mode.mode,
-      backoff: c.budget.fork(),
-      settleMs: c.options.settleMs,
-      ...(c.options.crashLoopLimit !== undefined ? { crashLoopLimit: c.options.crashLoopLimit } : {}),
-      // A workload's own deadline (a Job's activeDeadlineSeconds, a Deployment's progressDeadlineSeconds) holds when
-      // it comes before --timeout, and the pod's reason names it.
-      deadline: workloadDeadline ? c.deadline.within(workloadDeadline) : c.deadline,
-      signal: stop ? eitherSignal(c.signal, stop) : c.signal,
-      now: c.now,
-      onAction: (p, a) => c.reporter.podAction(p.key, a),
-      onCheck: (p, check) => {
-        c.reporter.podCheck(p.key, check);
-        c.endpoints.noteReady(p.uid, p.namespace, endpoint.ready(mode, check), check.containers.map((v) => v.instance?.id ?? '').join(','));
-      },
-      onWarning: (p, message) => c.reporter.warn(`${p.key}: ${message}`),
-      onResult: (p, r) => c.reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
-      ...(restartsBounded ? { restartsBounded } : {}),
-    });
+    const linked = stop ? eitherSignal(c.signal, stop) : undefined;
+    try {
+      return await runPod(plan, {
+        engine: c.engine,
+        images: c.images,
+        mode: mode.mode,
+        backoff: c.budget.fork(),
+        settleMs: c.options.settleMs,
+        ...(c.options.crashLoopLimit !== undefined ? { crashLoopLimit: c.options.crashLoopLimit } : {}),
+        // A workload's own deadline (a Job's activeDeadlineSeconds, a Deployment's progressDeadlineSeconds) holds when
+        // it comes before --timeout, and the pod's reason names it.
+        deadline: workloadDeadline ? c.deadline.within(workloadDeadline) : c.deadline,
+        signal: linked?.signal ?? c.signal,
+        now: c.now,
+        onAction: (p, a) => c.reporter.podAction(p.key, a),
+        onCheck: (p, check) => {
+          c.reporter.podCheck(p.key, check);
+          c.endpoints.noteReady(p.uid, p.namespace, endpoint.ready(mode, check), check.containers.map((v) => v.instance?.id ?? '').join(','));
+        },
+        onWarning: (p, message) => c.reporter.warn(`${p.key}: ${message}`),
+        onResult: (p, r) => c.reporter.verbose(`${p.key}: ${actionHeadline(r.action)}: ${r.ok ? (r.outcome ?? 'done') : `failed: ${r.error ?? 'no answer'}`}`),
+        ...(restartsBounded ? { restartsBounded } : {}),
+      });
+    } finally {
+      linked?.release();
+    }
   };
   return async (plan, workloadDeadline, restartsBounded, stop) => {
     const waited = await wait(plan, workloadDeadline, restartsBounded, stop);

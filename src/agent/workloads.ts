@@ -111,7 +111,11 @@ function jobDeps(w: WorkloadPlan & { job: JobTerms }, c: WorkloadContext): JobDe
     halt: (names) => haltAll(c.engine, w.namespace, names),
     podName: name,
     remove: (names) => removeAll(c, w.namespace, names),
-    sleep: (ms, stop) => sleepFor(ms, stop ? eitherSignal(c.signal, stop) : c.signal),
+    sleep: async (ms, stop) => {
+      if (!stop) return sleepFor(ms, c.signal);
+      const linked = eitherSignal(c.signal, stop);
+      return sleepFor(ms, linked.signal).finally(linked.release);
+    },
     now: c.now,
     info: (m) => c.reporter.info(m),
   };

@@ -33,13 +33,23 @@ export class Waker {
   }
 }
 
-/** A signal that aborts when either does (AbortSignal.any is not in every Node.js 20). */
-export function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  if (a.aborted) return a;
-  if (b.aborted) return b;
+/**
+ * A signal that aborts when either does (AbortSignal.any is not in every Node.js 20), and `release`, which its user
+ * calls when done with it: the run's signal outlives every pod, and listeners left on it pile up.
+ */
+export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release: () => void } {
+  if (a.aborted) return { signal: a, release: () => undefined };
+  if (b.aborted) return { signal: b, release: () => undefined };
   const both = new AbortController();
-  const abort = (): void => both.abort();
-  a.addEventListener('abort', abort, { once: true });
-  b.addEventListener('abort', abort, { once: true });
-  return both.signal;
+  const release = (): void => {
+    a.removeEventListener('abort', abort);
+    b.removeEventListener('abort', abort);
+  };
+  const abort = (): void => {
+    release();
+    both.abort();
+  };
+  a.addEventListener('abort', abort);
+  b.addEventListener('abort', abort);
+  return { signal: both.signal, release };
 }
