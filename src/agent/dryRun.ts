@@ -26,6 +26,9 @@ import { findPrunable } from '../reconcile/prune.js';
 import type { RunOptions } from './options.js';
 import { type JobPodPreview, previewJob } from './workloads.js';
 
+/** A claim in the plan: its engine volume, or the PersistentVolume of the input it binds and that volume's path. */
+type ClaimDoc = { namespace: string; name: string; engineVolume: string } | { namespace: string; name: string; persistentVolume: string; hostPath?: string; local?: string };
+
 export interface DryRunContext {
   project: string | undefined;
   engine: Engine;
@@ -43,7 +46,7 @@ interface PlanText {
   pruneDoc: object;
   jobDoc: { namespace: string; ref: string; plan: string; remove?: string[] }[];
   serviceDoc: { namespace: string; name: string; type: string; network: string; container?: string; ports: string[]; ip?: string; wouldMake?: string }[];
-  claimDoc: Array<{ namespace: string; name: string; engineVolume: string } | { namespace: string; name: string; persistentVolume: string; [source: string]: string }>;
+  claimDoc: ClaimDoc[];
   skipped: LoadResult['skipped'];
   prune: PrunedPod[] | string | undefined;
 }
@@ -86,7 +89,12 @@ export async function dryRun(input: Pick<LoadResult, 'pods' | 'skipped' | 'claim
   const prune = o.prune ? (info ? await findPrunable(engine, plans, o.prune) : `unknown: the engine at ${engine.address} does not answer`) : undefined;
   const claimDoc = claims.map((c) =>
     c.boundTo !== undefined
-      ? { namespace: c.namespace, name: c.name, persistentVolume: c.boundTo.volume, [c.boundTo.source.type]: c.boundTo.source.path }
+      ? {
+          namespace: c.namespace,
+          name: c.name,
+          persistentVolume: c.boundTo.volume,
+          ...(c.boundTo.source.type === 'hostPath' ? { hostPath: c.boundTo.source.path } : { local: c.boundTo.source.path }),
+        }
       : { namespace: c.namespace, name: c.name, engineVolume: claimVolume(c.namespace, c.name, project).engineName },
   );
   const serviceDoc = services.map((s) => {
@@ -182,8 +190,8 @@ function writePlan(p: PlanText, o: RunOptions, stdout: NodeJS.WritableStream): v
     }
     for (const c of claimDoc) {
       if ('persistentVolume' in c) {
-        const [type, path] = Object.entries(c).find(([k]) => k === 'hostPath' || k === 'local') ?? ['', ''];
-        stdout.write(`claim ${c.namespace}/${c.name}: bound to PersistentVolume ${c.persistentVolume}, ${type} ${path} (the host's; never removed by runpod)\n`);
+        const source = c.hostPath !== undefined ? `hostPath ${c.hostPath}` : `local ${c.local ?? ''}`;
+        stdout.write(`claim ${c.namespace}/${c.name}: bound to PersistentVolume ${c.persistentVolume}, ${source} (the host's; never removed by runpod)\n`);
       } else stdout.write(`claim ${c.namespace}/${c.name}: engine volume ${c.engineVolume} (made if missing)\n`);
     }
     for (const k of skipped) stdout.write(`skipped ${k.kind}${k.name !== undefined ? ` ${k.name}` : ''} (${k.file}:${k.line}): ${k.why}\n`);
