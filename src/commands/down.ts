@@ -2,9 +2,7 @@
 // all — only containers carrying runpod's labels. A pod that does not exist is not an error (safe to repeat).
 import fs from 'node:fs/promises';
 import yaml from 'js-yaml';
-import type { ContainerPort, ContainerReader } from '../engine/ports/containers.js';
-import type { ExecPort, LogPort } from '../engine/ports/streams.js';
-import type { NetworkPort } from '../engine/ports/networks.js';
+import type { ContainerReader } from '../engine/ports/containers.js';
 import type { VolumePort } from '../engine/ports/volumes.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
@@ -241,17 +239,4 @@ async function claimsToRemove(
     }
   }
   return volumes.filter((v) => wanted.has(v.name));
-}
-
-/**
- * Everything made under the engine's key: every pod, Service and claim volume, and the networks left empty. What a
- * scoped run under a key of its own leaves when it fails part way (nobody could name that key to take it down).
- */
-export async function removeEverythingUnderKey(engine: ContainerPort & ExecPort & LogPort & NetworkPort & VolumePort, project: string | undefined, image: string): Promise<void> {
-  const refs = await managedPodRefs(engine);
-  await Promise.all(refs.map((r) => removePod(engine, r)));
-  await removeClaimVolumes(engine, await listClaimVolumes(engine));
-  const services = await managedServiceRefs(engine);
-  const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(await networkNamespaces(engine))]);
-  if (namespaces.size > 0) await tearDownCluster(engine, { namespaces, services, project, image });
 }
