@@ -42,11 +42,6 @@ export function restartsAfterExit(r: ContainerRestart, exitCode: number): boolea
   return policyRestarts(r.policy, exitCode);
 }
 
-/** Does only a rule (not the engine's restart policy, which mirrors the container's policy) restart this exit? */
-export function restartedOnlyByRule(r: ContainerRestart, exitCode: number): boolean {
-  return !policyRestarts(r.policy, exitCode) && matchingRule(r.rules, exitCode) !== undefined;
-}
-
 /** A container's restart: its own restartPolicy over the pod's, and its rules. */
 export function containerRestart(c: Pick<Container, 'restartPolicy'> & { restartPolicyRules?: unknown }, podPolicy: RestartPolicy): ContainerRestart {
   const own = c.restartPolicy;
