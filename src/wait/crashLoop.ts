@@ -22,6 +22,12 @@ export const defaultCrashLoopLimit = 7;
 /** Crashes in a row that --timeout reports as a crash loop when it ends the wait first. */
 export const crashesNamedAtDeadline = 2;
 
+/** A pod's crash loop: the reason, and the containers it names (the pod's account leaves them out, said once). */
+export interface CrashLoop {
+  reason: string;
+  containers: ReadonlySet<string>;
+}
+
 /** Restarts of a container as the kubelet counts them: its replaced instances plus the engine's restarts of the newest. */
 function restartsOf(plan: PodPlan, observed: ObservedPod, name: string): number | undefined {
   const list = observed.containers.get(name) ?? observed.initContainers.get(name);
@@ -40,14 +46,14 @@ export class CrashLoopRule {
   ) {}
 
   /** Take in a check; the reason the pod has failed when a container has crashed `limit` times in a row. */
-  judge(observed: ObservedPod, check: PodCheck, lastExitCodes: ReadonlyMap<string, number>): string | undefined {
+  judge(observed: ObservedPod, check: PodCheck, lastExitCodes: ReadonlyMap<string, number>): CrashLoop | undefined {
     this.update(observed, check);
     if (this.limit <= 0) return undefined;
     return this.account(this.limit, check, lastExitCodes, `--crash-loop-limit ${this.limit}`);
   }
 
   /** At the deadline (after its last look): the crash loop to report instead of the deadline, when a container is in one. */
-  atDeadline(observed: ObservedPod | undefined, check: PodCheck | undefined, lastExitCodes: ReadonlyMap<string, number>, deadlineBy: string): string | undefined {
+  atDeadline(observed: ObservedPod | undefined, check: PodCheck | undefined, lastExitCodes: ReadonlyMap<string, number>, deadlineBy: string): CrashLoop | undefined {
     if (check === undefined || observed === undefined) return undefined;
     this.update(observed, check);
     return this.account(crashesNamedAtDeadline, check, lastExitCodes, `${deadlineBy} ended the wait${this.limit > 0 ? ` before --crash-loop-limit ${this.limit}` : ''}`);
@@ -66,15 +72,16 @@ export class CrashLoopRule {
     }
   }
 
-  private account(atLeast: number, check: PodCheck, lastExitCodes: ReadonlyMap<string, number>, why: string): string | undefined {
+  private account(atLeast: number, check: PodCheck, lastExitCodes: ReadonlyMap<string, number>, why: string): CrashLoop | undefined {
     const looping = check.containers.filter((v) => !v.ok && !v.terminal && (this.crashes.get(v.name) ?? 0) >= atLeast);
     if (looping.length === 0) return undefined;
-    return looping
+    const reason = looping
       .map((v) => {
         const c = v.instance;
         const code = c === undefined ? undefined : c.exitCode !== 0 ? c.exitCode : lastExitCodes.get(c.id);
         return `${v.name}: crash loop: restarted ${this.crashes.get(v.name)} times in a row without coming up${code !== undefined ? `, last exit code ${code}${c?.oomKilled ? ' (OOM-killed)' : ''}` : ''} (${why})`;
       })
       .join('; ');
+    return { reason, containers: new Set(looping.map((v) => v.name)) };
   }
 }

@@ -97,16 +97,23 @@ export class PodLedger {
    * engine's last answer to each.
    */
   account(): string {
+    return this.accountBeside() || `every container is ${this.goal}, but the wait has not held at a check`;
+  }
+
+  /**
+   * The account after a reason that already names some containers (a crash loop): theirs left out, so each fact is
+   * said once; '' when nothing else is left to say.
+   */
+  accountBeside(named: ReadonlySet<string> = new Set()): string {
     const parts: string[] = [];
     if (!this.check) parts.push('the pod was never observed');
-    for (const v of this.check?.containers ?? []) if (!v.ok) parts.push(`${v.name}: ${v.reason}`);
+    for (const v of this.check?.containers ?? []) if (!v.ok && !named.has(v.name)) parts.push(`${v.name}: ${v.reason}`);
     const lastError = (a: Action): string | undefined => [...this.results].reverse().find((r) => !r.ok && actionKey(r.action) === actionKey(a))?.error;
     for (const a of this.pending) {
       const err = lastError(a);
       parts.push(`pending: ${describeAction(a)}${err !== undefined ? `: ${err}` : ''}`);
     }
     if (this.engineError) parts.push(this.engineError.message);
-    if (parts.length === 0) parts.push(`every container is ${this.goal}, but the wait has not held at a check`);
     return parts.join('; ');
   }
 

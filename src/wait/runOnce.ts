@@ -67,6 +67,11 @@ export function podRestarts(plan: PodPlan, observed: ObservedPod): number {
 }
 
 /** Checks in a row right after a successful sync, before the loop sleeps anyway. */
+/** A failure's reason and the rest of the pod's account, when there is more to say. */
+function withRest(reason: string, rest: string): string {
+  return rest === '' ? reason : `${reason}; ${rest}`;
+}
+
 const maxImmediateChecks = 3;
 
 /** How long the last look at the deadline may take: an engine that does not answer by then is not waited for. */
@@ -196,7 +201,7 @@ class PodRun {
     const l = this.ledger;
     // A container crashing again and again when the deadline comes: the cause is known, and it is said (exit 1).
     const looping = this.crashLoop?.atDeadline(l.observed, l.check, l.lastExitCodes, this.deadline.by);
-    if (looping !== undefined) return this.finish('failed', `${looping}; ${l.account()}`);
+    if (looping !== undefined) return this.finish('failed', withRest(looping.reason, l.accountBeside(looping.containers)));
     return this.finish('timeout', `${this.deadline.by} passed before the pod was ${this.wait.goal}: ${l.account()}`);
   }
 
@@ -206,10 +211,11 @@ class PodRun {
     try {
       await this.subscribe();
       const observed = await this.observe();
-      const fails = this.crashLoop?.judge(observed, l.check!, l.lastExitCodes) ?? this.ctx.restartsBounded?.(podRestarts(this.plan, observed));
+      const looping = this.crashLoop?.judge(observed, l.check!, l.lastExitCodes);
+      const fails = looping?.reason ?? this.ctx.restartsBounded?.(podRestarts(this.plan, observed));
       if (fails !== undefined || l.check!.failed) {
         l.pending = [];
-        return { end: this.finish('failed', fails !== undefined ? `${fails}; ${l.account()}` : l.account()) };
+        return { end: this.finish('failed', fails !== undefined ? withRest(fails, l.accountBeside(looping?.containers)) : l.account()) };
       }
       const decision = this.probes.decide(observed, this.ctx.now());
       decision.housekeeping = decision.housekeeping.filter((a) => !this.givenUp.has(actionKey(a)));

@@ -76,6 +76,7 @@ describe('--crash-loop-limit', () => {
     assert.equal(out.status, 'failed', out.reason);
     assert.match(out.reason, /^main: crash loop: restarted [4-9] times in a row without coming up, last exit code 3 \(--crash-loop-limit 4\)/);
     assert.ok(out.retriesUsed < 1000, 'the rule, not the retries, ended it');
+    assert.equal(out.reason.split('main:').length - 1, 1, `the looping container is named once: ${out.reason}`);
   });
 
   it('a container that crashes twice and then stays up comes up', { timeout: 20_000 }, async () => {
@@ -106,5 +107,6 @@ describe('--crash-loop-limit', () => {
     c.stop();
     assert.equal(out.status, 'failed', out.reason);
     assert.match(out.reason, /^main: crash loop: restarted \d+ times in a row without coming up, last exit code 3 \(--timeout ended the wait before --crash-loop-limit 100000\)/);
+    assert.equal(out.reason.split('main:').length - 1, 1, `the looping container is named once: ${out.reason}`);
   });
 });
