@@ -639,11 +639,11 @@ export const podSpecFields: FieldLevel = {
       'false: no namespace file at /var/run/secrets/kubernetes.io/serviceaccount (by default every container has one there; no token, as there is no API server)',
     ),
     dnsConfig: supported(
-      "with dnsPolicy None (exactly the pod's resolv.conf) or Default (merged into the node's resolv.conf as the kubelet merges it); refused with the cluster policies",
+      "merged as the kubelet merges it: with dnsPolicy None exactly the pod's resolv.conf, with Default into the node's resolv.conf, with ClusterFirst its searches after the cluster's and the node's and its options over ndots:5; nameservers are refused with ClusterFirst on the pod network (the engine's DNS is the only nameserver there)",
       podDNSConfigFields,
     ),
     dnsPolicy: supported(
-      "ClusterFirst (default), ClusterFirstWithHostNet: the kubelet's search list for the namespace and ndots:5, answered by the engine's DNS on the namespace's network (a hostNetwork pod gets Default, as the kubelet gives it under ClusterFirst); Default: the engine host's resolv.conf (/run/systemd/resolve/resolv.conf when /etc/resolv.conf names only loopback resolvers) with dnsConfig merged, refused on an engine not on this machine unless hostNetwork; None: exactly dnsConfig",
+      "ClusterFirst (default), ClusterFirstWithHostNet: the kubelet's search list for the namespace, then the engine host's searches when runpod can read its resolv.conf, and ndots:5, answered by the engine's DNS on the namespace's network (a hostNetwork pod gets Default, as the kubelet gives it under ClusterFirst); Default: the engine host's resolv.conf (/run/systemd/resolve/resolv.conf when /etc/resolv.conf names only loopback resolvers) with dnsConfig merged, refused on an engine not on this machine unless hostNetwork; None: exactly dnsConfig",
     ),
     ephemeralContainers: later('added by the API server only'),
     hostAliases: supported('extra /etc/hosts lines, shared by every container; not with hostNetwork', hostAliasFields),

@@ -304,15 +304,16 @@ function dnsRules(spec: Obj, s: PathSegment[], sink: ProblemSink): void {
     sink.add(isObj(cfg) ? [...dp, 'nameservers'] : dp, 'must provide at least one DNS nameserver when `dnsPolicy` is None');
   }
   if (!isObj(cfg)) return;
-  // The kubelet merges dnsConfig into the node's resolv.conf for Default (and ClusterFirst on the host's network,
-  // which it treats as Default): runpod does the same (plan/dns.ts). Under the cluster policies the nameserver is the
-  // engine's DNS, set on the network, whose settings replace rather than merge; so runpod refuses dnsConfig there.
-  const hasContent = nameservers.length > 0 || list(cfg.searches).length > 0 || list(cfg.options).length > 0;
-  const clusterType = policy === 'ClusterFirstWithHostNet' || ((policy === undefined || policy === 'ClusterFirst') && spec.hostNetwork !== true);
-  if (clusterType && hasContent) {
+  // The kubelet appends dnsConfig to what the policy gives (GetPodDNS, appendDNSConfig): runpod does the same for
+  // searches and options under every policy (plan/dns.ts). Under the cluster policies on the pod network the
+  // nameserver is the engine's embedded DNS, which Docker writes as the only one (a nameserver given to the engine
+  // becomes where that DNS forwards other names, not a second resolver after it): so runpod refuses nameservers there.
+  // On the host's network both cluster policies give the node's file (plan/dns.ts runpodDnsType), which merges them.
+  const clusterType = (policy === undefined || policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet') && spec.hostNetwork !== true;
+  if (clusterType && nameservers.length > 0) {
     sink.add(
-      dp,
-      "supported by runpod with `dnsPolicy: None` or `Default` only (with the cluster policies the engine's DNS is the nameserver and its settings cannot be merged); use dnsPolicy None with the whole resolver list",
+      [...dp, 'nameservers'],
+      "not supported by runpod with dnsPolicy ClusterFirst on the pod network (the engine's DNS is the pod's only nameserver and sends the names it does not know to the host's resolvers); searches and options are merged; use dnsPolicy None with the whole resolver list",
     );
     return;
   }

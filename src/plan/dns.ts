@@ -1,6 +1,7 @@
 // A pod's resolver settings as the kubelet forms them (pkg/kubelet/network/dns/dns.go, GetPodDNS), pure: the node's
 // resolv.conf is passed in as text (agent/nodeResolvConf.ts reads it), the result is the file's text.
 import type { PodSpec } from 'kubernetes-types/core/v1.js';
+import { clusterFirstDns } from '../kube/serviceNames.js';
 
 /** The three things a resolv.conf says (the CRI's DNSConfig). */
 export interface ResolverConfig {
@@ -123,6 +124,20 @@ function fitSearches(all: string[]): string[] {
   return searches;
 }
 
+/**
+ * ClusterFirst on the pod network (GetPodDNS, podDNSCluster): the cluster's DNS is the nameserver (here the engine's,
+ * which Docker writes into the file itself); generateSearchesForDNSClusterFirst puts the namespace's, svc's and the
+ * cluster domain before the node's searches; the node's options give way to defaultDNSOptions (ndots:5); then the
+ * dnsConfig is appended and the limits applied as for the other types (podResolver). The node's file is undefined
+ * when runpod cannot read it (an engine on another machine): the cluster's searches alone then.
+ */
+export function clusterResolver(namespace: string, node: ResolverConfig | undefined, dnsConfig: PodSpec['dnsConfig']): Omit<ResolverConfig, 'nameservers'> {
+  const cluster = clusterFirstDns(namespace);
+  const base = { nameservers: [], searches: [...cluster.search, ...(node?.searches ?? [])], options: cluster.options };
+  const { searches, options } = podResolver(base, dnsConfig);
+  return { searches, options };
+}
+
 /** The file: one nameserver line each, one search line, one options line (the order Docker and dockershim write). */
 export function renderResolvConf(cfg: ResolverConfig): string {
   const lines = cfg.nameservers.map((n) => `nameserver ${n}`);
@@ -143,6 +158,11 @@ export function runpodDnsType(spec: Pick<PodSpec, 'dnsPolicy' | 'hostNetwork'>):
 /** The pod's resolv.conf is the node's: runpod reads the node's file when the engine is on this machine. */
 export function usesNodeResolvConf(spec: Pick<PodSpec, 'dnsPolicy' | 'hostNetwork'>): boolean {
   return runpodDnsType(spec) === 'host';
+}
+
+/** The pod's resolver draws on the node's file: Default's whole file, or ClusterFirst's search list after the cluster's. */
+export function readsNodeResolvConf(spec: Pick<PodSpec, 'dnsPolicy' | 'hostNetwork'>): boolean {
+  return runpodDnsType(spec) !== 'none';
 }
 
 /**

@@ -3,10 +3,11 @@
 // needs the image (runAsNonRoot, and runAsGroup without runAsUser).
 import type { Container, PodSecurityContext, PodSpec, SecurityContext } from 'kubernetes-types/core/v1.js';
 import type { CreateOptions } from '../engine/ports/containers.js';
-import { clusterDomain, clusterFirstDns } from '../kube/serviceNames.js';
+import { clusterDomain } from '../kube/serviceNames.js';
 import type { EngineFacts } from '../engine/ports/facts.js';
 import { appArmorSecurityOpt, effectiveAppArmor } from '../kube/apparmor.js';
 import { dottedSysctl } from '../kube/sysctl.js';
+import { type ResolverConfig, clusterResolver, runpodDnsType } from './dns.js';
 
 type HostConfig = NonNullable<CreateOptions['HostConfig']>;
 
@@ -224,7 +225,12 @@ export function podHostname(spec: PodSpec, name: string, namespace: string): { h
  * to another's network namespace shares its /etc/hosts, /etc/resolv.conf and hostname (Docker refuses ExtraHosts,
  * DNS options and a hostname on the joined container).
  */
-export function infraPodSettings(spec: PodSpec, name: string, namespace: string): { config: Pick<CreateOptions, 'Hostname' | 'Domainname'>; hostConfig: HostConfig } {
+export function infraPodSettings(
+  spec: PodSpec,
+  name: string,
+  namespace: string,
+  node?: ResolverConfig,
+): { config: Pick<CreateOptions, 'Hostname' | 'Domainname'>; hostConfig: HostConfig } {
   const ns = podNamespaces(spec);
   const hostConfig: HostConfig = {};
   const config: Pick<CreateOptions, 'Hostname' | 'Domainname'> = {};
@@ -255,16 +261,16 @@ export function infraPodSettings(spec: PodSpec, name: string, namespace: string)
   if (extraHosts.length > 0) hostConfig.ExtraHosts = extraHosts;
 
   // dnsPolicy (https://kubernetes.io/docs/concepts/services-networking/dns-pod-service/#pod-s-dns-policy). ClusterFirst
-  // (the default; ClusterFirstWithHostNet is the same for a pod on the pod network): the kubelet's search list and
-  // ndots:5, the nameserver being the engine's embedded DNS on the namespace's network (kube/serviceNames.ts), which
-  // answers pods' and Services' names and forwards the rest to the host's resolvers. A hostNetwork pod is on the
+  // (the default; ClusterFirstWithHostNet is the same for a pod on the pod network): the kubelet's search list (the
+  // cluster's, then the node's: `node` is its resolv.conf, undefined when unknown) and ndots:5 with the dnsConfig's
+  // searches and options merged (dns.ts); the nameserver is the engine's embedded DNS on the namespace's network
+  // (kube/serviceNames.ts), which answers pods' and Services' names and forwards the rest to the host's resolvers. A hostNetwork pod is on the
   // host's network, where the engine serves no DNS: the kubelet gives such a pod Default under ClusterFirst, and so
   // does runpod under both (no cluster names then). Default and None: the pod's own resolv.conf (podFiles.ts, dns.ts),
   // bound over /etc/resolv.conf in each container; None's settings are also the infra container's, as before.
-  const policy = spec.dnsPolicy ?? 'ClusterFirst';
-  if (!ns.hostNetwork && (policy === 'ClusterFirst' || policy === 'ClusterFirstWithHostNet')) {
-    const dns = clusterFirstDns(namespace);
-    hostConfig.DnsSearch = dns.search;
+  if (runpodDnsType(spec) === 'cluster') {
+    const dns = clusterResolver(namespace, node, spec.dnsConfig);
+    hostConfig.DnsSearch = dns.searches;
     hostConfig.DnsOptions = dns.options;
   }
   if (spec.dnsPolicy === 'None' && spec.dnsConfig) {

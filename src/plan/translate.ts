@@ -42,6 +42,7 @@ import type { PullOverride, PullPolicy, PlanOptions, PodPlan, ContainerPlan, Por
 
 const replaceOnResize: ResizePolicy = { cpu: 'RestartContainer', memory: 'RestartContainer' };
 
+import { type NodeResolvConf, parseResolvConf } from './dns.js';
 import { podFiles, serviceAccountDir } from './podFiles.js';
 /** What every container of the pod is planned with besides its own spec. */
 interface PodContext {
@@ -100,6 +101,8 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     ...(serviceEnv.length > 0 ? { serviceEnv } : {}),
   };
   const volumes = planVolumes(envCtx);
+  // The node's resolv.conf (Default's file, ClusterFirst's trailing searches), when runpod could read it.
+  const node = options.engine?.resolvConf !== undefined && 'text' in options.engine.resolvConf ? options.engine.resolvConf : undefined;
   const podCtx: PodContext = {
     env: envCtx,
     volumes,
@@ -118,7 +121,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     return { ...planned, restart: planned.initKind === 'sidecar' ? { policy: 'Always', rules: [] } : initContainerRestart(restartPolicy, c) };
   });
   const infra = withPodHash(
-    translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster),
+    translateInfra(loaded, options.infraImage, commonLabels, gracePeriodSeconds, options.publishAll ?? false, volumes, project, options.cluster, node),
     initContainers,
   );
   const containers = pod.spec.containers.map((c) =>
@@ -154,7 +157,7 @@ export function translatePod(loaded: LoadedPod, options: PlanOptions): PodPlan {
     namespaces: podNamespaces(pod.spec),
     volumes,
     terminationLog: terminationLogVolume(pod, uid, project),
-    podFiles: podFiles(pod.spec, pod.metadata.namespace, options.engine?.resolvConf !== undefined && 'text' in options.engine.resolvConf ? options.engine.resolvConf : undefined),
+    podFiles: podFiles(pod.spec, pod.metadata.namespace, node),
     pullSecrets: pullSecretsOf(loaded),
   };
 }
@@ -185,6 +188,7 @@ function translateInfra(
   volumes: readonly PlannedVolume[],
   project: string | undefined,
   cluster: ClusterPlan | undefined,
+  node: NodeResolvConf | undefined,
 ): ContainerPlan {
   const { pod } = loaded;
   const exposed: Record<string, Record<string, never>> = {};
@@ -215,7 +219,7 @@ function translateInfra(
   }
   // Hostname (spec.hostname, else metadata.name; subdomain, setHostnameAsFQDN), namespaces, hostAliases, DNS and
   // sysctls: the pod-level settings the sandbox holds (security.ts).
-  const podLevel = infraPodSettings(pod.spec, pod.metadata.name, pod.metadata.namespace);
+  const podLevel = infraPodSettings(pod.spec, pod.metadata.name, pod.metadata.namespace, node !== undefined ? parseResolvConf(node.text) : undefined);
   const hostNetwork = podLevel.hostConfig.NetworkMode === 'host';
   // The pod network: its namespace's network, where the engine's DNS answers the names of the pod (as an endpoint
   // of a headless Service) and of the Services (kube/serviceNames.ts).
@@ -240,7 +244,10 @@ function translateInfra(
   // again in one PID namespace: a pod-level field, so it is in the pod hash (design.md: what replaces what).
   // The network's name carries the isolation key, which is no part of what the pod is (kube/project.ts): hashed as the
   // namespace's network without a key.
-  const hashed = network === undefined ? create : keylessNetwork(create, network, namespaceNetwork(pod.metadata.namespace, undefined));
+  // The node's search domains are the node's, not the pod's (the kubelet writes them once, when it makes the sandbox):
+  // hashed without them, so a changed host resolv.conf, or one runpod cannot read, replaces no pod.
+  const keyless = network === undefined ? create : keylessNetwork(create, network, namespaceNetwork(pod.metadata.namespace, undefined));
+  const hashed = withoutNodeSearches(keyless, infraPodSettings(pod.spec, pod.metadata.name, pod.metadata.namespace).hostConfig.DnsSearch);
   const hash = specHash(pod.spec.shareProcessNamespace === true ? { create: hashed, shareProcessNamespace: true } : hashed);
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(pod.metadata.annotations ?? {})) labels[`${annotationPrefix}${k}`] = v;
@@ -263,6 +270,10 @@ function translateInfra(
     resources: engineResources(create.HostConfig),
     resize: replaceOnResize,
   };
+}
+
+function withoutNodeSearches(create: CreateOptions, podSearches: string[] | undefined): CreateOptions {
+  return podSearches === undefined ? create : { ...create, HostConfig: { ...create.HostConfig, DnsSearch: podSearches } };
 }
 
 function keylessNetwork(create: CreateOptions, network: string, keyless: string): CreateOptions {

@@ -1,7 +1,8 @@
 // Each dnsPolicy's /etc/resolv.conf on a real engine, read inside the containers and compared with the kubelet's
 // file for it (pkg/kubelet/network/dns GetPodDNS): Default is the node's (this machine's, the engine's host) with
 // dnsConfig merged, ClusterFirst on the host's network is Default, None is exactly dnsConfig, ClusterFirst is the
-// cluster's search list on the engine's DNS; dnsConfig under a cluster policy is refused. Each pod is removed after.
+// cluster's search list and the node's on the engine's DNS with dnsConfig's searches and options merged; dnsConfig's
+// nameservers under a cluster policy are refused. Each pod is removed after.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -81,38 +82,49 @@ test("ClusterFirst and ClusterFirstWithHostNet on the host's network: the node's
   }
 });
 
-test("ClusterFirst on the pod network: the cluster's search list and ndots:5 on the engine's DNS; None: exactly dnsConfig", async (t) => {
+test("ClusterFirst on the pod network: the cluster's search list, the node's, ndots:5 on the engine's DNS, dnsConfig merged; None: exactly dnsConfig", async (t) => {
   const cluster = uniqueName('dns-cluster');
+  const merged = uniqueName('dns-merged');
   const none = uniqueName('dns-none');
   const namespace = 'dns-ns';
   cleanupPod(t, cluster, namespace);
+  cleanupPod(t, merged, namespace);
   cleanupPod(t, none, namespace);
+  const mergedPod = podObject({ name: merged, namespace, containers: [sleeper('a')] });
+  (mergedPod.spec as Record<string, unknown>).dnsConfig = { searches: ['extra.example'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] };
   const nonePod = podObject({ name: none, namespace, containers: [sleeper('a')] });
   Object.assign(nonePod.spec as Record<string, unknown>, {
     dnsPolicy: 'None',
     dnsConfig: { nameservers: ['192.0.2.1', '192.0.2.2'], searches: ['a.example', 'b.example'], options: [{ name: 'ndots', value: '1' }, { name: 'rotate' }] },
   });
-  const file = podFile([podObject({ name: cluster, namespace, containers: [sleeper('a')] }), nonePod]);
+  const file = podFile([podObject({ name: cluster, namespace, containers: [sleeper('a')] }), mergedPod, nonePod]);
   cleanupFile(t, file);
   const r = await runpod([file]);
   assert.equal(r.code, 0, show(r));
+  // generateSearchesForDNSClusterFirst: the cluster's three, then the node's own (this machine's file, as runpod reads it).
+  const clusterSearch = [`${namespace}.svc.cluster.local`, 'svc.cluster.local', 'cluster.local'];
+  const expected = podResolver({ nameservers: [], searches: [...clusterSearch, ...parseResolvConf(node().text).searches], options: [] }, undefined).searches;
   const resolv = sh(must(podContainers(cluster, namespace).get('a'), 'a').Id, 'cat /etc/resolv.conf');
-  assert.match(resolv, new RegExp(`^search ${namespace}\\.svc\\.cluster\\.local svc\\.cluster\\.local cluster\\.local$`, 'm'), resolv);
+  assert.match(resolv, new RegExp(`^search ${expected.join(' ').replaceAll('.', '\\.')}$`, 'm'), resolv);
   assert.match(resolv, /^options ndots:5$/m, resolv);
   assert.deepEqual(nameservers(resolv), ['127.0.0.11'], resolv);
+  const withConfig = sh(must(podContainers(merged, namespace).get('a'), 'a').Id, 'cat /etc/resolv.conf');
+  assert.match(withConfig, new RegExp(`^search ${[...expected, 'extra.example'].join(' ').replaceAll('.', '\\.')}$`, 'm'), withConfig);
+  assert.match(withConfig, /^options ndots:2 edns0$/m, withConfig);
+  assert.deepEqual(nameservers(withConfig), ['127.0.0.11'], withConfig);
   const exact = sh(must(podContainers(none, namespace).get('a'), 'a').Id, 'cat /etc/resolv.conf');
   assert.equal(exact.trim(), 'nameserver 192.0.2.1\nnameserver 192.0.2.2\nsearch a.example b.example\noptions ndots:1 rotate');
 });
 
-test('dnsConfig with a cluster policy on the pod network is refused before anything is made (exit 2)', async (t) => {
+test("dnsConfig's nameservers with a cluster policy on the pod network are refused before anything is made (exit 2)", async (t) => {
   const name = uniqueName('dns-refused');
   cleanupPod(t, name);
   const pod = podObject({ name, containers: [sleeper('a')] });
-  (pod.spec as Record<string, unknown>).dnsConfig = { searches: ['corp.example'] };
+  (pod.spec as Record<string, unknown>).dnsConfig = { nameservers: ['192.0.2.1'], searches: ['corp.example'] };
   const file = podFile([pod]);
   cleanupFile(t, file);
   const r = await runpod([file]);
   assert.equal(r.code, 2, show(r));
-  assert.match(r.stderr, /spec\.dnsConfig: supported by runpod with `dnsPolicy: None` or `Default` only/);
+  assert.match(r.stderr, /spec\.dnsConfig\.nameservers: not supported by runpod with dnsPolicy ClusterFirst on the pod network .*use dnsPolicy None/);
   assert.equal(podContainers(name).size, 0);
 });

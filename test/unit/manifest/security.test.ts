@@ -220,14 +220,24 @@ describe('security and namespace validation', () => {
     },
     { name: 'dnsPolicy None needs a nameserver', spec: { dnsPolicy: 'None' }, expect: ['spec.dnsConfig: must provide at least one DNS nameserver when `dnsPolicy` is None'] },
     {
-      name: 'dnsConfig with ClusterFirst refused',
-      spec: { dnsConfig: { searches: ['a.example'] } },
-      expect: [/spec.dnsConfig: supported by runpod with `dnsPolicy: None` or `Default` only/],
+      name: 'dnsConfig searches and options with ClusterFirst merged',
+      spec: { dnsConfig: { searches: ['a.example'], options: [{ name: 'ndots', value: '1' }] } },
+      expect: [],
     },
     {
-      name: 'dnsConfig with ClusterFirstWithHostNet refused',
-      spec: { dnsPolicy: 'ClusterFirstWithHostNet', dnsConfig: { options: [{ name: 'ndots', value: '1' }] } },
-      expect: [/spec.dnsConfig: supported by runpod with `dnsPolicy: None` or `Default` only/],
+      name: 'dnsConfig nameservers with ClusterFirst on the pod network refused',
+      spec: { dnsConfig: { nameservers: ['192.0.2.1'] } },
+      expect: [/spec.dnsConfig.nameservers: not supported by runpod with dnsPolicy ClusterFirst on the pod network .*use dnsPolicy None/],
+    },
+    {
+      name: 'dnsConfig nameservers with ClusterFirstWithHostNet on the pod network refused',
+      spec: { dnsPolicy: 'ClusterFirstWithHostNet', dnsConfig: { nameservers: ['192.0.2.1'] } },
+      expect: [/spec.dnsConfig.nameservers: not supported by runpod/],
+    },
+    {
+      name: "dnsConfig nameservers with ClusterFirstWithHostNet on the host's network merged (the node's file)",
+      spec: { dnsPolicy: 'ClusterFirstWithHostNet', hostNetwork: true, dnsConfig: { nameservers: ['192.0.2.1'] } },
+      expect: [],
     },
     { name: 'dnsConfig with Default merged', spec: { dnsPolicy: 'Default', dnsConfig: { searches: ['a.example'] } }, expect: [] },
     {

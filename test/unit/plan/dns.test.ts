@@ -2,7 +2,17 @@
 // merge of dnsConfig, the limits, and which host file is the node's; the node's file is read by agent/nodeResolvConf.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseNodeResolvConf, isLoopback, needsNodeResolvConf, parseResolvConf, podDnsType, podResolver, renderResolvConf, usesNodeResolvConf } from '../../../src/plan/dns.js';
+import {
+  chooseNodeResolvConf,
+  clusterResolver,
+  isLoopback,
+  needsNodeResolvConf,
+  parseResolvConf,
+  podDnsType,
+  podResolver,
+  renderResolvConf,
+  usesNodeResolvConf,
+} from '../../../src/plan/dns.js';
 import { podResolvConf } from '../../../src/plan/podFiles.js';
 import { withNodeResolvConf } from '../../../src/agent/nodeResolvConf.js';
 import { engineSupport } from '../../../src/plan/engineSupport.js';
@@ -79,6 +89,16 @@ describe("dnsPolicy: the kubelet's resolv.conf", () => {
     assert.ok(fitted.join(' ').length <= 2048);
     assert.ok([...wide.slice(0, 10)].join(' ').length > 2048);
   });
+  it("ClusterFirst: the cluster's searches, then the node's; ndots:5 over the node's options; dnsConfig appended and merged", () => {
+    const node = parseResolvConf('nameserver 10.0.0.2\nsearch corp.example default.svc.cluster.local\noptions timeout:1 ndots:1\n');
+    const cluster = ['team.svc.cluster.local', 'svc.cluster.local', 'cluster.local'];
+    assert.deepEqual(clusterResolver('team', undefined, undefined), { searches: cluster, options: ['ndots:5'] });
+    assert.deepEqual(clusterResolver('team', node, undefined), { searches: [...cluster, 'corp.example', 'default.svc.cluster.local'], options: ['ndots:5'] });
+    const merged = clusterResolver('team', node, { searches: ['svc.cluster.local', 'extra.example'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] });
+    assert.deepEqual(merged, { searches: [...cluster, 'corp.example', 'default.svc.cluster.local', 'extra.example'], options: ['ndots:2', 'edns0'] });
+    const many = parseResolvConf(`search ${Array.from({ length: 40 }, (_, i) => `d${i}.example`).join(' ')}\n`);
+    assert.equal(clusterResolver('team', many, undefined).searches.length, 32, 'the limits hold after the node searches');
+  });
   it('renderResolvConf: nothing to say is an empty file', () => {
     assert.equal(renderResolvConf({ nameservers: [], searches: [], options: [] }), '\n');
   });
@@ -114,9 +134,12 @@ describe("the node's resolv.conf: read on this machine, refused for an engine el
   const loaded = (s: Partial<PodSpec>): LoadedPod =>
     ({ source: { file: 'pod.yaml' }, line: 1, pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: spec(s) } }) as LoadedPod;
   const files = (m: Record<string, string>) => (f: string) => (m[f] !== undefined ? Promise.resolve(m[f]!) : Promise.reject(Object.assign(new Error('no'), { code: 'ENOENT' })));
-  it('not read when no pod needs it', async () => {
+  it('not read when no pod draws on it (dnsPolicy None); read for ClusterFirst (its searches) and Default', async () => {
     const read = () => Promise.reject(new Error('read'));
-    assert.equal((await withNodeResolvConf(facts, [loaded({})], { isLocal: true, address: 'unix:///s' }, read, 'linux')).resolvConf, undefined);
+    const none = loaded({ dnsPolicy: 'None', dnsConfig: { nameservers: ['192.0.2.1'] } });
+    assert.equal((await withNodeResolvConf(facts, [none], { isLocal: true, address: 'unix:///s' }, read, 'linux')).resolvConf, undefined);
+    const cluster = await withNodeResolvConf(facts, [loaded({})], { isLocal: true, address: 'unix:///s' }, files({ '/etc/resolv.conf': 'search corp.example\n' }), 'linux');
+    assert.deepEqual(cluster.resolvConf, { path: '/etc/resolv.conf', text: 'search corp.example\n' });
     const hostNet = await withNodeResolvConf(
       facts,
       [loaded({ hostNetwork: true })],

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { Container, PodSecurityContext, SecurityContext } from 'kubernetes-types/core/v1.js';
 import type { LoadedPod } from '../../../src/manifest/types.js';
 import { instanceCreateOptions, translatePod } from '../../../src/plan/translate.js';
+import { engineFacts } from '../../../src/engine/ports/facts.js';
 import { effectiveSecurityContext, resolveImageUser } from '../../../src/plan/security.js';
 import { dottedSysctl } from '../../../src/kube/sysctl.js';
 
@@ -196,6 +197,21 @@ describe('pod-level fields on the infra container', () => {
       assert.equal(hc.NetworkMode, 'runpod_default');
     });
   }
+  it("ClusterFirst with the node's file and a dnsConfig: the node's searches after the cluster's, dnsConfig merged; the hash leaves the node's out", () => {
+    const node = engineFacts({ Version: '28.1.1', ApiVersion: '1.49' }, {});
+    const withNode = (text: string) => ({ infraImage: 'runpod/pause:test', engine: { ...node, resolvConf: { path: '/etc/resolv.conf', text } } });
+    const spec = { dnsConfig: { searches: ['extra.example'], options: [{ name: 'ndots', value: '2' }] } };
+    const p = translatePod(pod([c()], spec), withNode('search corp.example\n'));
+    const hc = p.infra.create.HostConfig as HC;
+    assert.deepEqual(
+      [hc.Dns, hc.DnsSearch, hc.DnsOptions],
+      [undefined, ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local', 'corp.example', 'extra.example'], ['ndots:2']],
+    );
+    assert.equal(p.hash, translatePod(pod([c()], spec), withNode('search other.example\n')).hash, 'a changed host file replaces no pod');
+    assert.equal(p.hash, plan(pod([c()], spec)).hash, "nor does runpod's reading it or not");
+    assert.equal(translatePod(pod([c()]), withNode('search corp.example\n')).hash, plan(pod([c()])).hash);
+    assert.notEqual(p.hash, plan(pod([c()])).hash, "the pod's own dnsConfig does");
+  });
   it("dnsPolicy Default: the host's resolver (no DNS options)", () => {
     const hc = infra({ dnsPolicy: 'Default' }).HostConfig as HC;
     assert.deepEqual([hc.Dns, hc.DnsSearch, hc.DnsOptions], [undefined, undefined, undefined]);
