@@ -39,6 +39,8 @@ export interface DownRequest {
   project: string | undefined;
   /** The engine's architecture: the infra image the Services' endpoints are written with is this one's. */
   arch: string;
+  /** Told of the claims once they were tried, before the Services go (a claim that stays is said even if they fail). */
+  claimsTried?: (claims: readonly ClaimRemoval[]) => void;
 }
 
 /** What went: each pod (removed 0: it did not exist), each claim volume tried, the Services and networks. */
@@ -64,6 +66,7 @@ export async function takeDown(engine: Engine, r: DownRequest): Promise<DownDone
   const claimVolumes = await claimsToRemove(engine, refs, r.targets, { deleteClaims: r.deleteClaims, all: r.all });
   const pods = await Promise.all(refs.map((ref) => removePod(engine, ref, r.graceSeconds)));
   const claims = claimVolumes.length > 0 ? await removeClaimVolumes(engine, claimVolumes) : [];
+  r.claimsTried?.(claims);
   // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
   const services = r.all ? await managedServiceRefs(engine) : (r.targets?.services ?? []);
   const namespaces = new Set([...refs.map((x) => x.namespace), ...services.map((v) => v.namespace), ...(r.all ? await networkNamespaces(engine) : [])]);

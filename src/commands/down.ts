@@ -119,8 +119,10 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
     deleteClaims: o.deleteClaims === true,
     project: o.project,
     arch: info.arch,
+    claimsTried: (tried) => {
+      for (const c of tried) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
+    },
   });
-  for (const c of claims) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = {
       apiVersion: 'runpod/v1',
