@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
   // Loaded here, not imported at the top: the bundle's first module stays small for the answer above.
   const { runCli } = await import('./cli/cli.js');
   let interruptedBy: 'SIGINT' | 'SIGTERM' | undefined;
-  // A second signal: a command that holds signals (a scoped run taking its pods down) hurries (commands/takedown.ts).
+  // A second signal: a command that holds signals (a scoped run taking its pods down) hurries (agent/takedown.ts).
   const hurry = new AbortController();
   let hurriedBy: 'SIGINT' | 'SIGTERM' | undefined;
   const forwards = new Set<(signal: 'SIGINT' | 'SIGTERM') => void>();

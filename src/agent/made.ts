@@ -1,4 +1,4 @@
-// What a run has made on the engine, once it may have: what its takedown (commands/takedown.ts) removes after a
+// What a run has made on the engine, once it may have: what its takedown (takedown.ts) removes after a
 // scoped run or a failure, and what the down line names.
 import type { Engine } from '../engine/ports/engine.js';
 import type { PodRef } from '../reconcile/pods.js';
@@ -24,4 +24,15 @@ export interface RunMade {
   serviceImage: string;
   /** The manifests, shell-quoted, for the down line; undefined when one was stdin (the line names the pods then). */
   manifestWords: string | undefined;
+}
+
+/** The exact line that removes what the run made, when runpod could not (or was stopped before it could). */
+export function downLine(m: Pick<RunMade, 'project' | 'hostWords' | 'ownKey' | 'pods' | 'keepClaims' | 'claimVolumes' | 'manifestWords'>): string {
+  const key = `${m.hostWords ?? ''}${m.project !== undefined ? ` --project ${m.project}` : ''}`;
+  const claims = !m.keepClaims && m.claimVolumes.length > 0 ? ' --delete-claims' : '';
+  // Under the run's own key everything there is the run's; else the manifests name it (pods, workloads, Services,
+  // claims), and without them (stdin) the pods by name.
+  if (m.ownKey && m.project !== undefined) return `runpod down${key}${m.keepClaims ? '' : ' --delete-claims'} --all`;
+  if (m.manifestWords !== undefined) return `runpod down${key}${claims} ${m.manifestWords}`;
+  return `runpod down${key}${claims} ${m.pods.map((p) => `${p.namespace}/${p.name}`).join(' ')}`;
 }

@@ -169,7 +169,7 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
   // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
   const serviceImage = o.infraImage !== undefined ? await bounds.step(ensureInfraImage(engine, s.info.arch)) : infraImage;
   // From here on the run makes things: one that fails by an error (not a pod's failure, which the account says)
-  // takes them down if scoped, or names them with the down line (commands/takedown.ts).
+  // takes them down if scoped, or names them with the down line (agent/takedown.ts).
   const made: RunMade = {
     engine,
     project,

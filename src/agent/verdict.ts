@@ -8,6 +8,7 @@ import type { PodResult } from '../report/result.js';
 import type { PodOutcome, PodOutcomeStatus } from '../wait/runOnce.js';
 import type { WorkloadOutcome } from './runWorkload.js';
 import type { ExitCodeSource } from './exitCodeFrom.js';
+import { downLine } from './made.js';
 
 /** How a run ended, the first that applies of: interrupted, engine lost, --timeout, a pod failed, ok. */
 export type RunEnding = 'interrupted' | 'engine' | 'timeout' | 'failed' | 'ok';
@@ -102,7 +103,17 @@ function cleanUpLines(a: FailureAccount, bad: readonly PodResult[], rolloutOnly:
   } else if (!a.leftInPlace) {
     lines.push('the pods were taken down (--keep leaves them for inspection)');
   } else if (!a.fromStdin) {
-    lines.push(`what runpod made is left for inspection (runpod status${key}, runpod logs${key}); remove it with: runpod down${key} ${a.manifests}`);
+    // The manifests name what is left; the account knows no claims, so the line takes none along.
+    const down = downLine({
+      project: a.project,
+      ...(a.hostWords !== undefined ? { hostWords: a.hostWords } : {}),
+      ownKey: false,
+      pods: [],
+      keepClaims: true,
+      claimVolumes: [],
+      manifestWords: a.manifests,
+    });
+    lines.push(`what runpod made is left for inspection (runpod status${key}, runpod logs${key}); remove it with: ${down}`);
   }
   return lines;
 }

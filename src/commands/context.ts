@@ -15,7 +15,7 @@ export interface CommandContext {
   interruptedBy(): 'SIGINT' | 'SIGTERM' | undefined;
   /**
    * Aborted at a second SIGINT or SIGTERM (after the one that aborted `signal`): a command that holds signals
-   * (onSignal) and is taking down what it made hurries then (takedown.ts). Left out by tests that need none.
+   * (onSignal) and is taking down what it made hurries then (agent/takedown.ts). Left out by tests that need none.
    */
   hurried?: AbortSignal;
   /** Which signal hurried the command, once one has. */

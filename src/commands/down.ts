@@ -1,23 +1,16 @@
 // runpod down: stop a pod's containers within its grace period, then its infra container, and remove them
 // all — only containers carrying runpod's labels. A pod that does not exist is not an error (safe to repeat).
+// This reads which pods are meant and says what went; the taking down is the agent's (agent/down.ts).
 import fs from 'node:fs/promises';
 import yaml from 'js-yaml';
-import type { ContainerReader } from '../engine/ports/containers.js';
-import type { VolumePort } from '../engine/ports/volumes.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { type NameProblem, readPodNames } from '../manifest/podNames.js';
 import { kustomizeDirOf } from '../input/kustomize/input.js';
-import { Label, podSelector } from '../kube/labels.js';
-import { managedPodRefs, removePod } from '../reconcile/removePod.js';
-import { type ClaimVolume, listClaimVolumes, type MountSeen, mountUses, ofStatefulSet, removeClaimVolumes } from '../reconcile/claims.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
-import { findPods, ownedPods, type PodArg, parsePodArg } from '../reconcile/pods.js';
+import { type PodArg, type PodRef, parsePodArg } from '../reconcile/pods.js';
 import type { Selector } from '../kube/selector.js';
-import { ensureInfraImage } from '../reconcile/infraImage.js';
-import { tearDownCluster } from '../services/cluster.js';
-import { managedServiceRefs } from '../services/serviceContainers.js';
-import { networkNamespaces } from '../services/network.js';
+import { type DownTargets, takeDown, uniqueRefs } from '../agent/down.js';
 
 export interface DownOptions {
   targets: string[];
@@ -40,23 +33,10 @@ export interface DownOptions {
   deleteClaims?: boolean;
 }
 
-export interface PodRef {
-  namespace: string;
-  name: string;
-}
+export type { PodRef } from '../reconcile/pods.js';
 
-/** The pods the targets name, the workloads whose pods they are, and what of the manifests could not be read. */
-export interface Targets {
-  refs: PodRef[];
-  /**
-   * Workloads by namespace and kind/name (deployment/web): their pods are found on the engine (ownedPods). A
-   * StatefulSet's claim templates, and whether its claims go with it (whenDeleted: Delete), when a manifest says.
-   */
-  owners: { namespace: string; ref: string; desired?: number; suspended?: boolean; claimTemplates?: string[]; claimsGoWithOwner?: boolean }[];
-  /** Services the manifests hold: their containers go too. */
-  services: PodRef[];
-  /** Claims the manifests name (PersistentVolumeClaims, and the pods' and templates' claim volumes). */
-  claims: PodRef[];
+/** What the targets name (agent/down.ts), and what of the manifests could not be read. */
+export interface Targets extends DownTargets {
   problems: NameProblem[];
 }
 
@@ -114,23 +94,6 @@ export async function resolveTargets(targets: string[], namespace: string, ctx: 
   return { refs: uniqueRefs(refs), owners, services, claims: read.claims.map((c) => ({ namespace: c.namespace, name: c.name })), problems: read.problems };
 }
 
-/** The named pods, and those of the named workloads as they are on the engine now. */
-export async function targetPods(engine: ContainerReader, targets: Targets): Promise<PodRef[]> {
-  const owned = await Promise.all(targets.owners.map(async (w) => (await ownedPods(engine, w.namespace, w.ref)).map((p) => ({ namespace: w.namespace, name: p.name }))));
-  return uniqueRefs([...targets.refs, ...owned.flat()]);
-}
-
-/** A pod given both by name and in a manifest is acted on once. */
-function uniqueRefs(refs: readonly PodRef[]): PodRef[] {
-  const seen = new Set<string>();
-  return refs.filter((r) => {
-    const key = `${r.namespace}/${r.name}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 function formatNameProblem(p: NameProblem): string {
   return `${p.line !== undefined ? `${p.file}:${p.line}` : p.file}: ${p.message}`;
 }
@@ -148,26 +111,18 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
   if (targets) reportSkipped(targets.problems, ctx);
   const engine = await openEngine(o.host, ctx.env, o.project);
   const info = await connectEngine(engine, ctx);
-  // The infra image (what the Services' endpoints are written with) asked now, beside the pods' look-ups and stops.
-  const infraImage = ensureInfraImage(engine, info.arch);
-  infraImage.catch(() => undefined);
-  const named = targets ? await targetPods(engine, targets) : [];
-  const refs = o.all
-    ? await managedPodRefs(engine)
-    : o.selector
-      ? (await findPods(engine, undefined, o.selector ? { selector: o.selector } : {})).map((p) => ({ namespace: p.namespace, name: p.name }))
-      : named;
-  // Claims outlive their pods, as on a cluster; only asked for (--delete-claims), the pods' and the manifests' claims
-  // go too, after the pods. A StatefulSet taken down (by manifest or kind/name) whose retention policy says
-  // whenDeleted: Delete takes its claims along. Which they are is read before the pods go (their mounts).
-  const claimVolumes = await claimsToRemove(engine, refs, targets, { deleteClaims: o.deleteClaims === true, all: o.all === true });
-  const pods = await Promise.all(refs.map((r) => removePod(engine, r, o.graceSeconds)));
-  const claims = claimVolumes.length > 0 ? await removeClaimVolumes(engine, claimVolumes) : [];
-  for (const c of claims) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
-  // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
-  const services = o.all ? await managedServiceRefs(engine) : (targets?.services ?? []);
-  const namespaces = new Set([...refs.map((r) => r.namespace), ...services.map((v) => v.namespace), ...(o.all ? await networkNamespaces(engine) : [])]);
-  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: o.project, image: await infraImage }) : { services: [], networks: [] };
+  const { pods, claims, cluster } = await takeDown(engine, {
+    all: o.all === true,
+    ...(o.selector ? { selector: o.selector } : {}),
+    ...(targets ? { targets } : {}),
+    ...(o.graceSeconds !== undefined ? { graceSeconds: o.graceSeconds } : {}),
+    deleteClaims: o.deleteClaims === true,
+    project: o.project,
+    arch: info.arch,
+    claimsTried: (tried) => {
+      for (const c of tried) if (!c.removed) ctx.stderr.write(`runpod: claim volume ${c.volume} stays: ${c.error ?? ''}\n`);
+    },
+  });
   if (o.output === 'json' || o.output === 'yaml') {
     const doc = {
       apiVersion: 'runpod/v1',
@@ -198,45 +153,4 @@ export async function downCommand(o: DownOptions, ctx: CommandContext): Promise<
     ctx.stdout.write(v.removed ? `service ${v.namespace}/${v.name}: removed\n` : `service ${v.namespace}/${v.name}: not found, nothing to remove\n`);
   for (const n of cluster.networks) ctx.stdout.write(`network ${n}: removed\n`);
   return ExitCode.ok;
-}
-
-/**
- * The claim volumes `down` removes, read before the pods go: with --delete-claims, those the pods' containers mount
- * (a subPath's bind included), those the manifests name (PersistentVolumeClaims, pods' and templates' claim volumes,
- * a StatefulSet's claims of every ordinal), and under --all every claim of the key; without it, only the claims of
- * a StatefulSet taken down whose retention policy says whenDeleted: Delete. Only volumes with runpod's claim labels.
- */
-async function claimsToRemove(
-  engine: ContainerReader & VolumePort,
-  refs: readonly PodRef[],
-  targets: Targets | undefined,
-  o: { deleteClaims: boolean; all: boolean },
-): Promise<ClaimVolume[]> {
-  const owners = targets?.owners ?? [];
-  const goWithOwner = new Set(owners.map((w) => `${w.namespace}/${w.ref}`));
-  // Without --delete-claims and no workload named, no claim can go: nothing to list.
-  if (!o.deleteClaims && owners.length === 0) return [];
-  const volumes = await listClaimVolumes(engine);
-  if (volumes.length === 0) return [];
-  if (o.deleteClaims && o.all) return volumes;
-  const wanted = new Set<string>();
-  // Mounted by the pods taken down: all of them with --delete-claims; else those a StatefulSet with whenDeleted:
-  // Delete made (their containers carry the policy).
-  for (const r of refs) {
-    for (const c of await engine.listContainers(podSelector(r.namespace, r.name))) {
-      if (!o.deleteClaims && !(c.labels[Label.claimsWithOwner] === 'delete' && goWithOwner.has(`${c.labels[Label.podNamespace]}/${c.labels[Label.owner]}`))) continue;
-      const mounts = ((await engine.inspectContainer(c.id))?.Mounts ?? []) as MountSeen[];
-      for (const v of volumes) if (mounts.some((m) => mountUses(m, v))) wanted.add(v.name);
-    }
-  }
-  // Named by the manifests, whether or not a pod of them is still there.
-  const named = o.deleteClaims ? new Set((targets?.claims ?? []).map((c) => `${c.namespace}/${c.name}`)) : new Set<string>();
-  for (const v of volumes) {
-    if (named.has(`${v.namespace}/${v.claim}`)) wanted.add(v.name);
-    for (const w of owners) {
-      if (w.namespace !== v.namespace || w.claimTemplates === undefined || !w.ref.startsWith('statefulset/')) continue;
-      if ((o.deleteClaims || w.claimsGoWithOwner === true) && ofStatefulSet(v.claim, w.ref.slice('statefulset/'.length), w.claimTemplates)) wanted.add(v.name);
-    }
-  }
-  return volumes.filter((v) => wanted.has(v.name));
 }

@@ -16,7 +16,7 @@ import { waitStrategy } from '../wait/strategies/index.js';
 import { type CommandContext, readAll } from './context.js';
 import { connectEngine, openHostEngine } from './engineSession.js';
 import { runScoped } from './scoped.js';
-import { afterFailedRun } from './takedown.js';
+import { afterFailedRun } from '../agent/takedown.js';
 
 export type { RunOptions } from '../agent/options.js';
 export { runExitCode } from '../agent/verdict.js';
@@ -27,7 +27,7 @@ export async function runCommand(o: RunOptions, ctx: CommandContext): Promise<nu
   const wait = waitStrategy(o.wait);
   // What the run may have made, once it may have: taken down (a scoped run) or named (any other) if it fails by an error.
   const made: { current?: RunMade } = {};
-  // A scoped run holds signals: a second one hurries its takedown instead of ending runpod at once (takedown.ts).
+  // A scoped run holds signals: a second one hurries its takedown instead of ending runpod at once (agent/takedown.ts).
   const releaseSignals = o.scoped ? ctx.onSignal?.(() => undefined) : undefined;
   try {
     // 1. Load and validate every manifest; nothing touches the engine before this passes.

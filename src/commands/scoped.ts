@@ -11,7 +11,8 @@ import { podEnvironment } from '../report/env.js';
 import type { Reporter } from '../report/reporter.js';
 import type { PodResult } from '../report/result.js';
 import type { CommandContext } from './context.js';
-import { downLine, type RunMade, takeDownRun } from './takedown.js';
+import { downLine, type RunMade } from '../agent/made.js';
+import { takeDownRun } from '../agent/takedown.js';
 import type { ExitCodeSource } from '../agent/exitCodeFrom.js';
 import type { ServiceResult } from '../services/result.js';
 import type { PodPlan } from '../plan/types.js';
@@ -24,7 +25,7 @@ export interface ScopedRun {
   engine: Engine;
   /** The isolation key the pods run under: the one given, else the run's own (run.ts). */
   project: string | undefined;
-  /** What the run made (pods, Services, networks, claims), taken down after the command (takedown.ts). */
+  /** What the run made (pods, Services, networks, claims), taken down after the command (agent/takedown.ts). */
   made: RunMade;
   /** Where the run's Services answer, for the command's environment. */
   serviceResults: readonly ServiceResult[];

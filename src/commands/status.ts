@@ -7,7 +7,8 @@ import { serviceTable, statusDocument, statusTable, workloadRows } from '../repo
 import type { ContainerReader } from '../engine/ports/containers.js';
 import { describeServices } from '../services/cluster.js';
 import { listServiceContainers } from '../services/serviceContainers.js';
-import { type PodRef, reportSkipped, resolveTargets, targetPods } from './down.js';
+import { type PodRef, reportSkipped, resolveTargets } from './down.js';
+import { targetPods } from '../agent/down.js';
 import type { CommandContext } from './context.js';
 import { connectEngine, openEngine } from './engineSession.js';
 import { findPods } from '../reconcile/pods.js';

@@ -5,8 +5,9 @@
 // remove the volume under a running pod. Both are looked for here.
 import type { ContainerReader } from '../engine/ports/containers.js';
 import type { VolumePort } from '../engine/ports/volumes.js';
-import { Label, managedByValue, managedSelector } from '../kube/labels.js';
+import { Label, managedByValue, managedSelector, podSelector } from '../kube/labels.js';
 import { VolumeLabel } from '../plan/volumes.js';
+import type { PodRef } from './pods.js';
 import { helperLabel } from './volumes.js';
 
 /** The labels every claim volume runpod makes carries (plan/volumes.ts claimVolume). */
@@ -150,4 +151,53 @@ export function unusedClaims(
     if (busy.has(`${v.project ?? ''}/${v.namespace}`)) return [];
     return [{ volume: v, reason: `no pod${v.project !== undefined ? ` of isolation key ${v.project}` : ''} uses claim ${v.namespace}/${v.claim} any more` }];
   });
+}
+
+/** What a `down`'s manifests and names say of claims: the workloads taken down, and the claims named. */
+export interface ClaimTargets {
+  /** Workloads (kind/name); a StatefulSet's claim templates, and whether its claims go with it (whenDeleted: Delete). */
+  owners: ReadonlyArray<{ namespace: string; ref: string; claimTemplates?: string[]; claimsGoWithOwner?: boolean }>;
+  /** Claims the manifests name (PersistentVolumeClaims, and the pods' and templates' claim volumes). */
+  claims: readonly PodRef[];
+}
+
+/**
+ * The claim volumes `down` removes, read before the pods go: with --delete-claims, those the pods' containers mount
+ * (a subPath's bind included), those the manifests name (PersistentVolumeClaims, pods' and templates' claim volumes,
+ * a StatefulSet's claims of every ordinal), and under --all every claim of the key; without it, only the claims of
+ * a StatefulSet taken down whose retention policy says whenDeleted: Delete. Only volumes with runpod's claim labels.
+ */
+export async function claimsToRemove(
+  engine: ContainerReader & VolumePort,
+  refs: readonly PodRef[],
+  targets: ClaimTargets | undefined,
+  o: { deleteClaims: boolean; all: boolean },
+): Promise<ClaimVolume[]> {
+  const owners = targets?.owners ?? [];
+  const goWithOwner = new Set(owners.map((w) => `${w.namespace}/${w.ref}`));
+  // Without --delete-claims and no workload named, no claim can go: nothing to list.
+  if (!o.deleteClaims && owners.length === 0) return [];
+  const volumes = await listClaimVolumes(engine);
+  if (volumes.length === 0) return [];
+  if (o.deleteClaims && o.all) return volumes;
+  const wanted = new Set<string>();
+  // Mounted by the pods taken down: all of them with --delete-claims; else those a StatefulSet with whenDeleted:
+  // Delete made (their containers carry the policy).
+  for (const r of refs) {
+    for (const c of await engine.listContainers(podSelector(r.namespace, r.name))) {
+      if (!o.deleteClaims && !(c.labels[Label.claimsWithOwner] === 'delete' && goWithOwner.has(`${c.labels[Label.podNamespace]}/${c.labels[Label.owner]}`))) continue;
+      const mounts = ((await engine.inspectContainer(c.id))?.Mounts ?? []) as MountSeen[];
+      for (const v of volumes) if (mounts.some((m) => mountUses(m, v))) wanted.add(v.name);
+    }
+  }
+  // Named by the manifests, whether or not a pod of them is still there.
+  const named = o.deleteClaims ? new Set((targets?.claims ?? []).map((c) => `${c.namespace}/${c.name}`)) : new Set<string>();
+  for (const v of volumes) {
+    if (named.has(`${v.namespace}/${v.claim}`)) wanted.add(v.name);
+    for (const w of owners) {
+      if (w.namespace !== v.namespace || w.claimTemplates === undefined || !w.ref.startsWith('statefulset/')) continue;
+      if ((o.deleteClaims || w.claimsGoWithOwner === true) && ofStatefulSet(v.claim, w.ref.slice('statefulset/'.length), w.claimTemplates)) wanted.add(v.name);
+    }
+  }
+  return volumes.filter((v) => wanted.has(v.name));
 }

@@ -1,7 +1,7 @@
 // What `runpod gc` looks at on the engine, read into the inputs of its pure rules: the dead containers and pod
 // volumes (gcPolicy.ts), the finished Jobs past their ttlSecondsAfterFinished (jobTtl.ts), the claim volumes no
 // pod uses (claims.ts), and the Services' helpers left behind. Only what carries runpod's labels is listed.
-import type { ContainerInspect, ContainerReader, ContainerSummary } from '../engine/ports/containers.js';
+import type { ContainerInspect, ContainerLifecycle, ContainerReader, ContainerSummary } from '../engine/ports/containers.js';
 import type { VolumePort } from '../engine/ports/volumes.js';
 import { Label, infraContainerName, managedSelector } from '../kube/labels.js';
 import { Role, ServiceLabel } from '../kube/serviceNames.js';
@@ -80,4 +80,17 @@ export async function findExpiredJobs(engine: ContainerReader, now: number): Pro
 export async function leftHelpers(engine: ContainerReader, now: number, minAgeMs: number): Promise<ContainerSummary[]> {
   const lists = await Promise.all([Role.rules, Role.networkLock].map((role) => engine.listContainers([`${ServiceLabel.role}=${role}`])));
   return lists.flat().filter((c) => c.state !== 'running' && c.state !== 'restarting' && now - c.created * 1000 >= minAgeMs);
+}
+
+/**
+ * Remove a dead container gc found, without force: one that started since it was listed is refused by the engine
+ * (EngineRequestError, thrown) and stays, so gc never removes a running container.
+ */
+export async function removeDeadContainer(engine: ContainerLifecycle, id: string): Promise<void> {
+  await engine.removeContainer(id, { force: false });
+}
+
+/** Remove a volume gc found (a gone pod's, or an unused claim's); one still in use is refused by the engine and stays. */
+export async function removeFoundVolume(engine: VolumePort, name: string): Promise<void> {
+  await engine.removeVolume(name);
 }

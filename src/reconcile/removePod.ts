@@ -99,3 +99,33 @@ export async function managedPodRefs(engine: ContainerReader & VolumePort): Prom
   }
   return [...keys].sort().map((k) => ({ namespace: k.slice(0, k.indexOf('/')), name: k.slice(k.indexOf('/') + 1) }));
 }
+
+/**
+ * Kill and remove every container of the pods at once (`docker rm -f` sends SIGKILL: no preStop, no grace), then
+ * their helpers and own volumes: a hurried takedown's pass. A pass after the first (`again`) that finds no container
+ * leaves the rest be. How many containers there were.
+ */
+export async function killPodsNow(engine: ContainerLifecycle & ContainerReader & VolumePort, pods: readonly PodRef[], again = false): Promise<number> {
+  const containers = (await Promise.all(pods.map((p) => engine.listContainers(podSelector(p.namespace, p.name))))).flat();
+  if (containers.length === 0 && again) return 0;
+  await Promise.all(containers.map((c) => engine.removeContainer(c.id, { force: true }).catch(() => undefined)));
+  await Promise.all(
+    pods.map(async (p) => {
+      await removePodHelpers(engine, p.namespace, p.name);
+      await removePodVolumes(engine, p.namespace, p.name);
+    }),
+  );
+  return containers.length;
+}
+
+/** The longest grace period of the pods as their containers carry it (30 s when none says), in milliseconds. */
+export async function longestGraceMs(engine: ContainerReader, pods: readonly PodRef[]): Promise<number> {
+  const graces = await Promise.all(
+    pods.map(async (p) => {
+      const listed = await engine.listContainers(podSelector(p.namespace, p.name)).catch(() => []);
+      const label = listed.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
+      return label !== undefined ? Number(label) || 0 : listed.length > 0 ? 30 : 0;
+    }),
+  );
+  return Math.max(0, ...graces) * 1000;
+}

@@ -253,6 +253,11 @@ export async function emptyNetworks(engine: ContainerReader & NetworkPort): Prom
   return list.filter((n) => Object.keys(n.containers).length === 0 && !settingUp.has(n.name));
 }
 
+/** Remove a network `emptyNetworks` found; one a container joined since is refused by the engine and stays. */
+export async function removeEmptyNetwork(engine: NetworkPort, n: NetworkInfo): Promise<void> {
+  await engine.removeNetwork(n.id);
+}
+
 /** The namespaces runpod has a network for (under the key). */
 export async function networkNamespaces(engine: NetworkPort): Promise<string[]> {
   return (await engine.listNetworks([ServiceLabel.networkNamespace])).flatMap((n) => {

@@ -104,7 +104,7 @@ test("a scoped run whose engine freezes while the pods are taken down: it ends w
   assert.equal(r.signal, null, `runpod hung in the takedown and was killed\n${show(r)}`);
   assert.equal(r.code, 3, show(r));
   // Under the run's own key everything of the key is the run's: the down line takes all of it, on the engine the run
-  // was given with --host (takedown.ts downLine).
+  // was given with --host (agent/made.ts downLine).
   const advice =
     /could not take down everything this run made: the Docker engine at unix:\/\/.* did not finish within 30s .*; remove what is left with: runpod down --host unix:\/\/\S+ (--project run-[0-9a-f]{8}) --delete-claims --all/.exec(
       r.stderr,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runFailure } from '../../../src/agent/verdict.js';
-import { downLine } from '../../../src/commands/takedown.js';
+import { downLine } from '../../../src/agent/made.js';
 
 const made = {
   project: 'ci-7',

@@ -7,17 +7,14 @@
 // SIGTERM a few seconds later and SIGKILL about ten seconds after the first) hurries it: no more grace, every
 // container of the run is killed and removed at once (`docker rm -f` sends SIGKILL), then the Services, networks and
 // claims go as before. SIGKILL cannot be caught, so the down line is said before the fast takedown starts too.
-import type { ContainerReader } from '../engine/ports/containers.js';
 import { ExitCode, RunpodError } from '../errors.js';
-import { Label, podSelector } from '../kube/labels.js';
 import { listClaimVolumes, removeClaimVolumes } from '../reconcile/claims.js';
-import { removePodHelpers, removePodVolumes } from '../reconcile/volumes.js';
 import type { Reporter } from '../report/reporter.js';
-import type { RunMade } from '../agent/made.js';
+import { downLine, type RunMade } from './made.js';
 import { tearDownCluster } from '../services/cluster.js';
 import { bounded } from '../wait/bounded.js';
-import type { PodRef } from './down.js';
-import { managedPodRefs, removePod } from '../reconcile/removePod.js';
+import type { PodRef } from '../reconcile/pods.js';
+import { killPodsNow, longestGraceMs, managedPodRefs, removePod } from '../reconcile/removePod.js';
 import { networkNamespaces } from '../services/network.js';
 import { managedServiceRefs } from '../services/serviceContainers.js';
 
@@ -37,7 +34,7 @@ export const fastTakeDownMs = 6_000;
 /** How often a takedown that waits for grace periods says which pods it waits for. */
 export const takeDownProgressMs = 5_000;
 
-export type { RunMade } from '../agent/made.js';
+export type { RunMade } from './made.js';
 
 export interface TakeDownContext {
   reporter: Reporter;
@@ -48,17 +45,6 @@ export interface TakeDownContext {
   hurriedBy?: () => string | undefined;
   /** How long it may take beyond the grace periods (default takeDownMarginMs; less after the engine failed). */
   marginMs?: number;
-}
-
-/** The exact line that removes what the run made, when runpod could not (or was stopped before it could). */
-export function downLine(m: Pick<RunMade, 'project' | 'hostWords' | 'ownKey' | 'pods' | 'keepClaims' | 'claimVolumes' | 'manifestWords'>): string {
-  const key = `${m.hostWords ?? ''}${m.project !== undefined ? ` --project ${m.project}` : ''}`;
-  const claims = !m.keepClaims && m.claimVolumes.length > 0 ? ' --delete-claims' : '';
-  // Under the run's own key everything there is the run's; else the manifests name it (pods, workloads, Services,
-  // claims), and without them (stdin) the pods by name.
-  if (m.ownKey && m.project !== undefined) return `runpod down${key}${m.keepClaims ? '' : ' --delete-claims'} --all`;
-  if (m.manifestWords !== undefined) return `runpod down${key}${claims} ${m.manifestWords}`;
-  return `runpod down${key}${claims} ${m.pods.map((p) => `${p.namespace}/${p.name}`).join(' ')}`;
 }
 
 /**
@@ -187,15 +173,7 @@ export async function takeDownRun(m: RunMade, ctx: TakeDownContext): Promise<boo
 async function fastRemove(m: RunMade, known: readonly PodRef[]): Promise<void> {
   for (let pass = 0; pass < 2; pass++) {
     const pods = m.ownKey ? await listedOr(() => managedPodRefs(m.engine), known) : known;
-    const containers = (await Promise.all(pods.map((p) => m.engine.listContainers(podSelector(p.namespace, p.name))))).flat();
-    if (containers.length === 0 && pass > 0) return;
-    await Promise.all(containers.map((c) => m.engine.removeContainer(c.id, { force: true }).catch(() => undefined)));
-    await Promise.all(
-      pods.map(async (p) => {
-        await removePodHelpers(m.engine, p.namespace, p.name);
-        await removePodVolumes(m.engine, p.namespace, p.name);
-      }),
-    );
+    await killPodsNow(m.engine, pods, pass > 0);
   }
 }
 
@@ -213,18 +191,6 @@ async function removeClaims(m: RunMade, reporter: Reporter, problems: string[]):
   const gone = removed.filter((c) => c.removed).map((c) => c.volume);
   if (gone.length > 0) reporter.info(`removed claim volume${gone.length === 1 ? '' : 's'} ${gone.join(', ')} (--keep-claims keeps them for the next run under the key)`);
   for (const c of removed) if (!c.removed) problems.push(`claim volume ${c.volume} stays: ${c.error ?? ''}`);
-}
-
-/** The longest grace period of the pods as their containers carry it (30 s when none says). */
-async function longestGraceMs(engine: ContainerReader, pods: readonly PodRef[]): Promise<number> {
-  const graces = await Promise.all(
-    pods.map(async (p) => {
-      const listed = await engine.listContainers(podSelector(p.namespace, p.name)).catch(() => []);
-      const label = listed.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
-      return label !== undefined ? Number(label) || 0 : listed.length > 0 ? 30 : 0;
-    }),
-  );
-  return Math.max(0, ...graces) * 1000;
 }
 
 /** What a listing answers, or the fallback when it fails or the engine does not answer within a few seconds. */
