@@ -75,7 +75,10 @@ async function planPods(inputs: string[]): Promise<BarePod[]> {
         // one archive through the infra container while it starts), which the bare client and the CLI skip.
         const unbound = c.terminationMessage ? { ...c, terminationMessage: { ...c.terminationMessage, bound: false } } : c;
         const x = instanceCreateOptions(plan, unbound, 0);
-        return { name: x.name, options: x.options as Record<string, unknown> };
+        // Without the pod's files (the namespace file, a pod's own resolv.conf): runpod writes them into that same
+        // volume, and their sources are resolved only when it exists (a runtime reference to its mount point).
+        const mounts = (x.options.HostConfig?.Mounts ?? []).filter((m) => !String(m.Source ?? '').includes('\u0000runpod:'));
+        return { name: x.name, options: { ...x.options, HostConfig: { ...x.options.HostConfig, Mounts: mounts } } as Record<string, unknown> };
       }),
       selector: podSelector(plan.namespace, plan.name),
       grace: plan.gracePeriodSeconds,
@@ -239,7 +242,10 @@ async function section(what: string, body: () => Promise<void> | void): Promise<
   try {
     await body();
   } catch (err) {
-    failures.push(`${what}: ${err instanceof Error ? err.message.split('\n').slice(0, 3).join(' / ') : String(err)}`);
+    // The command and its first error line (a stack's first line is only where it was thrown).
+    const lines = err instanceof Error ? err.message.split('\n').filter((l) => l.trim() !== '') : [String(err)];
+    const cause = lines.find((l) => /^\s*Error: /.test(l));
+    failures.push(`${what}: ${[lines[0], ...(cause !== undefined && cause !== lines[0] ? [cause] : [])].join(' / ')}`);
   }
 }
 
