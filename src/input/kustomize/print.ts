@@ -115,11 +115,17 @@ function formatNumber(n: number): string {
   return String(n).replace(/e([+-])(\d)$/, 'e$10$2');
 }
 
+// The words YAML 1.1 reads as null or a boolean.
+const nullOrBool = new Set('null Null NULL true True TRUE false False FALSE y Y yes Yes YES n N no No NO on On ON off Off OFF'.split(' '));
+
 /** Plain scalars go-yaml v3 (and YAML 1.1 readers) resolve to something other than this string. */
 function resolvesToOther(s: string): boolean {
   if (s === '' || s === '~' || s === '<<') return true;
-  if (/^(null|Null|NULL)$/.test(s)) return true;
-  if (/^(true|True|TRUE|false|False|FALSE|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$/.test(s)) return true;
+  if (nullOrBool.has(s)) return true;
+  // Every number, infinity, NaN, sexagesimal and timestamp below starts with a digit, a sign or a dot: most strings
+  // (names, images, paths) need none of the patterns, and this runs for every scalar printed.
+  const c = s.charCodeAt(0);
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return false;
   if (/^[-+]?(0|[1-9][0-9_]*)$/.test(s) || /^[-+]?0[0-7_]+$/.test(s) || /^[-+]?0b[01_]+$/.test(s) || /^[-+]?0o[0-7_]+$/.test(s) || /^[-+]?0x[0-9a-fA-F_]+$/.test(s)) return true;
   if (/^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$/.test(s)) return true;
   if (/^[-+]?\.(inf|Inf|INF)$/.test(s) || /^\.(nan|NaN|NAN)$/.test(s)) return true;
@@ -133,7 +139,11 @@ function resolvesToOther(s: string): boolean {
 // eslint-disable-next-line no-control-regex
 const special = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
 
+// A word that starts with a letter or digit and holds no space, colon, hash, quote or bracket: plain (below).
+const simpleWord = /^[A-Za-z0-9][A-Za-z0-9_./=-]*$/;
+
 function plainAllowed(s: string): boolean {
+  if (simpleWord.test(s)) return true;
   if (s.startsWith('---') || s.startsWith('...')) return false;
   const first = s[0]!;
   if ('#,[]{}&*!|>\'"%@`'.includes(first)) return false;
