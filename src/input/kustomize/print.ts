@@ -6,51 +6,166 @@
 // and a long plain or quoted scalar folded at a space once its line is past 80 columns (go-yaml's best width),
 // continued on the next line at the value's indent. Pure.
 
+import { appendSegment } from '../../kube/path.js';
 import { isObject } from './gvk.js';
 import type { JsonObject, JsonValue } from './resource.js';
 
 export function printDocuments(objects: readonly JsonObject[]): string {
-  return objects.map((o) => printValue(o, 0)).join('---\n');
+  const out = new Out(false);
+  printAll(out, objects);
+  return out.text;
+}
+
+/** A printed document as parseYaml reads it back: its value (keys in printed order), first line and field lines. */
+export interface PrintedDocument {
+  value: JsonObject;
+  /** 1-based line where the document's content starts. */
+  line: number;
+  /** Field path (formatPath's text) → 1-based line of its key or list item, as parseYaml maps them. */
+  lines: Map<string, number>;
+  /** The values it holds (no aliases are ever printed): its expanded size. */
+  nodes: number;
+}
+
+/**
+ * The text printDocuments prints, and its documents as parseYaml would read them back from it, made while printing:
+ * a rendered kustomization is validated as this text with its lines, and reading back what was just printed doubled
+ * the YAML work of `validate -k`. Undefined documents when a key prints on several lines (no Kubernetes object has
+ * one): only parsing knows where such a key's value starts.
+ */
+export function printDocumentsWithLines(objects: readonly JsonObject[]): { text: string; documents: PrintedDocument[] | undefined } {
+  const out = new Out(true);
+  const documents: PrintedDocument[] = [];
+  printAll(out, objects, (object, line, lines, nodes) => {
+    // An object with no field prints nothing: an empty document, which a reader skips.
+    if (Object.keys(object).length > 0) documents.push({ value: object, line, lines, nodes });
+  });
+  return { text: out.text, documents: out.multiLineKey ? undefined : documents };
+}
+
+/** The text, and while `tracking`, the line the next character goes on and each field's line. */
+class Out {
+  text = '';
+  line = 1;
+  lines = new Map<string, number>();
+  nodes = 0;
+  multiLineKey = false;
+  constructor(readonly tracking: boolean) {}
+
+  write(s: string): void {
+    this.text += s;
+    if (!this.tracking) return;
+    for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) this.line++;
+  }
+
+  /** The field at path starts on the current line (the first such place counts, as in parseYaml). */
+  at(path: string): void {
+    if (this.tracking && !this.lines.has(path)) this.lines.set(path, this.line);
+  }
+}
+
+type DocumentDone = (copy: JsonObject, line: number, lines: Map<string, number>, nodes: number) => void;
+
+function printAll(out: Out, objects: readonly JsonObject[], done?: DocumentDone): void {
+  objects.forEach((o, i) => {
+    if (i > 0) out.write('---\n');
+    const line = out.line;
+    out.lines = new Map();
+    out.nodes = 1;
+    const copy = printValue(out, o, 0, '', '');
+    done?.(copy, line, out.lines, out.nodes);
+  });
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function printValue(value: JsonObject, indent: number): string {
+/**
+ * A mapping's fields, keys sorted, at indent; the first line starts with `lead` (a list item's "- ") instead of the
+ * indent. Returns the mapping as a reader gets it back: its keys in the printed order.
+ */
+function printValue(out: Out, value: JsonObject, indent: number, path: string, lead: string | undefined): JsonObject {
   const pad = ' '.repeat(indent);
-  let out = '';
+  const copy: JsonObject = {};
+  let first = lead;
   for (const key of Object.keys(value).sort(compare)) {
     const v = value[key]!;
     const k = scalar(key, indent, -1);
-    out += `${pad}${k}:${afterKey(v, indent, indent + k.length + 2)}`;
+    if (k.includes('\n')) out.multiLineKey = true;
+    const keyPath = out.tracking ? appendSegment(path, key) : '';
+    out.write(first ?? pad);
+    first = undefined;
+    out.at(keyPath);
+    out.write(`${k}:`);
+    copy[key] = afterKey(out, v, indent, indent + k.length + 2, keyPath);
   }
-  return out;
+  return copy;
 }
 
 /** What follows "key:" — an inline scalar or empty collection, or a nested block. */
-function afterKey(v: JsonValue, indent: number, column: number): string {
-  if (isObject(v)) return Object.keys(v).length === 0 ? ' {}\n' : `\n${printValue(v, indent + 2)}`;
-  if (Array.isArray(v)) return v.length === 0 ? ' []\n' : `\n${printList(v, indent)}`;
-  return ` ${scalar(v, indent + 2, column)}\n`;
+function afterKey(out: Out, v: JsonValue, indent: number, column: number, path: string): JsonValue {
+  out.nodes++;
+  if (isObject(v)) {
+    if (Object.keys(v).length === 0) {
+      out.write(' {}\n');
+      return {};
+    }
+    out.write('\n');
+    return printValue(out, v, indent + 2, path, undefined);
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) {
+      out.write(' []\n');
+      return [];
+    }
+    out.write('\n');
+    return printList(out, v, indent, path, undefined);
+  }
+  out.write(` ${scalar(v, indent + 2, column)}\n`);
+  return readBack(v);
 }
 
-function printList(list: JsonValue[], indent: number): string {
+/** A list's items at indent; the first item's line starts with `lead` instead of the indent. */
+function printList(out: Out, list: JsonValue[], indent: number, path: string, lead: string | undefined): JsonValue[] {
   const pad = ' '.repeat(indent);
-  let out = '';
-  for (const item of list) {
+  const copy: JsonValue[] = [];
+  list.forEach((item, i) => {
+    const itemPath = out.tracking ? appendSegment(path, i) : '';
+    const start = i === 0 && lead !== undefined ? lead : pad;
+    out.nodes++;
     if (isObject(item)) {
       if (Object.keys(item).length === 0) {
-        out += `${pad}- {}\n`;
-        continue;
+        out.write(start);
+        out.at(itemPath);
+        out.write('- {}\n');
+        copy.push({});
+        return;
       }
       // The first key goes on the dash's line, the others under it.
-      const body = printValue(item, indent + 2);
-      out += `${pad}- ${body.slice(indent + 2)}`;
+      out.at(itemPath);
+      copy.push(printValue(out, item, indent + 2, itemPath, `${start}- `));
     } else if (Array.isArray(item)) {
-      if (item.length === 0) out += `${pad}- []\n`;
-      else out += `${pad}- ${printList(item, indent + 2).slice(indent + 2)}`;
-    } else out += `${pad}- ${scalar(item, indent + 2, indent + 2)}\n`;
-  }
-  return out;
+      if (item.length === 0) {
+        out.write(start);
+        out.at(itemPath);
+        out.write('- []\n');
+        copy.push([]);
+      } else {
+        out.at(itemPath);
+        copy.push(printList(out, item, indent + 2, itemPath, `${start}- `));
+      }
+    } else {
+      out.write(start);
+      out.at(itemPath);
+      out.write(`- ${scalar(item, indent + 2, indent + 2)}\n`);
+      copy.push(readBack(item));
+    }
+  });
+  return copy;
+}
+
+/** A scalar as reading its printed form gives it back: -0 prints as 0. */
+function readBack(v: JsonValue): JsonValue {
+  return v === 0 ? 0 : v;
 }
 
 /** A scalar starting at `column` (-1: a key, never folded), continued at `indent` when folded. */
