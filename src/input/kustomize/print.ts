@@ -29,9 +29,9 @@ export interface PrintedDocument {
 
 /**
  * The text printDocuments prints, and its documents as parseYaml would read them back from it, made while printing:
- * a rendered kustomization is validated as this text with its lines, and reading back what was just printed doubled
- * the YAML work of `validate -k`. Undefined documents when a key prints on several lines (no Kubernetes object has
- * one): only parsing knows where such a key's value starts.
+ * a rendered kustomization is validated as this text with its lines, and reading back what was just printed parsed
+ * the YAML of `validate -k` a second time. Undefined documents when a key prints on several lines (no Kubernetes
+ * object has one): only parsing knows where such a key's value starts.
  */
 export function printDocumentsWithLines(objects: readonly JsonObject[]): { text: string; documents: PrintedDocument[] | undefined } {
   const out = new Out(true);
