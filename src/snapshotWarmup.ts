@@ -9,7 +9,7 @@ import { Readable, Writable } from 'node:stream';
 import { runCli } from './cli/cli.js';
 import type { CommandContext } from './commands/context.js';
 import { UsageError } from './errors.js';
-import { renderToText } from './input/kustomize/input.js';
+import { renderToDocuments } from './input/kustomize/input.js';
 import type { KustomizeIo } from './input/kustomize/render.js';
 import { loadManifests } from './manifest/load.js';
 import { Label } from './kube/labels.js';
@@ -273,8 +273,9 @@ function renderKustomizationFromMemory(): void {
       return files.has(p) ? { isDirectory: false, isFile: true } : dirs.has(p) ? { isDirectory: true, isFile: false } : undefined;
     },
   };
-  const text = renderToText(`${root}/overlay`, io);
-  if (!text.includes('warm-web-config-')) throw new Error('snapshot warm-up: the kustomization rendered without its generated ConfigMap');
+  // As `validate -k` renders (renderToText prints through the same code, without the lines).
+  const { text, parsed } = renderToDocuments(`${root}/overlay`, `${root}/overlay (kustomize)`, io);
+  if (!text.includes('warm-web-config-') || parsed.documents.length === 0) throw new Error('snapshot warm-up: the kustomization rendered without its generated ConfigMap');
 }
 
 export async function warmUp(): Promise<void> {

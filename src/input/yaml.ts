@@ -68,37 +68,11 @@ const kubernetesSchema = yaml.FAILSAFE_SCHEMA.extend({
  * that reports only at the document (kustomize's resource files), which saves walking every node.
  */
 export function parseYaml(text: string, file: string, options: { fieldLines?: boolean } = {}): ParsedYaml {
-  const roots: NodeRecord[] = [];
-  const stack: NodeRecord[] = [];
-  let nodeCount = 0;
-  const counts: number[] = [];
+  const tree = options.fieldLines !== false ? nodeTree() : undefined;
+  const nodes = tree ?? rootsOnly();
   const values: unknown[] = [];
   try {
-    yaml.loadAll(text, (doc) => values.push(doc), {
-      filename: file,
-      schema: kubernetesSchema,
-      listener(event, state) {
-        if (event === 'open') {
-          stack.push({ line: state.line, kind: null, tag: null, result: undefined, children: [] });
-          nodeCount++;
-          return;
-        }
-        const node = stack.pop();
-        if (node === undefined) return;
-        // js-yaml's State type omits `tag`; it is there (the merge key "<<" carries tag:yaml.org,2002:merge).
-        const tag = (state as typeof state & { tag?: unknown }).tag;
-        node.kind = typeof state.kind === 'string' ? state.kind : null;
-        node.tag = typeof tag === 'string' ? tag : null;
-        node.result = state.result;
-        const parent = stack[stack.length - 1];
-        if (parent !== undefined) parent.children.push(node);
-        else {
-          roots.push(node);
-          counts.push(nodeCount);
-          nodeCount = 0;
-        }
-      },
-    });
+    yaml.loadAll(text, (doc) => values.push(doc), { filename: file, schema: kubernetesSchema, listener: nodes.listener });
   } catch (err) {
     if (err instanceof yaml.YAMLException) {
       const line = err.mark?.line;
@@ -110,6 +84,7 @@ export function parseYaml(text: string, file: string, options: { fieldLines?: bo
     throw err;
   }
 
+  const { roots, counts } = nodes;
   const documents: YamlDocument[] = [];
   values.forEach((value, i) => {
     // An empty document (a trailing "---", a file of comments) is skipped, as kubectl does.
@@ -117,7 +92,7 @@ export function parseYaml(text: string, file: string, options: { fieldLines?: bo
     // loadAll composes exactly one root node per document; if that ever differs, lines are simply unknown.
     const root = roots.length === values.length ? roots[i] : undefined;
     const lines = new Map<string, number>();
-    if (root !== undefined && options.fieldLines !== false) collectLines(root, '', lines);
+    if (root !== undefined && tree !== undefined) collectLines(tree.roots[i]!, '', lines);
     documents.push({
       value,
       line: root !== undefined ? root.line + 1 : 1,
@@ -129,6 +104,73 @@ export function parseYaml(text: string, file: string, options: { fieldLines?: bo
     documents,
     problems: documents.length === 0 ? [{ file, path: '', message: noDocuments }] : [],
   };
+}
+
+type Listener = NonNullable<yaml.LoadOptions['listener']>;
+
+/** What a listener gathers: each document's root node (its line at least) and how many nodes it opened. */
+interface Nodes {
+  listener: Listener;
+  roots: Array<{ line: number }>;
+  counts: number[];
+}
+
+/** Every node, with its line and the nodes closed inside it: the tree collectLines walks. */
+function nodeTree(): Nodes & { roots: NodeRecord[] } {
+  const roots: NodeRecord[] = [];
+  const counts: number[] = [];
+  const stack: NodeRecord[] = [];
+  let nodeCount = 0;
+  const listener: Listener = (event, state) => {
+    if (event === 'open') {
+      stack.push({ line: state.line, kind: null, tag: null, result: undefined, children: [] });
+      nodeCount++;
+      return;
+    }
+    const node = stack.pop();
+    if (node === undefined) return;
+    // js-yaml's State type omits `tag`; it is there (the merge key "<<" carries tag:yaml.org,2002:merge).
+    const tag = (state as typeof state & { tag?: unknown }).tag;
+    node.kind = typeof state.kind === 'string' ? state.kind : null;
+    node.tag = typeof tag === 'string' ? tag : null;
+    node.result = state.result;
+    const parent = stack[stack.length - 1];
+    if (parent !== undefined) parent.children.push(node);
+    else {
+      roots.push(node);
+      counts.push(nodeCount);
+      nodeCount = 0;
+    }
+  };
+  return { listener, roots, counts };
+}
+
+/**
+ * Only each document's root line and node count, as nodeTree gives them, from a nesting depth instead of a record
+ * per node: a text read without field lines (kustomize's resource files) has no use for the tree.
+ */
+function rootsOnly(): Nodes {
+  const roots: Array<{ line: number }> = [];
+  const counts: number[] = [];
+  let depth = 0;
+  let rootLine = 0;
+  let nodeCount = 0;
+  const listener: Listener = (event, state) => {
+    if (event === 'open') {
+      if (depth === 0) rootLine = state.line;
+      depth++;
+      nodeCount++;
+      return;
+    }
+    if (depth === 0) return;
+    depth--;
+    if (depth === 0) {
+      roots.push({ line: rootLine });
+      counts.push(nodeCount);
+      nodeCount = 0;
+    }
+  };
+  return { listener, roots, counts };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { ManifestError, type ManifestProblem, UsageError } from '../errors.js';
 import { KustomizeError } from '../input/kustomize/errors.js';
-import { kustomizationFile, kustomizeDirOf, renderToText } from '../input/kustomize/input.js';
+import { kustomizationFile, kustomizeDirOf, renderToDocuments } from '../input/kustomize/input.js';
 import { type ManifestText, parseManifests, sortByFileAndLine } from './parse.js';
 import type { LoadOptions, LoadResult } from './types.js';
 
@@ -114,12 +114,15 @@ interface Reading extends ManifestTexts {
   stdinRead: boolean;
 }
 
-/** A kustomization is rendered by runpod (input/kustomize) into one text, whose pods' source is its directory. */
+/**
+ * A kustomization is rendered by runpod (input/kustomize) into one text, whose pods' source is its directory; its
+ * documents come with it, read from the printing (the text is not parsed again).
+ */
 function renderOne(r: Reading, dir: string): void {
   const name = renderedName(dir);
   r.fileOrder.push(name);
   try {
-    r.texts.push({ source: { file: name, origin: path.resolve(dir) }, text: renderToText(dir) });
+    r.texts.push({ source: { file: name, origin: path.resolve(dir) }, ...renderToDocuments(dir, name) });
   } catch (err) {
     if (!(err instanceof KustomizeError)) throw err;
     // Reported in the order the inputs were given, like any input's problems.

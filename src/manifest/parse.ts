@@ -18,7 +18,7 @@ import {
 } from './types.js';
 import { toServiceObject } from './serviceRules.js';
 import { type ValidConfig, type ValidPod, type ValidService, type ValidWorkload, validateDocument } from './validate.js';
-import { lineOf, parseYaml } from '../input/yaml.js';
+import { lineOf, type ParsedYaml, parseYaml } from '../input/yaml.js';
 import { expandWorkload, type WorkloadPlan } from '../workloads/expand.js';
 import { isObj } from '../kube/object.js';
 import { type HostPortUse, hostPortsOf, hostPortsCollide } from './pod.js';
@@ -27,6 +27,8 @@ import { type BoundVolume, type ClaimRequest, type VolumeObject, bindClaims, cla
 export interface ManifestText {
   source: ManifestSource;
   text: string;
+  /** The text already read as parseYaml(text, source.file) would read it (a rendered kustomization's, from its printing). */
+  parsed?: ParsedYaml;
 }
 
 export interface ParseResult {
@@ -131,8 +133,8 @@ function newCollection(options: LoadOptions): Collection {
 }
 
 /** The first stage: parse one input and sort each of its documents into the collection. */
-function collectInput(c: Collection, { source, text }: ManifestText, options: LoadOptions): void {
-  const parsed = parseYaml(text, source.file);
+function collectInput(c: Collection, { source, text, parsed: given }: ManifestText, options: LoadOptions): void {
+  const parsed = given ?? parseYaml(text, source.file);
   c.problems.push(...parsed.problems);
   for (const doc of parsed.documents) {
     const result = validateDocument(doc, source.file, { skipKinds: c.skipKinds, fromCronJobs: c.fromCronJobs });

@@ -112,6 +112,11 @@ export function sameId(a: ResId, b: ResId): boolean {
   return a.group === b.group && a.version === b.version && a.kind === b.kind && a.name === b.name && sameNamespace(a, b);
 }
 
+/** sameId as a key: equal keys exactly when sameId holds (the namespace compared as an effective one). */
+export function idKey(id: ResId): string {
+  return JSON.stringify([id.group, id.version, id.kind, id.name, id.namespace ?? 'default']);
+}
+
 export function formatId(id: ResId): string {
   const gv = id.group === '' ? id.version : `${id.group}/${id.version}`;
   return `${id.kind} ${id.namespace !== undefined ? `${id.namespace}/` : ''}${id.name} (${gv})`;

@@ -4,8 +4,10 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { KustomizeError } from './errors.js';
-import { printDocuments } from './print.js';
+import { noDocuments, type ParsedYaml, parseYaml } from '../yaml.js';
+import { printDocuments, printDocumentsWithLines } from './print.js';
 import { kustomizationFileIn, type KustomizeIo, renderKustomization } from './render.js';
+import type { JsonObject } from './resource.js';
 
 const prefix = '\u0000kustomize:';
 
@@ -39,6 +41,26 @@ export function kustomizationFile(dir: string, io: KustomizeIo = nodeIo): string
 
 /** Render dir and print it as `kubectl kustomize` does (Secrets included: the caller decides who sees it). */
 export function renderToText(dir: string, io: KustomizeIo = nodeIo): string {
+  return printDocuments(render(dir, io));
+}
+
+/**
+ * Render dir as an input: the text renderToText prints, and its documents as parseYaml(text, file) reads them, with
+ * their field lines, taken from the printing instead of parsing the text again.
+ */
+export function renderToDocuments(dir: string, file: string, io: KustomizeIo = nodeIo): { text: string; parsed: ParsedYaml } {
+  const { text, documents } = printDocumentsWithLines(render(dir, io));
+  if (documents === undefined) return { text, parsed: parseYaml(text, file) };
+  return {
+    text,
+    parsed: {
+      documents: documents.map((d) => ({ value: d.value, line: d.line, lines: d.lines, sourceNodes: d.nodes })),
+      problems: documents.length === 0 ? [{ file, path: '', message: noDocuments }] : [],
+    },
+  };
+}
+
+function render(dir: string, io: KustomizeIo): JsonObject[] {
   const st = io.stat(dir);
   if (st === undefined || !st.isDirectory)
     throw new KustomizeError(
@@ -47,5 +69,5 @@ export function renderToText(dir: string, io: KustomizeIo = nodeIo): string {
       st === undefined ? 'no such directory' : 'not a directory; -k takes the directory of a kustomization',
       'give the directory that holds kustomization.yaml',
     );
-  return printDocuments(renderKustomization(dir, io).map((r) => r.object));
+  return renderKustomization(dir, io).map((r) => r.object);
 }

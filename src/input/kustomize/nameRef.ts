@@ -31,6 +31,7 @@ export function fixNameReferences(resources: Resource[], table: readonly NameRef
     if (c === undefined) reachable.set(referrer, (c = couldBeReferencedBy(referrer, resources, idOfResource)));
     return c;
   };
+  const named = namedBefore(resources);
   for (const ref of table) {
     for (const spec of ref.referrers) {
       for (const referrer of resources) {
@@ -41,9 +42,9 @@ export function fixNameReferences(resources: Resource[], table: readonly NameRef
           const value = parent[key];
           const fix = (v: JsonValue, set: (v: string) => void): void => {
             if (typeof v === 'string') {
-              const found = select(v, candidates, referrer, ref.target, spec.path, (c) => c.every((x) => nameOf(x.object) === nameOf(c[0]!.object)));
+              const found = select(v, named, candidates, referrer, ref.target, spec.path, (c) => c.every((x) => nameOf(x.object) === nameOf(c[0]!.object)));
               if (found !== undefined && nameOf(found.object) !== v) set(nameOf(found.object));
-            } else if (isObject(v)) setMapping(v, candidates, referrer, ref.target, spec.path);
+            } else if (isObject(v)) setMapping(v, named, candidates, referrer, ref.target, spec.path);
           };
           if (Array.isArray(value)) value.forEach((item, i) => fix(item, (s) => (value[i] = s)));
           else if (value !== undefined && value !== null) fix(value, (s) => (parent[key] = s));
@@ -54,7 +55,7 @@ export function fixNameReferences(resources: Resource[], table: readonly NameRef
 }
 
 /** A mapping that names an object by name and namespace (a RoleBinding's subject, a webhook's service). */
-function setMapping(node: JsonObject, all: Resource[], referrer: Resource, target: GvkSelector, path: string): void {
+function setMapping(node: JsonObject, named: NamedBefore, all: Resource[], referrer: Resource, target: GvkSelector, path: string): void {
   if (typeof node.name !== 'string') return;
   let candidates = all;
   if (typeof node.namespace === 'string') {
@@ -62,7 +63,7 @@ function setMapping(node: JsonObject, all: Resource[], referrer: Resource, targe
     const byOriginal = all.filter((r) => (orgId(r).namespace ?? '') === ns);
     candidates = byOriginal.length > 0 ? byOriginal : all.filter((r) => (namespaceOf(r.object) ?? '') === ns);
   }
-  const found = select(node.name, candidates, referrer, target, path, (c) =>
+  const found = select(node.name, named, candidates, referrer, target, path, (c) =>
     c.every((x) => nameOf(x.object) === nameOf(c[0]!.object) && namespaceOf(x.object) === namespaceOf(c[0]!.object)),
   );
   if (found === undefined) return;
@@ -102,8 +103,46 @@ function affixesEqual(r: Resource, o: Resource, allowEmpty: boolean): boolean {
   return sameEnding(rp, op) && sameEnding(rs, os);
 }
 
-function select(oldName: string, candidates: Resource[], referrer: Resource, target: GvkSelector, path: string, identical: (c: Resource[]) => boolean): Resource | undefined {
-  let c = candidates.filter((r) => r.previousIds.some((p) => p.name === oldName));
+/**
+ * For one fixNameReferences (nothing renames an object meanwhile): the objects that had each name among their
+ * earlier ids, in the objects' order and each once; and each candidate list as a set, made once per list.
+ */
+interface NamedBefore {
+  byName: Map<string, Resource[]>;
+  sets: WeakMap<Resource[], Set<Resource>>;
+}
+
+function namedBefore(resources: readonly Resource[]): NamedBefore {
+  const byName = new Map<string, Resource[]>();
+  for (const r of resources) {
+    for (const name of new Set(r.previousIds.map((p) => p.name))) {
+      const list = byName.get(name);
+      if (list === undefined) byName.set(name, [r]);
+      else list.push(r);
+    }
+  }
+  return { byName, sets: new WeakMap() };
+}
+
+function asSet(named: NamedBefore, list: Resource[]): Set<Resource> {
+  let set = named.sets.get(list);
+  if (set === undefined) named.sets.set(list, (set = new Set(list)));
+  return set;
+}
+
+function select(
+  oldName: string,
+  named: NamedBefore,
+  candidates: Resource[],
+  referrer: Resource,
+  target: GvkSelector,
+  path: string,
+  identical: (c: Resource[]) => boolean,
+): Resource | undefined {
+  // The candidates that had this name: looked up by the name, not searched for in every candidate's earlier ids
+  // (this runs for every reference of every object). Both lists keep the objects' order, so the result does too.
+  const allowed = asSet(named, candidates);
+  let c = (named.byName.get(oldName) ?? []).filter((r) => allowed.has(r));
   c = c.filter((r) => r.previousIds.some((p) => selects(target, gvkOfId(p))));
   if (path.endsWith('roleRef/name')) {
     const roleRef = referrer.object.roleRef;

@@ -6,51 +6,165 @@
 // and a long plain or quoted scalar folded at a space once its line is past 80 columns (go-yaml's best width),
 // continued on the next line at the value's indent. Pure.
 
+import { appendSegment } from '../../kube/path.js';
 import { isObject } from './gvk.js';
 import type { JsonObject, JsonValue } from './resource.js';
 
 export function printDocuments(objects: readonly JsonObject[]): string {
-  return objects.map((o) => printValue(o, 0)).join('---\n');
+  const out = new Out(false);
+  printAll(out, objects);
+  return out.text;
 }
 
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** A printed document as parseYaml reads it back: its value (keys in printed order), first line and field lines. */
+export interface PrintedDocument {
+  value: JsonObject;
+  /** 1-based line where the document's content starts. */
+  line: number;
+  /** Field path (formatPath's text) → 1-based line of its key or list item, as parseYaml maps them. */
+  lines: Map<string, number>;
+  /** The values it holds (no aliases are ever printed): its expanded size. */
+  nodes: number;
+}
 
-function printValue(value: JsonObject, indent: number): string {
+/**
+ * The text printDocuments prints, and its documents as parseYaml would read them back from it, made while printing:
+ * a rendered kustomization is validated as this text with its lines, and reading back what was just printed parsed
+ * the YAML of `validate -k` a second time. Undefined documents when a key prints on several lines (no Kubernetes
+ * object has one): only parsing knows where such a key's value starts.
+ */
+export function printDocumentsWithLines(objects: readonly JsonObject[]): { text: string; documents: PrintedDocument[] | undefined } {
+  const out = new Out(true);
+  const documents: PrintedDocument[] = [];
+  printAll(out, objects, (object, line, lines, nodes) => {
+    // An object with no field prints nothing: an empty document, which a reader skips.
+    if (Object.keys(object).length > 0) documents.push({ value: object, line, lines, nodes });
+  });
+  return { text: out.text, documents: out.multiLineKey ? undefined : documents };
+}
+
+/** The text, and while `tracking`, the line the next character goes on and each field's line. */
+class Out {
+  text = '';
+  line = 1;
+  lines = new Map<string, number>();
+  nodes = 0;
+  multiLineKey = false;
+  constructor(readonly tracking: boolean) {}
+
+  write(s: string): void {
+    this.text += s;
+    if (!this.tracking) return;
+    for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) this.line++;
+  }
+
+  /** The field at path starts on the current line (the first such place counts, as in parseYaml). */
+  at(path: string): void {
+    if (this.tracking && !this.lines.has(path)) this.lines.set(path, this.line);
+  }
+}
+
+type DocumentDone = (copy: JsonObject, line: number, lines: Map<string, number>, nodes: number) => void;
+
+function printAll(out: Out, objects: readonly JsonObject[], done?: DocumentDone): void {
+  objects.forEach((o, i) => {
+    if (i > 0) out.write('---\n');
+    const line = out.line;
+    out.lines = new Map();
+    out.nodes = 1;
+    const copy = printValue(out, o, 0, '', '');
+    done?.(copy, line, out.lines, out.nodes);
+  });
+}
+
+/**
+ * A mapping's fields, keys sorted, at indent; the first line starts with `lead` (a list item's "- ") instead of the
+ * indent. Returns the mapping as a reader gets it back: its keys in the printed order.
+ */
+function printValue(out: Out, value: JsonObject, indent: number, path: string, lead: string | undefined): JsonObject {
   const pad = ' '.repeat(indent);
-  let out = '';
-  for (const key of Object.keys(value).sort(compare)) {
+  const copy: JsonObject = {};
+  let first = lead;
+  // The default sort orders by UTF-16 code units, as comparing with `<` does, without calling a comparator per pair.
+  for (const key of Object.keys(value).sort()) {
     const v = value[key]!;
     const k = scalar(key, indent, -1);
-    out += `${pad}${k}:${afterKey(v, indent, indent + k.length + 2)}`;
+    if (k.includes('\n')) out.multiLineKey = true;
+    const keyPath = out.tracking ? appendSegment(path, key) : '';
+    out.write(first ?? pad);
+    first = undefined;
+    out.at(keyPath);
+    out.write(`${k}:`);
+    copy[key] = afterKey(out, v, indent, indent + k.length + 2, keyPath);
   }
-  return out;
+  return copy;
 }
 
 /** What follows "key:" — an inline scalar or empty collection, or a nested block. */
-function afterKey(v: JsonValue, indent: number, column: number): string {
-  if (isObject(v)) return Object.keys(v).length === 0 ? ' {}\n' : `\n${printValue(v, indent + 2)}`;
-  if (Array.isArray(v)) return v.length === 0 ? ' []\n' : `\n${printList(v, indent)}`;
-  return ` ${scalar(v, indent + 2, column)}\n`;
+function afterKey(out: Out, v: JsonValue, indent: number, column: number, path: string): JsonValue {
+  out.nodes++;
+  if (isObject(v)) {
+    if (Object.keys(v).length === 0) {
+      out.write(' {}\n');
+      return {};
+    }
+    out.write('\n');
+    return printValue(out, v, indent + 2, path, undefined);
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) {
+      out.write(' []\n');
+      return [];
+    }
+    out.write('\n');
+    return printList(out, v, indent, path, undefined);
+  }
+  out.write(` ${scalar(v, indent + 2, column)}\n`);
+  return readBack(v);
 }
 
-function printList(list: JsonValue[], indent: number): string {
+/** A list's items at indent; the first item's line starts with `lead` instead of the indent. */
+function printList(out: Out, list: JsonValue[], indent: number, path: string, lead: string | undefined): JsonValue[] {
   const pad = ' '.repeat(indent);
-  let out = '';
-  for (const item of list) {
+  const copy: JsonValue[] = [];
+  list.forEach((item, i) => {
+    const itemPath = out.tracking ? appendSegment(path, i) : '';
+    const start = i === 0 && lead !== undefined ? lead : pad;
+    out.nodes++;
     if (isObject(item)) {
       if (Object.keys(item).length === 0) {
-        out += `${pad}- {}\n`;
-        continue;
+        out.write(start);
+        out.at(itemPath);
+        out.write('- {}\n');
+        copy.push({});
+        return;
       }
       // The first key goes on the dash's line, the others under it.
-      const body = printValue(item, indent + 2);
-      out += `${pad}- ${body.slice(indent + 2)}`;
+      out.at(itemPath);
+      copy.push(printValue(out, item, indent + 2, itemPath, `${start}- `));
     } else if (Array.isArray(item)) {
-      if (item.length === 0) out += `${pad}- []\n`;
-      else out += `${pad}- ${printList(item, indent + 2).slice(indent + 2)}`;
-    } else out += `${pad}- ${scalar(item, indent + 2, indent + 2)}\n`;
-  }
-  return out;
+      if (item.length === 0) {
+        out.write(start);
+        out.at(itemPath);
+        out.write('- []\n');
+        copy.push([]);
+      } else {
+        out.at(itemPath);
+        copy.push(printList(out, item, indent + 2, itemPath, `${start}- `));
+      }
+    } else {
+      out.write(start);
+      out.at(itemPath);
+      out.write(`- ${scalar(item, indent + 2, indent + 2)}\n`);
+      copy.push(readBack(item));
+    }
+  });
+  return copy;
+}
+
+/** A scalar as reading its printed form gives it back: -0 prints as 0. */
+function readBack(v: JsonValue): JsonValue {
+  return v === 0 ? 0 : v;
 }
 
 /** A scalar starting at `column` (-1: a key, never folded), continued at `indent` when folded. */
@@ -115,11 +229,17 @@ function formatNumber(n: number): string {
   return String(n).replace(/e([+-])(\d)$/, 'e$10$2');
 }
 
+// The words YAML 1.1 reads as null or a boolean.
+const nullOrBool = new Set('null Null NULL true True TRUE false False FALSE y Y yes Yes YES n N no No NO on On ON off Off OFF'.split(' '));
+
 /** Plain scalars go-yaml v3 (and YAML 1.1 readers) resolve to something other than this string. */
 function resolvesToOther(s: string): boolean {
   if (s === '' || s === '~' || s === '<<') return true;
-  if (/^(null|Null|NULL)$/.test(s)) return true;
-  if (/^(true|True|TRUE|false|False|FALSE|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$/.test(s)) return true;
+  if (nullOrBool.has(s)) return true;
+  // Every number, infinity, NaN, sexagesimal and timestamp below starts with a digit, a sign or a dot: most strings
+  // (names, images, paths) need none of the patterns, and this runs for every scalar printed.
+  const c = s.charCodeAt(0);
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46)) return false;
   if (/^[-+]?(0|[1-9][0-9_]*)$/.test(s) || /^[-+]?0[0-7_]+$/.test(s) || /^[-+]?0b[01_]+$/.test(s) || /^[-+]?0o[0-7_]+$/.test(s) || /^[-+]?0x[0-9a-fA-F_]+$/.test(s)) return true;
   if (/^[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?$/.test(s)) return true;
   if (/^[-+]?\.(inf|Inf|INF)$/.test(s) || /^\.(nan|NaN|NAN)$/.test(s)) return true;
@@ -133,7 +253,11 @@ function resolvesToOther(s: string): boolean {
 // eslint-disable-next-line no-control-regex
 const special = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
 
+// A word that starts with a letter or digit and holds no space, colon, hash, quote or bracket: plain (below).
+const simpleWord = /^[A-Za-z0-9][A-Za-z0-9_./=-]*$/;
+
 function plainAllowed(s: string): boolean {
+  if (simpleWord.test(s)) return true;
   if (s.startsWith('---') || s.startsWith('...')) return false;
   const first = s[0]!;
   if ('#,[]{}&*!|>\'"%@`'.includes(first)) return false;

@@ -12,13 +12,13 @@ import { orderFirst, orderLast } from './builtins.js';
 import { KustomizeError } from './errors.js';
 import type { FieldSpec } from './fieldSpec.js';
 import { behaviorAnnotation, generate, needsHashAnnotation } from './generators.js';
-import { formatId, gvkOf, idOf, isObject, metadataOf, nameOf, sameId } from './gvk.js';
+import { formatId, gvkOf, idKey, idOf, isObject, metadataOf, nameOf, sameId } from './gvk.js';
 import { nameHash } from './hash.js';
 import { checkEntryFields, checkShape, type Kustomization, kustomizationFileNames, readKustomization, toJson } from './kustomization.js';
 import { fixNameReferences } from './nameRef.js';
 import { applyPatches, type PatchEntry, type PatchTarget } from './patches.js';
 import { applyReplacements } from './replacements.js';
-import type { JsonObject, JsonValue, Origin, ResId, Resource } from './resource.js';
+import type { JsonObject, JsonValue, Origin, Resource } from './resource.js';
 import {
   addPrefixSuffix,
   applyCommonAnnotations,
@@ -254,9 +254,6 @@ function accumulate(k: Kustomization, io: KustomizeIo, acc: Accumulated, stack: 
     });
   return acc;
 }
-
-/** sameId as a key: equal keys exactly when sameId holds (the namespace compared as an effective one). */
-const idKey = (id: ResId): string => JSON.stringify([id.group, id.version, id.kind, id.name, id.namespace ?? 'default']);
 
 /** The first object of each id in a list. */
 function idIndex(list: readonly Resource[]): Map<string, Resource> {

@@ -4,7 +4,7 @@
 
 import { commonAnnotations, commonLabels, imageSpecs, namespaceSpecs, prefixSkip, replicaSpecs, templateLabels, volumeClaimTemplateLabels } from './builtins.js';
 import { type FieldSpec, visitFieldSpec } from './fieldSpec.js';
-import { gvkOf, idOf, isClusterScopedKind, isObject, metadataOf, nameOf, sameId, selects } from './gvk.js';
+import { gvkOf, idKey, idOf, isClusterScopedKind, isObject, metadataOf, nameOf, selects } from './gvk.js';
 import type { JsonObject, JsonValue, Resource } from './resource.js';
 
 export const prefixesAnnotation = 'internal.config.kubernetes.io/prefixes';
@@ -38,14 +38,14 @@ export function setNamespace(resources: Resource[], namespace: string): string |
       });
     }
   }
-  // Two objects of one id after the move cannot both exist.
-  for (let i = 0; i < resources.length; i++) {
-    for (let j = i + 1; j < resources.length; j++) {
-      if (sameId(idOf(resources[i]!.object), idOf(resources[j]!.object)))
-        return `namespace ${namespace} makes two objects of one id: ${resources[i]!.object.kind} ${nameOf(resources[i]!.object)}`;
-    }
-  }
-  return undefined;
+  // Two objects of one id after the move cannot both exist. Counted by id, not compared pairwise (quadratic in the
+  // resources); the first object that has a later twin is the one named.
+  const keys = resources.map((r) => idKey(idOf(r.object)));
+  const count = new Map<string, number>();
+  for (const key of keys) count.set(key, (count.get(key) ?? 0) + 1);
+  const first = keys.findIndex((key) => count.get(key)! > 1);
+  if (first < 0) return undefined;
+  return `namespace ${namespace} makes two objects of one id: ${resources[first]!.object.kind} ${nameOf(resources[first]!.object)}`;
 }
 
 function appendCsv(r: Resource, key: string, value: string): void {
