@@ -294,6 +294,8 @@ async function main(): Promise<void> {
           if (hasExe) record('no-op re-run of an unchanged 10-container pod', 'runpod executable', measure(exeBin, ['--timeout', '120s', ten]));
         }
       } finally {
+        // runpod's own down, so the namespace network it made goes too (cleanup removes containers and volumes only).
+        spawnSync(process.execPath, [runpodBin, 'down', '--grace', '0', ten], { stdio: 'ignore' });
         cleanup('bench-ten_');
       }
     });
