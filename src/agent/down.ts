@@ -2,6 +2,7 @@
 // key's (--all), each within its grace period (reconcile/removePod.ts); the claims that go with them (asked for, or
 // a StatefulSet's whenDeleted: Delete); then the Services named, the others' endpoints and the networks left empty.
 // The command reads its options and reports; this is the taking down, as the kubelet and controllers delete.
+import { unique } from '../manifest/podNames.js';
 import type { ContainerReader } from '../engine/ports/containers.js';
 import type { Engine } from '../engine/ports/engine.js';
 import type { Selector } from '../kube/selector.js';
@@ -82,11 +83,5 @@ export async function targetPods(engine: ContainerReader, targets: Pick<DownTarg
 
 /** A pod given both by name and in a manifest is acted on once. */
 export function uniqueRefs(refs: readonly PodRef[]): PodRef[] {
-  const seen = new Set<string>();
-  return refs.filter((r) => {
-    const key = `${r.namespace}/${r.name}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return unique(refs);
 }

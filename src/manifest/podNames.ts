@@ -105,7 +105,7 @@ function toNameProblem(p: ManifestProblem): NameProblem {
 }
 
 /** The first of each namespace/name: a pod (or Service) written twice is still one to take down. */
-function unique<T extends { namespace: string; name: string }>(pods: readonly T[]): T[] {
+export function unique<T extends { namespace: string; name: string }>(pods: readonly T[]): T[] {
   const seen = new Set<string>();
   return pods.filter((p) => {
     const key = `${p.namespace}/${p.name}`;
