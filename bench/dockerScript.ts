@@ -7,7 +7,9 @@
 //   BENCH_SECTIONS='one pod,no-op' node dist/bench/dockerScript.js
 // Sections: "one pod" (infra + 3 sleep containers, grace 0: up+down, up, down), "ten pods" (of two containers,
 // up+down), "no-op" (a re-run of the unchanged one pod against one `docker ps --filter label=…`), "validate"
-// (the single executable's `validate` against `node -e 0`).
+// (the single executable's `validate` against `node -e 0`). Floors in the same rounds: the script's own calls from
+// one node process (bench/lib/scriptCalls.ts; BENCH_NODE_FLOOR=0 leaves them out), `node -e 0` and the
+// executable's `--version` beside the no-op's list, `--version` beside validate's `node -e 0`.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +23,7 @@ const root = path.resolve(here, '../..');
 // BENCH_BIN_RUNPOD=0 leaves bin/runpod out (fewer rounds' time).
 const exeBin = process.env.BENCH_EXE ?? path.join(root, 'dist', `runpod-linux-${process.arch}`);
 const runpodBin = path.join(root, 'bin', 'runpod');
+const callsBin = path.join(here, 'lib', 'scriptCalls.js');
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 7));
 const image = process.env.BENCH_IMAGE ?? 'runpod-test/busybox:1';
 const env = { ...process.env, CI: 'true', NO_COLOR: '1' };
@@ -105,6 +108,32 @@ const runpods: Array<[string, string, string[]]> = [
   ...(process.env.BENCH_BIN_RUNPOD === '0' ? [] : [['runpod (bin/runpod)', process.execPath, [runpodBin]] as [string, string, string[]]]),
 ];
 
+/** One side of a paired round: its up and its down, each timed as a whole process. */
+interface UpDown {
+  variant: string;
+  up: () => number;
+  down: () => number;
+}
+
+/**
+ * The script's own calls from one Node.js process (bench/lib/scriptCalls.ts): the floor of any Node.js program
+ * doing this work, beside runpod in the same rounds. BENCH_NODE_FLOOR=0 leaves it out.
+ */
+function nodeFloor(dir: string, pods: ScriptPod[], infraImage: string): UpDown[] {
+  if (process.env.BENCH_NODE_FLOOR === '0') return [];
+  const spec = path.join(dir, 'calls.json');
+  const socketPath = (process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock').replace(/^unix:\/\//, '');
+  const callsPods = pods.map((p) => ({ name: p.name.replace(/-s-/, '-n-'), containers: p.containers }));
+  fs.writeFileSync(spec, JSON.stringify({ socketPath, label: `io.runpod.bench=${key}`, infraImage, image, pods: callsPods }));
+  return [
+    {
+      variant: 'the same calls from one node process (no network, no settle)',
+      up: () => measure(process.execPath, [callsBin, 'up', spec]),
+      down: () => measure(process.execPath, [callsBin, 'down', spec]),
+    },
+  ];
+}
+
 function upDown(what: string, manifest: string, pods: ScriptPod[], infraImage: string, split: boolean): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'runpod-bench-'));
   const up = path.join(dir, 'up.sh');
@@ -112,29 +141,37 @@ function upDown(what: string, manifest: string, pods: ScriptPod[], infraImage: s
   fs.writeFileSync(up, upScript(pods, infraImage));
   fs.writeFileSync(down, downScript(pods));
   const rp = (cmd: string, pre: string[], args: string[]): number => measure(cmd, [...pre, '--project', key, ...args]);
+  const variants: UpDown[] = [
+    ...runpods.map(([variant, cmd, pre]) => ({
+      variant,
+      up: () => rp(cmd, pre, ['--timeout', '120s', manifest]),
+      down: () => rp(cmd, pre, ['down', manifest]),
+    })),
+    ...nodeFloor(dir, pods, infraImage),
+  ];
   try {
     // Warm-up: images, page cache, runpod's infra image and the code caches.
     measure('sh', [up]);
     measure('sh', [down]);
-    for (const [, cmd, pre] of runpods) {
-      rp(cmd, pre, ['--timeout', '120s', manifest]);
-      rp(cmd, pre, ['down', manifest]);
+    for (const v of variants) {
+      v.up();
+      v.down();
     }
     pairs(runs, (_, baseFirst) => {
-      for (const [variant, cmd, pre] of runpods) {
+      for (const variant of variants) {
         const script = (): [number, number] => [measure('sh', [up]), measure('sh', [down])];
-        const runpod = (): [number, number] => [rp(cmd, pre, ['--timeout', '120s', manifest]), rp(cmd, pre, ['down', manifest])];
+        const other = (): [number, number] => [variant.up(), variant.down()];
         let b: [number, number];
         let v: [number, number];
         if (baseFirst) {
           b = script();
-          v = runpod();
+          v = other();
         } else {
-          v = runpod();
+          v = other();
           b = script();
         }
         const add = (w: string, bi: number, vi: number): void => {
-          const r = row(w, 'docker CLI script', variant);
+          const r = row(w, 'docker CLI script', variant.variant);
           r.baseMs.push(bi);
           r.variantMs.push(vi);
         };
@@ -212,11 +249,20 @@ function main(): void {
         const list = ['ps', '--filter', `label=io.kubernetes.pod.name=${key}-one`, '--filter', `label=io.runpod.project=${key}`];
         measure('docker', list);
         for (const [, cmd, pre] of runpods) measure(cmd, [...pre, '--project', key, '--timeout', '120s', one]);
+        // The floor of any Node.js program beside the same list: a node process that does nothing, and the
+        // executable's own start (--version).
+        const floors: Array<[string, string, string[]]> = [
+          ['`node -e 0` (the floor: a Node.js process that does nothing)', process.execPath, ['-e', '0']],
+          ['runpod executable `--version` (its start alone)', exeBin, ['--version']],
+        ];
         pairs(runs, (_, baseFirst) => {
-          for (const [variant, cmd, pre] of runpods) {
+          for (const [variant, cmd, args] of [
+            ...runpods.map(([v, c, pre]): [string, string, string[]] => [v, c, [...pre, '--project', key, '--timeout', '120s', one]]),
+            ...floors,
+          ]) {
             const r = row('no-op re-run of the one pod', 'one `docker ps --filter label=…`', variant);
             const b = (): number => measure('docker', list);
-            const v = (): number => measure(cmd, [...pre, '--project', key, '--timeout', '120s', one]);
+            const v = (): number => measure(cmd, args);
             if (baseFirst) {
               r.baseMs.push(b());
               r.variantMs.push(v());
@@ -234,16 +280,23 @@ function main(): void {
     section('validate', () => {
       measure(exeBin, ['validate', one]);
       measure(process.execPath, ['-e', '0']);
+      // Beside it, the executable's start alone (--version): what of validate's ratio is the start.
+      const sides: Array<[string, string, string[]]> = [
+        ['validate of the one pod', 'runpod executable', ['validate', one]],
+        ['start alone', 'runpod executable `--version`', ['--version']],
+      ];
       pairs(runs * 2 + 1, (_, baseFirst) => {
-        const r = row('validate of the one pod', '`node -e 0`', 'runpod executable');
-        const b = (): number => measure(process.execPath, ['-e', '0']);
-        const v = (): number => measure(exeBin, ['validate', one]);
-        if (baseFirst) {
-          r.baseMs.push(b());
-          r.variantMs.push(v());
-        } else {
-          r.variantMs.push(v());
-          r.baseMs.push(b());
+        for (const [what, variant, args] of sides) {
+          const r = row(what, '`node -e 0`', variant);
+          const b = (): number => measure(process.execPath, ['-e', '0']);
+          const v = (): number => measure(exeBin, args);
+          if (baseFirst) {
+            r.baseMs.push(b());
+            r.variantMs.push(v());
+          } else {
+            r.variantMs.push(v());
+            r.baseMs.push(b());
+          }
         }
       });
     });
