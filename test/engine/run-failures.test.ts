@@ -155,9 +155,13 @@ test('an unreachable engine exits 3 naming the address, from --host and from DOC
 test('--timeout ends a run that would otherwise keep retrying with exit 124', async (t) => {
   const name = uniqueName('fail-timeout');
   cleanupPod(t, name);
-  const file = podFile({ name, containers: [{ name: 'crasher', image: busybox, command: ['sh', '-c', 'exit 3'] }] });
+  // It crashes only after 2 s and must run 10 s to count (--settle), so --timeout always ends the wait first, with
+  // no crash yet: a container that crashed twice by then is reported as the crash loop it is instead (exit 1,
+  // wait/crashLoop.ts), and how many times one that exits at once has crashed within 1 s depends on how fast the
+  // engine starts it.
+  const file = podFile({ name, containers: [{ name: 'crasher', image: busybox, command: ['sh', '-c', 'sleep 2; exit 3'] }] });
   cleanupFile(t, file);
-  const r = await runpod([file, '--timeout', '1s', '--retries', '10', '--retry-delay', '10s'], { timeoutMs: 30_000 });
+  const r = await runpod([file, '--timeout', '1s', '--settle', '10s', '--retries', '10', '--retry-delay', '10s'], { timeoutMs: 30_000 });
   assert.equal(r.code, 124, show(r));
   assert.match(r.stderr, /^runpod: .*--timeout/m, show(r));
   assert.match(r.stderr, new RegExp(name));
