@@ -334,8 +334,8 @@ async function newSandbox(sync: Sync, sandbox: CreateInfraAction, shared: Create
     id,
     start.then((r) => r === undefined),
   );
-  // Through a helper (a created, never started container), not the infra container, beside its start: its
-  // failure is the failure of the creates that wait for the files (prepare), so here it is only settled.
+  // The files go through a helper, beside the start: an archive into the starting infra container would wait for
+  // its start. Their failure is that of the creates that wait for them (prepare), so here they are only settled.
   const creates = decision.create.map((a) => ({ container: sync.byName.get(a.container)!, attempt: a.attempt }));
   const files = creates.length > 0 ? shared.volumes.makeSandboxFiles(creates).catch(() => undefined) : Promise.resolve();
   const made = decision.create.map((a) => makeInstance(sync, a, shared, id));
