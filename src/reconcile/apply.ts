@@ -18,7 +18,7 @@ import { stopInKillPodOrder } from './podStop.js';
 import { resolveImageUser } from '../plan/security.js';
 import { VolumeSetupError, VolumeWork, removeStaleVolumes } from './volumes.js';
 import type { ContainerPlan, PodPlan } from '../plan/types.js';
-import type { Action, CreateAction, KillAction, RemoveAction, ResizeAction, RetireAction, StartAction } from './action.js';
+import type { Action, CreateAction, CreateInfraAction, KillAction, RemoveAction, ResizeAction, RetireAction, StartAction, StartInfraAction } from './action.js';
 
 /**
  * What became of one action (the kubelet's SyncResult): done or not, on which instance, and the engine's answer.
@@ -126,15 +126,10 @@ export async function applyActions(plan: PodPlan, decision: Decision, ctx: Apply
   await Promise.all(decision.resize.map((a) => resizeInPlace(sync, a)));
   const podAuth = podAuthOf(plan);
   // Volumes are made ready (once per sync) before the containers that mount them are created (volumes.ts).
-  const volumes = new VolumeWork(ctx.engine, plan);
-  const sandbox = await startSandbox(sync, volumes);
-  if (sandbox.infraId === false) {
-    await sandbox.termFiles;
-    return { results: sync.results };
-  }
-  const infraId = sandbox.infraId;
-  await Promise.all([...decision.create.map((a) => createAndStart(sync, a, { volumes, podAuth, infraId })), ...decision.start.map((a) => startExisting(sync, a))]);
-  await sandbox.termFiles;
+  const shared: CreateShared = { volumes: new VolumeWork(ctx.engine, plan), podAuth };
+  const sandbox = decision.sandbox;
+  const up = sandbox?.kind === 'createInfra' ? await newSandbox(sync, sandbox, shared) : await keptSandbox(sync, sandbox, shared);
+  if (!up) return { results: sync.results };
   // Volumes of this pod the plan no longer names (changed ConfigMap data, a changed emptyDir) go once unused.
   if (decision.create.length > 0) {
     await removeStaleVolumes(ctx.engine, plan).catch((err: unknown) => {
@@ -282,65 +277,126 @@ function podAuthOf(plan: PodPlan): PodAuth | undefined {
   };
 }
 
+/** Without a sandbox no container can join it: they wait for the next sync. */
+function notAttempted(sync: Sync, what: 'get created' | 'start'): void {
+  const why = `not attempted: the infra container did not ${what}`;
+  for (const a of [...sync.decision.create, ...sync.decision.start]) done(sync, a, { ok: false, error: why });
+}
+
 /**
- * The sandbox's phase: create and start the infra container when decide says so. infraId is the instance the
- * containers join, or false when the sandbox did not come up (then every create and start is recorded as not
- * attempted). termFiles is awaited before the sync returns (work still under way would be cut off with runpod); its
- * failure is the failure of the creates that wait for the files (prepare), so here it is only settled.
+ * The sync of a sandbox kept (or made earlier and started now): the containers are created once it runs, as the
+ * files they bind may be written through it. False when it did not start.
  */
-async function startSandbox(sync: Sync, volumes: VolumeWork): Promise<{ infraId: string | undefined | false; termFiles: Promise<void> }> {
-  const { plan, decision, ctx } = sync;
-  let termFiles: Promise<void> = Promise.resolve();
-  const sandbox = decision.sandbox;
-  if (!sandbox) return { infraId: decision.infraId, termFiles };
-  ctx.onAction?.(sandbox);
-  let id: string | undefined = sandbox.kind === 'startInfra' ? sandbox.id : undefined;
-  try {
-    if (sandbox.kind === 'createInfra') {
-      await ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy);
-      await volumes.ensureInfraVolumes();
-      id = (await createInstance(ctx.engine, plan, plan.infra, sandbox.attempt, undefined)).id;
-      // When this sync makes the pod's infra container, the termination-message files of its new instances are
-      // written while it starts; otherwise each create makes its own in prepare, once its image is there.
-      // Through a helper (a created, never started container), not the infra container: an archive into a
-      // container that is starting waits for its start (network set-up, ~0.5 s here) and then takes 70-130 ms
-      // more, which every create waited for; the helper's runs beside the start (BENCHMARKS.md).
-      const creates = decision.create.map((a) => ({ container: sync.byName.get(a.container)!, attempt: a.attempt }));
-      if (creates.length > 0) termFiles = volumes.makeTerminationFiles(creates, undefined).catch(() => undefined);
+async function keptSandbox(sync: Sync, sandbox: StartInfraAction | undefined, shared: CreateShared): Promise<boolean> {
+  const { decision, ctx } = sync;
+  if (sandbox !== undefined) {
+    ctx.onAction?.(sandbox);
+    try {
+      await ctx.engine.startContainer(sandbox.id);
+      done(sync, sandbox, { ok: true, instance: sandbox.id });
+    } catch (err) {
+      failed(sync, sandbox, infraStartError(sync.plan, err), sandbox.id);
+      notAttempted(sync, 'start');
+      return false;
     }
-    await ctx.engine.startContainer(id!);
-    done(sync, sandbox, { ok: true, instance: id! });
-    return { infraId: id, termFiles };
-  } catch (err) {
-    failed(sync, sandbox, infraStartError(plan, err), id);
-    // Without a sandbox no container can join it: they wait for the next sync.
-    const why = `not attempted: the infra container did not ${id === undefined ? 'get created' : 'start'}`;
-    for (const a of [...decision.create, ...decision.start]) done(sync, a, { ok: false, error: why });
-    return { infraId: false, termFiles };
   }
+  const infraId = sandbox?.id ?? decision.infraId;
+  await Promise.all([...decision.create.map((a) => createAndStart(sync, a, shared, infraId)), ...decision.start.map((a) => startExisting(sync, a))]);
+  return true;
+}
+
+/**
+ * The sync that creates the sandbox. Docker creates a container joining another's namespaces (NetworkMode
+ * container:<id>) while that one is only created; only its start needs that one running (daemon/start.go). So the
+ * pod's files and its containers' creates go on beside the infra container's start (network set-up, ~0.5 s), and
+ * the containers start once it returned. Each is announced and its result recorded after the sandbox's, as before.
+ * When the start fails, the instances this sync created (never started) are removed, and the creates are recorded
+ * as not attempted, as when nothing was created. False when the sandbox did not come up.
+ */
+async function newSandbox(sync: Sync, sandbox: CreateInfraAction, shared: CreateShared): Promise<boolean> {
+  const { plan, decision, ctx } = sync;
+  ctx.onAction?.(sandbox);
+  let id: string;
+  try {
+    await ctx.images.ensure(plan.infra.image, plan.infra.pullPolicy);
+    await shared.volumes.ensureInfraVolumes();
+    id = (await createInstance(ctx.engine, plan, plan.infra, sandbox.attempt, undefined)).id;
+  } catch (err) {
+    failed(sync, sandbox, infraStartError(plan, err), undefined);
+    notAttempted(sync, 'get created');
+    return false;
+  }
+  const start = ctx.engine.startContainer(id).then(
+    () => undefined,
+    (err: unknown) => ({ err }),
+  );
+  shared.volumes.newSandbox(
+    id,
+    start.then((r) => r === undefined),
+  );
+  // The files go through a helper, beside the start: an archive into the starting infra container would wait for
+  // its start. Their failure is that of the creates that wait for them (prepare), so here they are only settled.
+  const creates = decision.create.map((a) => ({ container: sync.byName.get(a.container)!, attempt: a.attempt }));
+  const files = creates.length > 0 ? shared.volumes.makeSandboxFiles(creates).catch(() => undefined) : Promise.resolve();
+  const made = decision.create.map((a) => makeInstance(sync, a, shared, id));
+  const refused = await start;
+  if (refused !== undefined) {
+    await removeUnstarted(sync.ctx.engine, await Promise.all(made));
+    await files;
+    failed(sync, sandbox, infraStartError(plan, refused.err), id);
+    notAttempted(sync, 'start');
+    return false;
+  }
+  done(sync, sandbox, { ok: true, instance: id });
+  await Promise.all([
+    ...decision.create.map(async (a, i) => {
+      ctx.onAction?.(a);
+      await startMade(sync, a, await made[i]!);
+    }),
+    ...decision.start.map((a) => startExisting(sync, a)),
+  ]);
+  await files;
+  return true;
+}
+
+/**
+ * The instances a sync created beside an infra start that failed: never started, so removed (force) for the next
+ * sync to make again; one adopted from a concurrent runpod is that runpod's. Best effort: one left is observed.
+ */
+async function removeUnstarted(engine: ContainerLifecycle, made: readonly Made[]): Promise<void> {
+  await Promise.all(made.map((m) => ('id' in m && !m.adopted ? engine.removeContainer(m.id, { force: true }).catch(() => undefined) : undefined)));
 }
 
 /** What every create of one sync shares. */
 interface CreateShared {
   volumes: VolumeWork;
   podAuth: PodAuth | undefined;
-  infraId: string | undefined;
 }
 
-async function createAndStart(sync: Sync, a: CreateAction, shared: CreateShared): Promise<void> {
+/** A create's first half: the instance made (or adopted), or why not. Nothing recorded yet. */
+type Made = { id: string; adopted: boolean } | { error: unknown };
+
+async function makeInstance(sync: Sync, a: CreateAction, shared: CreateShared, infraId: string | undefined): Promise<Made> {
   const { engine, images } = sync.ctx;
-  const { volumes, podAuth, infraId } = shared;
-  sync.ctx.onAction?.(a);
+  const { volumes, podAuth } = shared;
   const c = sync.byName.get(a.container)!;
-  let id: string | undefined;
   try {
     await images.ensure(c.image, c.pullPolicy, podAuth);
     // An image volume's image must be on the engine before the create, by its own pull policy: the engine mounts
     // it from its image store (Mount Type image, Engine API 1.48).
     for (const v of c.volumeImages ?? []) await images.ensure(v.image, v.pullPolicy, podAuth);
-    const made = await createInstance(engine, sync.plan, await withImageUser(engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
-    id = made.id;
-    await startInstance(sync, id, c);
+    return await createInstance(engine, sync.plan, await withImageUser(engine, c), a.attempt, infraId, (o) => volumes.prepare(c, o, infraId, a.attempt));
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** A create's second half, once the sandbox runs: start the instance, run postStart, and record the result. */
+async function startMade(sync: Sync, a: CreateAction, made: Made): Promise<void> {
+  if ('error' in made) return failed(sync, a, made.error);
+  const { id } = made;
+  try {
+    await startInstance(sync, id, sync.byName.get(a.container));
     // An instance adopted from a concurrent runpod is that runpod's to hook: postStart runs once per start.
     if (made.adopted) return done(sync, a, { ok: true, instance: id, outcome: 'adopted: a concurrent runpod created it' });
     const hook = await postStart(sync, a.container, id);
@@ -348,6 +404,11 @@ async function createAndStart(sync: Sync, a: CreateAction, shared: CreateShared)
   } catch (err) {
     failed(sync, a, err, id);
   }
+}
+
+async function createAndStart(sync: Sync, a: CreateAction, shared: CreateShared, infraId: string | undefined): Promise<void> {
+  sync.ctx.onAction?.(a);
+  await startMade(sync, a, await makeInstance(sync, a, shared, infraId));
 }
 
 async function startExisting(sync: Sync, a: StartAction): Promise<void> {

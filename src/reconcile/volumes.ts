@@ -54,6 +54,8 @@ export class VolumeWork {
   private readonly once = new Map<string, Promise<unknown>>();
   /** The termination-message file of each instance, by file name: the batch that makes it. */
   private readonly termFiles = new Map<string, Promise<void>>();
+  /** The infra container this sync creates, and its start (true once it runs): see newSandbox. */
+  private sandbox: { id: string; started: Promise<boolean> } | undefined;
 
   constructor(
     private readonly engine: ContainerPort & HostPort & VolumePort,
@@ -75,6 +77,25 @@ export class VolumeWork {
    */
   async ensureInfraVolumes(): Promise<void> {
     await Promise.all([...this.plan.volumes.filter((v) => v.type === 'emptyDir').map((v) => this.ensureVolume(v as EngineVolume)), this.ensureVolume(this.plan.terminationLog)]);
+  }
+
+  /**
+   * The infra container this sync created, while it starts: the creates of its containers go on beside the start.
+   * Nothing is written into it (an archive into a container that is starting waits for its start), and status.podIP
+   * waits for the start (Docker gives the container its address when it starts).
+   */
+  newSandbox(id: string, started: Promise<boolean>): void {
+    this.sandbox = { id, started };
+  }
+
+  /**
+   * For a sandbox this sync creates: the termination-message files of its new instances and the pod's files, in one
+   * archive through one helper, written while the infra container starts, so no helper is left between its start and
+   * the creates (each create awaits the files it binds, prepare).
+   */
+  makeSandboxFiles(instances: readonly { container: ContainerPlan; attempt: number }[]): Promise<void> {
+    const files = this.plan.podFiles;
+    return this.makeTerminationFiles(instances, undefined, files.namespace !== undefined || files.resolvConf !== undefined);
   }
 
   /**
@@ -129,6 +150,9 @@ export class VolumeWork {
    * on a local engine.
    */
   private async infraNetwork(infraId: string | undefined): Promise<{ podIP: string; hostIP: string }> {
+    if (this.sandbox !== undefined && this.sandbox.id === infraId && !(await this.sandbox.started)) {
+      throw new VolumeSetupError('the infra container did not start, so the pod has no IP');
+    }
     const info = infraId !== undefined ? await this.engine.inspectContainer(infraId) : undefined;
     const nets = Object.values(info?.NetworkSettings?.Networks ?? {});
     const podIP = nets.find((n) => n.IPAddress)?.IPAddress ?? '';
@@ -267,38 +291,42 @@ export class VolumeWork {
    * The empty, world-writable files the terminationMessagePath of each new instance is bound to (plan/volumes.ts),
    * in the pod's termination-log volume, made before the instance is created (Docker refuses a bind of a missing
    * file): all of one call in one archive, written through the infra container, which holds the volume
-   * (infraTerminationMount); through a helper container for a sandbox made before it held it.
+   * (infraTerminationMount); through a helper container for a sandbox made before it held it, or one that may be
+   * starting (holdsTerminationLog). podFiles: the pod's files go in the same archive (once per sync, writePodFiles).
    * A file of that name left by an earlier instance of the same attempt number (attempts start again at 0 once
    * all of a container's instances are gone: removed from the manifest, `runpod gc`, `docker rm`) is emptied, so
    * its message is never reported for this one. Not for an instance that exists already: another runpod created
    * it first (createInstance adopts it), and its file may hold its message by now.
    */
-  makeTerminationFiles(instances: readonly { container: ContainerPlan; attempt: number }[], infraId: string | undefined): Promise<void> {
-    const { plan } = this;
+  private makeTerminationFiles(instances: readonly { container: ContainerPlan; attempt: number }[], infraId: string | undefined, podFiles = false): Promise<void> {
     const wanted = instances
       .filter((i) => i.container.terminationMessage?.bound === true)
       .map(({ container: c, attempt }) => ({ c, attempt, file: terminationFile(c.name, c.initKind !== undefined, attempt) }));
     const fresh = wanted.filter((w) => !this.termFiles.has(w.file));
-    if (fresh.length > 0) {
+    const withPodFiles = podFiles && !this.once.has('pod-files');
+    if (fresh.length > 0 || withPodFiles) {
       const batch = (async (): Promise<void> => {
-        const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(plan.terminationLog)]);
-        const absent = await Promise.all(
-          fresh.map(
-            async ({ c, attempt }) => (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt, plan.project))) === undefined,
-          ),
-        );
+        const [held] = await Promise.all([this.holdsTerminationLog(infraId), this.ensureVolume(this.plan.terminationLog)]);
+        const absent = await Promise.all(fresh.map(({ c, attempt }) => this.instanceAbsent(c, attempt)));
         const files = fresh.filter((_, i) => absent[i]).map((f) => f.file);
-        if (files.length === 0) return;
-        const entries = (dir: string): TarEntry[] =>
-          files.map((file): TarEntry => ({ path: `${dir}${file}`, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) }));
-        if (held) await this.engine.putArchive(infraId!, infraTerminationLogPath, tarArchive(entries('')));
-        else await this.withHelper([plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(entries('0/'))));
+        if (files.length === 0 && !withPodFiles) return;
+        const entries = (dir: string): TarEntry[] => [
+          ...(withPodFiles ? this.podFileEntries(dir) : []),
+          ...files.map((file): TarEntry => ({ path: `${dir}${file}`, type: 'file', mode: terminationFileMode, uid: 0, gid: 0, content: Buffer.alloc(0) })),
+        ];
+        await this.writeTerminationLog(held ? infraId : undefined, entries);
       })();
       // Awaited by each create that binds one (prepare); a failure is that container's, reported there.
       batch.catch(() => undefined);
       for (const w of fresh) this.termFiles.set(w.file, batch);
+      if (withPodFiles) this.once.set('pod-files', batch);
     }
     return Promise.all(wanted.map((w) => this.termFiles.get(w.file))).then(() => undefined);
+  }
+
+  private async instanceAbsent(c: ContainerPlan, attempt: number): Promise<boolean> {
+    const { plan } = this;
+    return (await this.engine.inspectContainer(dockerContainerName(c.name, plan.name, plan.namespace, plan.uid, attempt, plan.project))) === undefined;
   }
 
   /**
@@ -306,9 +334,13 @@ export class VolumeWork {
    * its directory, and a dnsPolicy None resolv.conf; readable by any user, as the kubelet's are.
    */
   private async writePodFiles(infraId: string | undefined): Promise<void> {
-    const { podFiles: files, terminationLog } = this.plan;
-    const [held] = await Promise.all([this.cached('termination-held', () => this.infraHoldsTerminationLog(infraId)), this.ensureVolume(terminationLog)]);
-    const entries = (dir: string): TarEntry[] => [
+    const [held] = await Promise.all([this.holdsTerminationLog(infraId), this.ensureVolume(this.plan.terminationLog)]);
+    await this.writeTerminationLog(held ? infraId : undefined, (dir) => this.podFileEntries(dir));
+  }
+
+  private podFileEntries(dir: string): TarEntry[] {
+    const files = this.plan.podFiles;
+    return [
       ...(files.namespace !== undefined
         ? [
             { path: `${dir}${podFileDir}`, type: 'dir', mode: 0o755, uid: 0, gid: 0 } as const,
@@ -317,14 +349,29 @@ export class VolumeWork {
         : []),
       ...(files.resolvConf !== undefined ? [{ path: `${dir}${resolvConfFile}`, type: 'file', mode: 0o644, uid: 0, gid: 0, content: Buffer.from(files.resolvConf) } as const] : []),
     ];
-    // Through the infra container, which holds the volume (no helper needed), as the termination files are written.
-    if (held) await this.engine.putArchive(infraId!, infraTerminationLogPath, tarArchive(entries('')));
-    else await this.withHelper([terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(entries('0/'))));
+  }
+
+  /**
+   * Into the termination-log volume: through the infra container when it holds the volume (no helper needed),
+   * else through a helper. entries(dir) are the archive's entries under the volume's root at dir.
+   */
+  private async writeTerminationLog(holder: string | undefined, entries: (dir: string) => TarEntry[]): Promise<void> {
+    if (holder !== undefined) await this.engine.putArchive(holder, infraTerminationLogPath, tarArchive(entries('')));
+    else await this.withHelper([this.plan.terminationLog.engineName], (id) => this.engine.putArchive(id, '/v', tarArchive(entries('0/'))));
+  }
+
+  /**
+   * Whether to write through the infra container: not for a sandbox made before it held the volume, nor for one
+   * this sync created (it may be starting: an archive then waits for the start). Cached per infra instance, never
+   * for none, so an answer for no instance is not taken for a real one.
+   */
+  private holdsTerminationLog(infraId: string | undefined): Promise<boolean> {
+    if (infraId === undefined || infraId === this.sandbox?.id) return Promise.resolve(false);
+    return this.cached(`termination-held:${infraId}`, () => this.infraHoldsTerminationLog(infraId));
   }
 
   /** Does the pod's infra container hold the termination-log volume (a sandbox made before it did not)? */
-  private async infraHoldsTerminationLog(infraId: string | undefined): Promise<boolean> {
-    if (infraId === undefined) return false;
+  private async infraHoldsTerminationLog(infraId: string): Promise<boolean> {
     const info = await this.engine.inspectContainer(infraId);
     return (info?.Mounts ?? []).some((m) => m.Name === this.plan.terminationLog.engineName && m.Destination === infraTerminationLogPath);
   }
