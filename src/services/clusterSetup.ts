@@ -4,7 +4,7 @@ import type { ContainerPort, ContainerReader } from '../engine/ports/containers.
 import type { NetworkPort } from '../engine/ports/networks.js';
 import type { LogPort } from '../engine/ports/streams.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
-import { findServiceContainer, type ServiceFound, setUpCluster } from './cluster.js';
+import { type ClusterLookAhead, findServiceContainer, type ServiceFound, setUpCluster } from './cluster.js';
 import { listServiceContainers, networkAddress, type ServiceContainer } from './serviceContainers.js';
 import { EndpointsController } from './endpointsController.js';
 import type { ClusterPlan } from '../plan/types.js';
@@ -30,7 +30,15 @@ export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly
  */
 export async function prepareCluster(engine: ContainerPort & LogPort & NetworkPort, o: ClusterInput): Promise<PreparedCluster> {
   const namespaces = clusterNamespaces(o.pods, o.services);
-  const { running, all } = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
+  const { running, all } = await setUpCluster(engine, {
+    namespaces,
+    services: o.services,
+    project: o.project,
+    image: o.image,
+    publishAll: o.publishAll,
+    ...(o.release !== undefined ? { release: o.release } : {}),
+    ...(o.ahead !== undefined ? { ahead: o.ahead } : {}),
+  });
   const hosts = new Map<string, string>();
   for (const [k, r] of running) hosts.set(k, r.ip);
   const endpoints = new EndpointsController(engine, o.project, o.image);
@@ -48,6 +56,10 @@ export interface ClusterInput {
   /** The image of the Services' containers. */
   image: string;
   publishAll: boolean;
+  /** Takes each network lock's removal under way; the caller awaits them before it ends. */
+  release?: (removal: Promise<void>) => void;
+  /** Reads asked earlier (lookAhead). */
+  ahead?: ClusterLookAhead;
 }
 
 /**

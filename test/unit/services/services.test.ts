@@ -218,3 +218,35 @@ describe('a headless Service on the engine', () => {
     }
   });
 });
+
+describe('setting up the networks with no Service in the input', () => {
+  it("lists runpod's Service containers beside the network's creation, not after it, and hands the lock's removal over", async () => {
+    const engine = new MemoryEngine({ images: ['pause'] });
+    try {
+      const seen: string[] = [];
+      engine.onCall('createNetwork', async (args, next) => {
+        seen.push('create network');
+        // Answered only once the other reads had their turn: a list sent after this answer comes too late.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const id = await next(...args);
+        seen.push('network made');
+        return id;
+      });
+      engine.onCall('listContainers', async (args, next) => {
+        if (args[0].some((l) => l.startsWith('io.runpod.role=service'))) seen.push('list services');
+        return next(...args);
+      });
+      const removals: Promise<void>[] = [];
+      await setUpCluster(engine, { namespaces: ['default'], services: [], project: undefined, image: 'pause', release: (r) => removals.push(r) });
+      assert.ok(seen.indexOf('list services') >= 0 && seen.indexOf('list services') < seen.indexOf('network made'), seen.join(', '));
+      assert.equal(removals.length, 1);
+      await Promise.all(removals);
+      assert.deepEqual(
+        engine.peekAll().filter((c) => c.Name.includes('netlock')),
+        [],
+      );
+    } finally {
+      engine.dispose();
+    }
+  });
+});
