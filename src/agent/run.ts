@@ -25,7 +25,7 @@ import { StopWaiting } from '../wait/bounded.js';
 import type { Deadline } from '../wait/deadline.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import type { WaitStrategy } from '../wait/strategies/index.js';
-import { type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';
+import { lookAhead, type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';
 import { terminatedExitCode } from './exitCodeFrom.js';
 import { checkEngineSupport, planOptions, type RunInput } from './input.js';
 import { withNodeResolvConf } from './nodeResolvConf.js';
@@ -157,6 +157,8 @@ async function setUpRun(s: RunSession, release: (removal: Promise<void>) => void
   // Whether the infra image is there, asked beside the engine's facts (a read; an import waits for the check).
   const infraPresent = infraImagePresent(engine, s.info.arch);
   infraPresent.catch(() => undefined);
+  // And the first reads of the networks' set-up (no answer of them depends on another): the same round.
+  const ahead = lookAhead(engine, { pods, services, project });
   // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
   // (With the engine host's resolv.conf when a pod's dnsPolicy Default needs it: agent/nodeResolvConf.ts.)
   const facts = await bounds.step(engine.facts().then((f) => withNodeResolvConf(f, pods, engine)));
@@ -197,7 +199,7 @@ async function setUpRun(s: RunSession, release: (removal: Promise<void>) => void
     manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests),
   };
   s.made.current = made;
-  const cluster = await bounds.step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true, release }));
+  const cluster = await bounds.step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true, release, ahead }));
   for (const v of services)
     reporter.verbose(`service ${v.namespace}/${v.name}: ${v.headless ? 'headless' : `${v.type} at ${cluster.plan.hosts.get(`${v.namespace}/${v.name}`) ?? '?'}`}`);
   const translate = (loaded: RunInput['pods'][number]): PodPlan =>

@@ -7,6 +7,7 @@ import type { LoadedPod, ServiceObject } from '../manifest/types.js';
 import { type ClusterLookAhead, findServiceContainer, type ServiceFound, setUpCluster } from './cluster.js';
 import { listServiceContainers, networkAddress, type ServiceContainer } from './serviceContainers.js';
 import { EndpointsController } from './endpointsController.js';
+import { lookUpNetwork } from './network.js';
 import type { ClusterPlan } from '../plan/types.js';
 
 export interface PreparedCluster {
@@ -21,6 +22,21 @@ export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly
   for (const p of pods) if (p.pod.spec.hostNetwork !== true) out.add(p.pod.metadata.namespace);
   for (const s of services) out.add(s.namespace);
   return out;
+}
+
+/**
+ * The reads prepareCluster begins with, sent at once and earlier (beside the engine's facts, issue 28): each
+ * namespace's network as first looked up, and, when the input has no Service (so the run makes none), runpod's
+ * Service containers. Reads only: nothing is made before the engine's support is checked. An answer that is stale
+ * by the time it is used is no worse than before: a network removed since is made again when a container meets
+ * its 404 (network.ts withNetworkRepair).
+ */
+export function lookAhead(engine: ContainerReader & NetworkPort, o: Pick<ClusterInput, 'pods' | 'services' | 'project'>): ClusterLookAhead {
+  const networks = new Map([...clusterNamespaces(o.pods, o.services)].map((ns) => [ns, lookUpNetwork(engine, ns, o.project)] as const));
+  const services = o.services.length === 0 ? listServiceContainers(engine) : undefined;
+  // Held until used: a run that stops before then (an unsupported field) leaves no unhandled rejection.
+  for (const p of [...networks.values(), ...(services !== undefined ? [services] : [])]) p.catch(() => undefined);
+  return { networks, ...(services !== undefined ? { services } : {}) };
 }
 
 /**
