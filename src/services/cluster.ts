@@ -257,9 +257,12 @@ export async function tearDownCluster(
   const namespaces = new Set(o.namespaces);
   for (const s of o.services) namespaces.add(s.namespace);
   const endpoints = new EndpointsController(engine, o.project, o.image);
-  await Promise.all([...namespaces].map((ns) => endpoints.refresh(ns)));
+  // The endpoints and the networks at once, every namespace beside the others: a network goes only when no Service
+  // of its own namespace is on it (so none whose endpoints are written here), and rewriting a Service's rules
+  // changes no network's members (issue 28). An endpoints failure is still the teardown's error.
+  const sorted = [...namespaces].sort();
+  const [, gone] = await Promise.all([Promise.all(sorted.map((ns) => endpoints.refresh(ns))), Promise.all(sorted.map((ns) => removeNetworkIfUnused(engine, ns, o.project)))]);
   if (endpoints.error !== undefined) throw endpoints.error;
-  const networks: string[] = [];
-  for (const ns of [...namespaces].sort()) if (await removeNetworkIfUnused(engine, ns, o.project)) networks.push(namespaceNetwork(ns, o.project));
+  const networks = sorted.filter((_, i) => gone[i]).map((ns) => namespaceNetwork(ns, o.project));
   return { services, networks };
 }
