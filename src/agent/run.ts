@@ -129,17 +129,16 @@ export async function runSession(s: RunSession): Promise<RunSettled> {
   // Removals set up leaves under way (the network locks, services/network.ts): awaited before the run ends, in its
   // bound, whichever way it ends, so none is left behind.
   const pending: Promise<void>[] = [];
-  let settled: RunSettled;
   try {
     const setUp = await setUpRun(s, (removal) => pending.push(removal));
     const { bare, rollouts } = await waitForPods(s, setUp);
-    settled = await settleRun(s, setUp, bare, rollouts);
-  } catch (err) {
+    return await settleRun(s, setUp, bare, rollouts);
+  } finally {
+    // A removal never rejects (one that failed leaves a lock the next run takes as stale); only the bound can stop
+    // this wait, and then the run's own ending stands (an interrupted run still reports as one), as a set-up cut
+    // short by the same bound left its lock before.
     await s.bounds.step(Promise.all(pending)).catch(() => undefined);
-    throw err;
   }
-  await s.bounds.step(Promise.all(pending));
-  return settled;
 }
 
 /** Step 3: the engine's facts, the infra image, networks and Services, the pods' plans and the claims' volumes. */
