@@ -65,7 +65,7 @@ export async function takeDown(engine: Engine, r: DownRequest): Promise<DownDone
   // go too, after the pods. A StatefulSet taken down (by manifest or kind/name) whose retention policy says
   // whenDeleted: Delete takes its claims along. Which they are is read before the pods go (their mounts).
   const claimVolumes = await claimsToRemove(engine, refs, r.targets, { deleteClaims: r.deleteClaims, all: r.all });
-  const removing = await Promise.all(refs.map((ref) => removePodContainers(engine, ref, r.graceSeconds)));
+  const removing = await Promise.all(refs.map((ref) => removePodContainers(engine, ref, r.graceSeconds, Date.now, { removeKills: true })));
   // The pods' containers are gone. Their helpers and own volumes go beside what follows: no Service and no network
   // holds them (a helper is never started, so it is on no network, and carries no pod label) (issue 28). Claims are
   // the exception: a helper may mount one, so they wait for the pods to be gone entirely, as before.

@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { takeDown } from '../../../src/agent/down.js';
 import { Label, managedByValue } from '../../../src/kube/labels.js';
 import { pauseImageRef } from '../../../src/reconcile/pauseImage.js';
-import { removePod } from '../../../src/reconcile/removePod.js';
+import { removePod, removePodContainers } from '../../../src/reconcile/removePod.js';
 import { ensureNetwork } from '../../../src/services/network.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 
@@ -33,7 +33,7 @@ describe('down in fewer rounds', () => {
     const engine = new MemoryEngine({ images: [image] });
     try {
       await podUp(engine, 0);
-      const down = await removePod(engine, { namespace: 'default', name: 'web' });
+      const down = await (await removePodContainers(engine, { namespace: 'default', name: 'web' }, undefined, Date.now, { removeKills: true })).rest;
       assert.equal(engine.callCount('stopContainer'), 0, 'no kill before the remove');
       assert.equal(engine.callCount('removeContainer'), 4, 'the three containers, and the lock earlier');
       assert.deepEqual(engine.peekAll(), []);
@@ -44,6 +44,18 @@ describe('down in fewer rounds', () => {
         ['b', 0],
       ]);
       assert.equal(await engine.inspectVolume('runpod_web_cache'), undefined);
+    } finally {
+      engine.dispose();
+    }
+  });
+
+  it("at grace 0 a removal other than down's (a scoped takedown, --replace, --prune) still kills before it removes", async () => {
+    const engine = new MemoryEngine({ images: [image] });
+    try {
+      await podUp(engine, 0);
+      await removePod(engine, { namespace: 'default', name: 'web' });
+      assert.equal(engine.callCount('stopContainer'), 3);
+      assert.deepEqual(engine.peekAll(), []);
     } finally {
       engine.dispose();
     }
