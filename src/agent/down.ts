@@ -9,7 +9,7 @@ import type { Selector } from '../kube/selector.js';
 import { type ClaimRemoval, type ClaimTargets, claimsToRemove, removeClaimVolumes } from '../reconcile/claims.js';
 import { ensureInfraImage } from '../reconcile/infraImage.js';
 import { findPods, ownedPods, type PodRef } from '../reconcile/pods.js';
-import { managedPodRefs, type PodDown, removePod } from '../reconcile/removePod.js';
+import { managedPodRefs, type PodDown, removePodContainers } from '../reconcile/removePod.js';
 import { type ClusterTeardown, tearDownCluster } from '../services/cluster.js';
 import { networkNamespaces } from '../services/network.js';
 import { managedServiceRefs } from '../services/serviceContainers.js';
@@ -65,13 +65,23 @@ export async function takeDown(engine: Engine, r: DownRequest): Promise<DownDone
   // go too, after the pods. A StatefulSet taken down (by manifest or kind/name) whose retention policy says
   // whenDeleted: Delete takes its claims along. Which they are is read before the pods go (their mounts).
   const claimVolumes = await claimsToRemove(engine, refs, r.targets, { deleteClaims: r.deleteClaims, all: r.all });
-  const pods = await Promise.all(refs.map((ref) => removePod(engine, ref, r.graceSeconds)));
-  const claims = claimVolumes.length > 0 ? await removeClaimVolumes(engine, claimVolumes) : [];
+  const removing = await Promise.all(refs.map((ref) => removePodContainers(engine, ref, r.graceSeconds, Date.now, { removeKills: true })));
+  // The pods' containers are gone. Their helpers and own volumes go beside what follows: no Service and no network
+  // holds them (a helper is never started, so it is on no network, and carries no pod label) (issue 28). Claims are
+  // the exception: a helper may mount one, so they wait for the pods to be gone entirely, as before.
+  const podsGone = Promise.all(removing.map((x) => x.rest));
+  podsGone.catch(() => undefined);
+  const claims = claimVolumes.length > 0 ? await podsGone.then(() => removeClaimVolumes(engine, claimVolumes)) : [];
   r.claimsTried?.(claims);
-  // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty.
-  const services = r.all ? await managedServiceRefs(engine) : (r.targets?.services ?? []);
-  const namespaces = new Set([...refs.map((x) => x.namespace), ...services.map((v) => v.namespace), ...(r.all ? await networkNamespaces(engine) : [])]);
-  const cluster = namespaces.size > 0 ? await tearDownCluster(engine, { namespaces, services, project: r.project, image: await infraImage }) : { services: [], networks: [] };
+  // Then the Services named (all of them with --all), the others' endpoints, and the networks left empty; the two
+  // lists --all reads are asked at once.
+  const [services, networked] = await Promise.all([r.all ? managedServiceRefs(engine) : (r.targets?.services ?? []), r.all ? networkNamespaces(engine) : []]);
+  const namespaces = new Set([...refs.map((x) => x.namespace), ...services.map((v) => v.namespace), ...networked]);
+  const tornDown: Promise<ClusterTeardown> =
+    namespaces.size > 0
+      ? infraImage.then((image) => tearDownCluster(engine, { namespaces, services, project: r.project, image }))
+      : Promise.resolve({ services: [], networks: [] });
+  const [pods, cluster] = await Promise.all([podsGone, tornDown]);
   return { pods, claims, cluster };
 }
 

@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import { defaultAuthIO, resolveRegistryAuth } from '../engine/ports/auth.js';
 import type { Engine } from '../engine/ports/engine.js';
 import type { EngineInfo } from '../engine/ports/host.js';
-import { ensureInfraImage } from '../reconcile/infraImage.js';
+import { ensureInfraImage, infraImagePresent } from '../reconcile/infraImage.js';
 import { DeadlineError, InterruptedError } from '../errors.js';
 import { admitPods, declaresRequests } from '../plan/admission.js';
 import { translatePod } from '../plan/translate.js';
@@ -25,7 +25,7 @@ import { StopWaiting } from '../wait/bounded.js';
 import type { Deadline } from '../wait/deadline.js';
 import type { PodOutcome } from '../wait/runOnce.js';
 import type { WaitStrategy } from '../wait/strategies/index.js';
-import { type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';
+import { lookAhead, type PreparedCluster, prepareCluster } from '../services/clusterSetup.js';
 import { terminatedExitCode } from './exitCodeFrom.js';
 import { checkEngineSupport, planOptions, type RunInput } from './input.js';
 import { withNodeResolvConf } from './nodeResolvConf.js';
@@ -126,13 +126,23 @@ export interface RunSettled {
 
 /** Steps 2 to 5: set up, wait for every pod, settle the endpoints, report each pod. */
 export async function runSession(s: RunSession): Promise<RunSettled> {
-  const setUp = await setUpRun(s);
-  const { bare, rollouts } = await waitForPods(s, setUp);
-  return settleRun(s, setUp, bare, rollouts);
+  // Removals set up leaves under way (the network locks, services/network.ts): awaited before the run ends, in its
+  // bound, whichever way it ends, so none is left behind.
+  const pending: Promise<void>[] = [];
+  try {
+    const setUp = await setUpRun(s, (removal) => pending.push(removal));
+    const { bare, rollouts } = await waitForPods(s, setUp);
+    return await settleRun(s, setUp, bare, rollouts);
+  } finally {
+    // A removal never rejects (one that failed leaves a lock the next run takes as stale); only the bound can stop
+    // this wait, and then the run's own ending stands (an interrupted run still reports as one), as a set-up cut
+    // short by the same bound left its lock before.
+    await s.bounds.step(Promise.all(pending)).catch(() => undefined);
+  }
 }
 
 /** Step 3: the engine's facts, the infra image, networks and Services, the pods' plans and the claims' volumes. */
-async function setUpRun(s: RunSession): Promise<SetUp> {
+async function setUpRun(s: RunSession, release: (removal: Promise<void>) => void): Promise<SetUp> {
   const { o, input, engine, host, project, reporter, bounds, ctx } = s;
   const { pods, services, claims } = input;
   // The same manifests already running under another key: this run makes a second copy, which a user who meant
@@ -143,6 +153,11 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
       ? undefined
       : sourcesRunningElsewhere(host, new Set(pods.flatMap((p) => (p.source.origin !== undefined ? [p.source.origin] : []))), project);
   elsewhere?.catch(() => undefined);
+  // Whether the infra image is there, asked beside the engine's facts (a read; an import waits for the check).
+  const infraPresent = infraImagePresent(engine, s.info.arch);
+  infraPresent.catch(() => undefined);
+  // And the first reads of the networks' set-up (no answer of them depends on another): the same round.
+  const ahead = lookAhead(engine, { pods, services, project });
   // What the engine can do, asked once: a field it cannot honour stops the run here, before anything is made.
   // (With the engine host's resolv.conf when a pod's dnsPolicy Default needs it: agent/nodeResolvConf.ts.)
   const facts = await bounds.step(engine.facts().then((f) => withNodeResolvConf(f, pods, engine)));
@@ -164,10 +179,10 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
   const observed = pods.some(declaresRequests) ? observeAdmission(host) : undefined;
   observed?.catch(() => undefined);
   // The infra image: runpod's own, imported once per engine, or the one the user named.
-  const infraImage = o.infraImage ?? (await bounds.step(ensureInfraImage(engine, s.info.arch)));
+  const infraImage = o.infraImage ?? (await bounds.step(ensureInfraImage(engine, s.info.arch, infraPresent)));
   if (elsewhere !== undefined) for (const w of await bounds.step(elsewhere)) reporter.warn(w);
   // Networks and Services before any pod: a pod's names, DNS and Service variables are part of what it is.
-  const serviceImage = o.infraImage !== undefined ? await bounds.step(ensureInfraImage(engine, s.info.arch)) : infraImage;
+  const serviceImage = o.infraImage !== undefined ? await bounds.step(ensureInfraImage(engine, s.info.arch, infraPresent)) : infraImage;
   // From here on the run makes things: one that fails by an error (not a pod's failure, which the account says)
   // takes them down if scoped, or names them with the down line (agent/takedown.ts).
   const made: RunMade = {
@@ -183,7 +198,7 @@ async function setUpRun(s: RunSession): Promise<SetUp> {
     manifestWords: o.manifests.includes('-') ? undefined : shellLine(o.manifests),
   };
   s.made.current = made;
-  const cluster = await bounds.step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true }));
+  const cluster = await bounds.step(prepareCluster(engine, { pods, services, project, image: serviceImage, publishAll: o.publishAll === true, release, ahead }));
   for (const v of services)
     reporter.verbose(`service ${v.namespace}/${v.name}: ${v.headless ? 'headless' : `${v.type} at ${cluster.plan.hosts.get(`${v.namespace}/${v.name}`) ?? '?'}`}`);
   const translate = (loaded: RunInput['pods'][number]): PodPlan =>

@@ -10,10 +10,10 @@ import { pauseArch, pauseImageChanges, pauseImageRef, pauseRootfsTar } from './p
  * second import only moves the tag to an identical image.
  * Only the two image calls are needed, so any image port (or a test's stand-in for one) will do.
  */
-export async function ensureInfraImage(engine: Pick<ImagePort, 'inspectImage' | 'importImage'>, arch: string): Promise<string> {
+export async function ensureInfraImage(engine: Pick<ImagePort, 'inspectImage' | 'importImage'>, arch: string, present?: Promise<boolean>): Promise<string> {
   const a = pauseArch(arch);
   const ref = pauseImageRef(a);
-  if (await engine.inspectImage(ref)) return ref;
+  if (await (present ?? infraImagePresent(engine, arch))) return ref;
   try {
     await engine.importImage(pauseRootfsTar(a), ref, pauseImageChanges());
   } catch (err) {
@@ -22,4 +22,13 @@ export async function ensureInfraImage(engine: Pick<ImagePort, 'inspectImage' | 
     throw err;
   }
   return ref;
+}
+
+/**
+ * Whether runpod's pause image for the architecture is on the engine: a read only, so a run asks it beside the
+ * engine's facts and hands the answer to ensureInfraImage, which imports (makes) only after the engine's support
+ * was checked. Rejects as ensureInfraImage would for an architecture without a built-in program.
+ */
+export async function infraImagePresent(engine: Pick<ImagePort, 'inspectImage'>, arch: string): Promise<boolean> {
+  return (await engine.inspectImage(pauseImageRef(pauseArch(arch)))) !== undefined;
 }

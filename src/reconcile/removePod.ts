@@ -45,6 +45,21 @@ export async function removePod(
   graceOverride?: number,
   now: () => number = Date.now,
 ): Promise<PodDown> {
+  return (await removePodContainers(engine, ref, graceOverride, now)).rest;
+}
+
+/**
+ * removePod in two steps: resolves once the pod's containers are gone, with the rest (its helpers, then its own
+ * volumes) under way in `rest`, which ends with the pod's account. A caller with other work that needs only the
+ * containers gone (down: the namespace's network, its Services) does it beside the rest.
+ */
+export async function removePodContainers(
+  engine: ContainerLifecycle & ContainerReader & ExecPort & VolumePort,
+  ref: PodRef,
+  graceOverride?: number,
+  now: () => number = Date.now,
+  o: { removeKills?: boolean } = {},
+): Promise<{ rest: Promise<PodDown> }> {
   const startedAt = now();
   const containers = await engine.listContainers(podSelector(ref.namespace, ref.name));
   const label = containers.find((c) => c.labels[Label.gracePeriod] !== undefined)?.labels[Label.gracePeriod];
@@ -63,6 +78,15 @@ export async function removePod(
       const began = now();
       const report: ContainerStopReport = { container: c.labels[Label.containerName] ?? '', id: c.id, graceSeconds: seconds, seconds: 0 };
       try {
+        // At grace 0 the kubelet runs no preStop and kills at once; a forced remove is that kill and the removal
+        // in one request (Docker's rm -f sends SIGKILL itself, as `docker kill` would), so no stop goes first.
+        // Asked by `down` (issue 28); the other removals keep their own stop request (a scoped run's takedown is
+        // bounded, and tested, on it: test/engine/frozen-setup).
+        if (seconds <= 0 && o.removeKills === true) {
+          await engine.removeContainer(c.id, { force: true });
+          removed.add(c.id);
+          return;
+        }
         const done = await stopGracefully(engine, c.id, seconds, c.labels);
         if (done.preStop) report.preStop = { handler: done.preStop.handler, ok: done.preStop.ok, message: done.preStop.message };
       } catch (err) {
@@ -80,9 +104,14 @@ export async function removePod(
   await Promise.all(containers.filter((c) => !removed.has(c.id)).map((c) => engine.removeContainer(c.id, { force: true })));
   // Then the pod's own volumes (emptyDir, rendered configMap/secret/downwardAPI/projected), as the kubelet removes
   // a deleted pod's volumes; a persistentVolumeClaim's volume outlives the pod and stays (reconcile/volumes.ts).
-  await removePodHelpers(engine, ref.namespace, ref.name);
-  await removePodVolumes(engine, ref.namespace, ref.name);
-  return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
+  const rest = (async (): Promise<PodDown> => {
+    await removePodHelpers(engine, ref.namespace, ref.name);
+    await removePodVolumes(engine, ref.namespace, ref.name);
+    return { namespace: ref.namespace, name: ref.name, removed: containers.length, graceSeconds: grace, stops, seconds: Math.round(now() - startedAt) / 1000 };
+  })();
+  // Held until the caller awaits it: a failure then is the caller's, never an unhandled rejection meanwhile.
+  rest.catch(() => undefined);
+  return { rest };
 }
 
 /**

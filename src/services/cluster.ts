@@ -2,7 +2,7 @@
 // it, and every Service container joined to the other namespaces' networks under its qualified names, so
 // <svc>.<ns> resolves from anywhere. Idempotent: a second run finds everything in place and changes nothing.
 import type { ContainerLifecycle, ContainerPort, ContainerReader, CreateOptions } from '../engine/ports/containers.js';
-import type { NetworkPort } from '../engine/ports/networks.js';
+import type { NetworkInfo, NetworkPort } from '../engine/ports/networks.js';
 import { EngineRequestError, NameConflictError, takenHostPort } from '../engine/ports/errors.js';
 import type { LogPort } from '../engine/ports/streams.js';
 import { ServiceSetupError } from '../errors.js';
@@ -26,13 +26,19 @@ export interface RunningService {
  * The namespaces' networks, then the Services' containers, then the joins across namespaces. Returns the Services
  * made here and every Service container there is now (read once, for the caller's further use).
  */
-export async function setUpCluster(
-  engine: ContainerPort & LogPort & NetworkPort,
-  o: { namespaces: Iterable<string>; services: readonly ServiceObject[]; project: string | undefined; image: string; publishAll?: boolean },
-): Promise<{ running: Map<string, RunningService>; all: ServiceContainer[] }> {
+export async function setUpCluster(engine: ContainerPort & LogPort & NetworkPort, o: ClusterSetUp): Promise<{ running: Map<string, RunningService>; all: ServiceContainer[] }> {
   const namespaces = new Set(o.namespaces);
   for (const s of o.services) namespaces.add(s.namespace);
-  await Promise.all([...namespaces].map((ns) => ensureNetwork(engine, ns, o.project, o.image)));
+  // With no Service of the input, none is made here: the list of those there are goes out beside the networks
+  // (it reads nothing a network changes) instead of after them (issue 28).
+  const listed = o.services.length === 0 ? (o.ahead?.services ?? listServiceContainers(engine)) : undefined;
+  listed?.catch(() => undefined);
+  await Promise.all(
+    [...namespaces].map((ns) => {
+      const found = o.ahead?.networks.get(ns);
+      return ensureNetwork(engine, ns, o.project, o.image, undefined, { ...(found !== undefined ? { found } : {}), ...(o.release !== undefined ? { release: o.release } : {}) });
+    }),
+  );
   const running = new Map<string, RunningService>();
   await Promise.all(
     o.services.map(async (s) => {
@@ -40,9 +46,28 @@ export async function setUpCluster(
       else running.set(`${s.namespace}/${s.name}`, await ensureServiceContainer(engine, s, o.project, o.image, o.publishAll ?? false));
     }),
   );
-  const all = await listServiceContainers(engine);
+  const all = await (listed ?? listServiceContainers(engine));
   await joinAcrossNamespaces(engine, all);
   return { running, all };
+}
+
+/** What setUpCluster is given: the namespaces and Services, and what a run hands it (services/network.ts). */
+export interface ClusterSetUp {
+  namespaces: Iterable<string>;
+  services: readonly ServiceObject[];
+  project: string | undefined;
+  image: string;
+  publishAll?: boolean;
+  /** Takes each network lock's removal under way: the caller awaits them before it ends (NetworkSetUp.release). */
+  release?: (removal: Promise<void>) => void;
+  /** Reads asked earlier, beside the engine's facts (clusterSetup.ts lookAhead). */
+  ahead?: ClusterLookAhead;
+}
+
+/** The namespaces' networks as first looked up, and, when the input has no Service, runpod's Service containers. */
+export interface ClusterLookAhead {
+  networks: Map<string, Promise<NetworkInfo | undefined | 'ambiguous'>>;
+  services?: Promise<ServiceContainer[]>;
 }
 
 /** The Service's container as the Service now says, made (or made again, when the Service changed) and running. */
@@ -232,9 +257,12 @@ export async function tearDownCluster(
   const namespaces = new Set(o.namespaces);
   for (const s of o.services) namespaces.add(s.namespace);
   const endpoints = new EndpointsController(engine, o.project, o.image);
-  await Promise.all([...namespaces].map((ns) => endpoints.refresh(ns)));
+  // The endpoints and the networks at once, every namespace beside the others: a network goes only when no Service
+  // of its own namespace is on it (so none whose endpoints are written here), and rewriting a Service's rules
+  // changes no network's members (issue 28). An endpoints failure is still the teardown's error.
+  const sorted = [...namespaces].sort();
+  const [, gone] = await Promise.all([Promise.all(sorted.map((ns) => endpoints.refresh(ns))), Promise.all(sorted.map((ns) => removeNetworkIfUnused(engine, ns, o.project)))]);
   if (endpoints.error !== undefined) throw endpoints.error;
-  const networks: string[] = [];
-  for (const ns of [...namespaces].sort()) if (await removeNetworkIfUnused(engine, ns, o.project)) networks.push(namespaceNetwork(ns, o.project));
+  const networks = sorted.filter((_, i) => gone[i]).map((ns) => namespaceNetwork(ns, o.project));
   return { services, networks };
 }

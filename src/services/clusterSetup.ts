@@ -4,9 +4,10 @@ import type { ContainerPort, ContainerReader } from '../engine/ports/containers.
 import type { NetworkPort } from '../engine/ports/networks.js';
 import type { LogPort } from '../engine/ports/streams.js';
 import type { LoadedPod, ServiceObject } from '../manifest/types.js';
-import { findServiceContainer, type ServiceFound, setUpCluster } from './cluster.js';
+import { type ClusterLookAhead, findServiceContainer, type ServiceFound, setUpCluster } from './cluster.js';
 import { listServiceContainers, networkAddress, type ServiceContainer } from './serviceContainers.js';
 import { EndpointsController } from './endpointsController.js';
+import { lookUpNetwork } from './network.js';
 import type { ClusterPlan } from '../plan/types.js';
 
 export interface PreparedCluster {
@@ -24,13 +25,36 @@ export function clusterNamespaces(pods: readonly LoadedPod[], services: readonly
 }
 
 /**
+ * The reads prepareCluster begins with, sent at once and earlier (beside the engine's facts, issue 28): each
+ * namespace's network as first looked up, and, when the input has no Service (so the run makes none), runpod's
+ * Service containers. Reads only: nothing is made before the engine's support is checked. An answer that is stale
+ * by the time it is used is no worse than before: a network removed since is made again when a container meets
+ * its 404 (network.ts withNetworkRepair).
+ */
+export function lookAhead(engine: ContainerReader & NetworkPort, o: Pick<ClusterInput, 'pods' | 'services' | 'project'>): ClusterLookAhead {
+  const networks = new Map([...clusterNamespaces(o.pods, o.services)].map((ns) => [ns, lookUpNetwork(engine, ns, o.project)] as const));
+  const services = o.services.length === 0 ? listServiceContainers(engine) : undefined;
+  // Held until used: a run that stops before then (an unsupported field) leaves no unhandled rejection.
+  for (const p of [...networks.values(), ...(services !== undefined ? [services] : [])]) p.catch(() => undefined);
+  return { networks, ...(services !== undefined ? { services } : {}) };
+}
+
+/**
  * Networks, Service containers and each Service's first rules (which also proves the engine host can forward),
  * before any pod is made. The Services that earlier runs made in these namespaces count too: their variables go
  * into the pods, and the pods of this run become their endpoints.
  */
 export async function prepareCluster(engine: ContainerPort & LogPort & NetworkPort, o: ClusterInput): Promise<PreparedCluster> {
   const namespaces = clusterNamespaces(o.pods, o.services);
-  const { running, all } = await setUpCluster(engine, { namespaces, services: o.services, project: o.project, image: o.image, publishAll: o.publishAll });
+  const { running, all } = await setUpCluster(engine, {
+    namespaces,
+    services: o.services,
+    project: o.project,
+    image: o.image,
+    publishAll: o.publishAll,
+    ...(o.release !== undefined ? { release: o.release } : {}),
+    ...(o.ahead !== undefined ? { ahead: o.ahead } : {}),
+  });
   const hosts = new Map<string, string>();
   for (const [k, r] of running) hosts.set(k, r.ip);
   const endpoints = new EndpointsController(engine, o.project, o.image);
@@ -48,6 +72,10 @@ export interface ClusterInput {
   /** The image of the Services' containers. */
   image: string;
   publishAll: boolean;
+  /** Takes each network lock's removal under way; the caller awaits them before it ends. */
+  release?: (removal: Promise<void>) => void;
+  /** Reads asked earlier (lookAhead). */
+  ahead?: ClusterLookAhead;
 }
 
 /**

@@ -39,9 +39,10 @@ export async function ensureNetwork(
   project: string | undefined,
   lockImage: string,
   timing: LockTiming = { staleMs: lockStaleMs, pollMs: lockPollMs },
+  o: NetworkSetUp = {},
 ): Promise<NetworkInfo> {
   const name = namespaceNetwork(namespace, project);
-  const existing = await inspectByName(engine, name);
+  const existing = await (o.found ?? inspectByName(engine, name));
   if (existing !== undefined && existing !== 'ambiguous') return checked(existing, namespace, project);
   const lockName = `runpod_netlock_${name}`;
   let seen: { id: string; since: number } | undefined;
@@ -96,9 +97,29 @@ export async function ensureNetwork(
       if (made === undefined) throw ServiceSetupError.engineFault(`network ${name} for namespace ${namespace} was made and is gone again; run again`);
       return checked(made, namespace, project);
     } finally {
-      await engine.removeContainer(lockId, { force: true }).catch(() => undefined);
+      const removal = engine.removeContainer(lockId, { force: true }).then(
+        () => undefined,
+        () => undefined,
+      );
+      // Nothing that follows needs the lock gone (the network is made, and a waiting run looks for the network
+      // first), so a caller that awaits the removal before it ends may go on at once; else it is awaited here.
+      if (o.release !== undefined) o.release(removal);
+      else await removal;
     }
   }
+}
+
+/** What a run may hand ensureNetwork: the network looked up already, and where the lock's removal goes. */
+export interface NetworkSetUp {
+  /** The answer of lookUpNetwork, asked earlier beside other reads (issue 28). */
+  found?: Promise<NetworkInfo | undefined | 'ambiguous'>;
+  /** Takes the lock's removal under way; the caller awaits it before it ends, so no lock is left behind. */
+  release?: (removal: Promise<void>) => void;
+}
+
+/** The namespace's network by name as ensureNetwork first looks it up: a read, so it may go out early. */
+export function lookUpNetwork(engine: NetworkPort, namespace: string, project: string | undefined): Promise<NetworkInfo | undefined | 'ambiguous'> {
+  return inspectByName(engine, namespaceNetwork(namespace, project));
 }
 
 /** A network by name, or 'ambiguous' when several carry it (the engine then refuses the name to everyone). */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EngineRequestError } from '../../../src/engine/ports/errors.js';
 import { ServiceSetupError } from '../../../src/errors.js';
 import { Role, ServiceLabel } from '../../../src/kube/serviceNames.js';
-import { emptyNetworks, ensureNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';
+import { emptyNetworks, ensureNetwork, lookUpNetwork, removeNetworkIfUnused, withNetworkRepair } from '../../../src/services/network.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 
 const image = 'runpod/pause:test';
@@ -199,5 +199,35 @@ describe('the namespace network, made by runs at once', () => {
     engine.failNext('createContainer', new EngineRequestError('network mynet not found', 404));
     await assert.rejects(repaired.createContainer('y', { Image: image }), /network mynet not found/);
     assert.equal(engine.callCount('createNetwork'), 0);
+  });
+  it("a run goes on while its lock's removal is under way: the removal is handed over, and once awaited no lock is left", async () => {
+    const engine = racy();
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    engine.onCall('removeContainer', async (args, next) => {
+      await held;
+      return next(...args);
+    });
+    const removals: Promise<void>[] = [];
+    const n = await ensureNetwork(engine, 'default', undefined, image, fast, { release: (r) => removals.push(r) });
+    assert.equal(n.name, 'runpod_default');
+    // The network is there and the lock still stands: the run did not wait for its removal.
+    assert.equal(removals.length, 1);
+    assert.equal(locks(engine).length, 1);
+    letGo();
+    await Promise.all(removals);
+    assert.deepEqual(locks(engine), []);
+  });
+
+  it('a network looked up earlier is not looked up again', async () => {
+    const engine = racy();
+    const first = await ensureNetwork(engine, 'default', undefined, image, fast);
+    const before = engine.callCount('inspectNetwork');
+    const again = await ensureNetwork(engine, 'default', undefined, image, fast, { found: lookUpNetwork(engine, 'default', undefined) });
+    assert.equal(again.id, first.id);
+    assert.equal(engine.callCount('inspectNetwork'), before + 1);
+    assert.equal(engine.callCount('createContainer'), 1);
   });
 });

@@ -1,7 +1,7 @@
 // The pure parts of Services (issue 13): names, endpoints, the forwarding rules, the Service container's spec.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServiceObject } from '../../../src/manifest/types.js';
+import type { LoadedPod, ServiceObject } from '../../../src/manifest/types.js';
 import { type EndpointPod, serviceEndpoints } from '../../../src/services/endpoints.js';
 import { endpointPods } from '../../../src/services/endpointsController.js';
 import { clusterFirstDns, namespaceNetwork, podDnsNames, serviceContainerName, serviceDnsNames } from '../../../src/kube/serviceNames.js';
@@ -9,6 +9,7 @@ import { serviceRules } from '../../../src/services/rules.js';
 import { serviceContainerSpec, storedService } from '../../../src/services/serviceSpec.js';
 import { describeServices, removeServiceContainer, setUpCluster } from '../../../src/services/cluster.js';
 import { listServiceContainers } from '../../../src/services/serviceContainers.js';
+import { lookAhead, prepareCluster } from '../../../src/services/clusterSetup.js';
 import { MemoryEngine } from '../support/memoryEngine.js';
 
 const svc = (over: Partial<ServiceObject> = {}): ServiceObject => ({
@@ -213,6 +214,67 @@ describe('a headless Service on the engine', () => {
       const [now] = await listServiceContainers(engine);
       assert.deepEqual([now?.running, now?.service?.headless], [true, false]);
       assert.equal(await removeServiceContainer(engine, 'default', 'web', undefined), true);
+    } finally {
+      engine.dispose();
+    }
+  });
+});
+
+describe('setting up the networks with no Service in the input', () => {
+  it("lists runpod's Service containers beside the network's creation, not after it, and hands the lock's removal over", async () => {
+    const engine = new MemoryEngine({ images: ['pause'] });
+    try {
+      const seen: string[] = [];
+      engine.onCall('createNetwork', async (args, next) => {
+        seen.push('create network');
+        // Answered only once the other reads had their turn: a list sent after this answer comes too late.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const id = await next(...args);
+        seen.push('network made');
+        return id;
+      });
+      engine.onCall('listContainers', async (args, next) => {
+        if (args[0].some((l) => l.startsWith('io.runpod.role=service'))) seen.push('list services');
+        return next(...args);
+      });
+      const removals: Promise<void>[] = [];
+      await setUpCluster(engine, { namespaces: ['default'], services: [], project: undefined, image: 'pause', release: (r) => removals.push(r) });
+      assert.ok(seen.indexOf('list services') >= 0 && seen.indexOf('list services') < seen.indexOf('network made'), seen.join(', '));
+      assert.equal(removals.length, 1);
+      await Promise.all(removals);
+      assert.deepEqual(
+        engine.peekAll().filter((c) => c.Name.includes('netlock')),
+        [],
+      );
+    } finally {
+      engine.dispose();
+    }
+  });
+});
+
+describe("the networks' first reads, asked ahead", () => {
+  const loaded = (namespace: string): LoadedPod =>
+    ({
+      pod: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace }, spec: { containers: [{ name: 'c', image: 'pause' }] } },
+      source: { file: 'pod.yaml' },
+      line: 1,
+    }) as LoadedPod;
+
+  it('go out at once, before any answer, and are not asked again by the set-up', async () => {
+    const engine = new MemoryEngine({ images: ['pause'] });
+    try {
+      const pods = [loaded('default'), loaded('other')];
+      await setUpCluster(engine, { namespaces: ['default', 'other'], services: [], project: undefined, image: 'pause' });
+      const before = { networks: engine.callCount('inspectNetwork'), lists: engine.callCount('listContainers') };
+      const ahead = lookAhead(engine, { pods, services: [], project: undefined });
+      // Both networks and the Service list were asked in the same turn, no answer awaited between them.
+      assert.equal(engine.callCount('inspectNetwork'), before.networks + 2);
+      assert.equal(engine.callCount('listContainers'), before.lists + 1);
+      const prepared = await prepareCluster(engine, { pods, services: [], project: undefined, image: 'pause', publishAll: false, ahead });
+      assert.deepEqual([...prepared.namespaces].sort(), ['default', 'other']);
+      assert.equal(engine.callCount('inspectNetwork'), before.networks + 2, 'no network looked up again');
+      assert.equal(engine.callCount('listContainers'), before.lists + 1, 'the Service list not asked again');
+      assert.equal(engine.callCount('createNetwork'), 2, 'made once, by the first set-up');
     } finally {
       engine.dispose();
     }
