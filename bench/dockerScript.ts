@@ -96,6 +96,17 @@ function row(what: string, base: string, variant: string): Row {
   return r;
 }
 
+/** One pair of a row: the baseline then the variant, or the other way round. */
+function timePair(r: Row, base: () => number, variant: () => number, baseFirst: boolean): void {
+  if (baseFirst) {
+    r.baseMs.push(base());
+    r.variantMs.push(variant());
+  } else {
+    r.variantMs.push(variant());
+    r.baseMs.push(base());
+  }
+}
+
 /** Paired rounds: base then variant on even rounds, variant then base on odd ones. */
 function pairs(rounds: number, body: (round: number, baseFirst: boolean) => void): void {
   for (let i = 0; i < rounds; i++) body(i, i % 2 === 0);
@@ -261,15 +272,12 @@ function main(): void {
             ...floors,
           ]) {
             const r = row('no-op re-run of the one pod', 'one `docker ps --filter label=…`', variant);
-            const b = (): number => measure('docker', list);
-            const v = (): number => measure(cmd, args);
-            if (baseFirst) {
-              r.baseMs.push(b());
-              r.variantMs.push(v());
-            } else {
-              r.variantMs.push(v());
-              r.baseMs.push(b());
-            }
+            timePair(
+              r,
+              () => measure('docker', list),
+              () => measure(cmd, args),
+              baseFirst,
+            );
           }
         });
       } finally {
@@ -288,15 +296,12 @@ function main(): void {
       pairs(runs * 2 + 1, (_, baseFirst) => {
         for (const [what, variant, args] of sides) {
           const r = row(what, '`node -e 0`', variant);
-          const b = (): number => measure(process.execPath, ['-e', '0']);
-          const v = (): number => measure(exeBin, args);
-          if (baseFirst) {
-            r.baseMs.push(b());
-            r.variantMs.push(v());
-          } else {
-            r.variantMs.push(v());
-            r.baseMs.push(b());
-          }
+          timePair(
+            r,
+            () => measure(process.execPath, ['-e', '0']),
+            () => measure(exeBin, args),
+            baseFirst,
+          );
         }
       });
     });
