@@ -94,8 +94,13 @@ export class VolumeWork {
    * the creates (each create awaits the files it binds, prepare).
    */
   makeSandboxFiles(instances: readonly { container: ContainerPlan; attempt: number }[]): Promise<void> {
+    return this.makeTerminationFiles(instances, undefined, this.hasPodFiles());
+  }
+
+  /** Whether the plan writes pod files (a namespace file, a dnsPolicy None resolv.conf) into its runpod volume. */
+  private hasPodFiles(): boolean {
     const files = this.plan.podFiles;
-    return this.makeTerminationFiles(instances, undefined, files.namespace !== undefined || files.resolvConf !== undefined);
+    return files.namespace !== undefined || files.resolvConf !== undefined;
   }
 
   /**
@@ -108,8 +113,7 @@ export class VolumeWork {
     await Promise.all(used.map((v) => (v.type === 'hostPath' ? this.cached(`host:${v.name}`, () => checkHostPath(this.engine, v)) : this.ensureVolume(v))));
     await Promise.all((c.subPaths ?? []).map((s) => this.cached(`sub:${s.engineName}/${s.subPath}`, () => this.ensureSubPath(s))));
     if (c.terminationMessage?.bound) await this.makeTerminationFiles([{ container: c, attempt }], infraId);
-    const files = this.plan.podFiles;
-    const podFiles = files.namespace !== undefined || files.resolvConf !== undefined;
+    const podFiles = this.hasPodFiles();
     if (podFiles) await this.cached('pod-files', () => this.writePodFiles(infraId));
     // The termination-message and pod-file binds (instanceCreateOptions) refer to their volume by a marker too.
     if (c.runtime !== true && c.terminationMessage?.bound !== true && !podFiles) return options;
